@@ -1,0 +1,23 @@
+// Package chain is Basalt's block store, fork choice and block processor.
+//
+// Blocks are keyed by the consensus engine's hash (consensus.Engine.Hash),
+// never by go-ethereum's Header.Hash, so every engine — including IBFT 2.0,
+// whose on-chain hash excludes the round and commit seals — shares one store.
+//
+// Write ordering, and why a crash at any point reopens consistently:
+//
+//  1. The block's post-state trie nodes are committed to the database
+//     (a state root with no block pointing to it is harmless garbage).
+//  2. One atomic batch writes the header, body, receipts, total difficulty
+//     and number index and — if the block becomes the head — the canonical
+//     index, transaction lookups and the head pointer.
+//
+// The database's write-ahead log preserves write order, so after a kill at
+// any moment the head pointer names a block whose body and state are both on
+// disk. Open additionally rewinds the head to the newest ancestor whose state
+// is present, which only matters if the database itself was damaged.
+//
+// Fork choice is by total difficulty: a block becomes the head when its total
+// difficulty is greater than the head's, or, for post-merge blocks (which
+// add no difficulty), when it is equal and the block is higher.
+package chain

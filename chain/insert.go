@@ -1,0 +1,250 @@
+package chain
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/state"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/core/vm"
+	"github.com/ethereum/go-ethereum/ethdb"
+
+	"github.com/basaltchain/basalt/consensus"
+)
+
+// ErrKnownBlock is returned when inserting a block that is already stored.
+var ErrKnownBlock = errors.New("block already known")
+
+// HeadEvent reports a change of the canonical head. Added holds the blocks
+// that became canonical (oldest first) and Removed the ones that left the
+// canonical chain on a reorg (newest first).
+type HeadEvent struct {
+	Header  *types.Header
+	Hash    common.Hash
+	Added   []*types.Block
+	Removed []*types.Block
+}
+
+// InsertOptions tune InsertBlock.
+type InsertOptions struct {
+	// SkipSeal skips the engine's seal check (blocks import
+	// --skip-pow-validation-enabled).
+	SkipSeal bool
+	// Executed carries the state and result of a block the caller already
+	// executed (the miner), so it is not run twice.
+	Executed *Executed
+}
+
+// Executed is a block's execution output, as produced by the miner.
+type Executed struct {
+	State    *state.StateDB
+	Receipts types.Receipts
+}
+
+// InsertResult describes what InsertBlock did.
+type InsertResult struct {
+	Hash    common.Hash
+	NewHead bool
+	GasUsed uint64
+}
+
+// InsertBlock verifies, executes and stores block, and makes it the head if
+// fork choice says so.
+func (c *Chain) InsertBlock(ctx context.Context, block *types.Block, opts InsertOptions) (InsertResult, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+
+	header := block.Header()
+	hash := c.engine.Hash(header)
+	number := header.Number.Uint64()
+	res := InsertResult{Hash: hash, GasUsed: header.GasUsed}
+	if c.HasBlock(hash, number) {
+		return res, ErrKnownBlock
+	}
+	if number == 0 {
+		return res, errors.New("cannot insert a second genesis block")
+	}
+	parent := c.GetHeader(header.ParentHash, number-1)
+	if parent == nil {
+		return res, fmt.Errorf("block %d: %w (parent %s)", number, consensus.ErrUnknownAncestor, header.ParentHash.Hex())
+	}
+	parentTD := c.GetTD(header.ParentHash, number-1)
+	if parentTD == nil {
+		return res, fmt.Errorf("block %d: total difficulty of parent missing", number)
+	}
+	if err := c.checkMergeTransition(header, parent, parentTD); err != nil {
+		return res, fmt.Errorf("block %d: %w", number, err)
+	}
+	if err := c.engine.VerifyHeader(c, header, parent, !opts.SkipSeal); err != nil {
+		return res, fmt.Errorf("block %d: invalid header: %w", number, err)
+	}
+	if err := c.engine.VerifyUncles(c, block); err != nil {
+		return res, fmt.Errorf("block %d: invalid uncles: %w", number, err)
+	}
+	if err := ValidateBody(block); err != nil {
+		return res, fmt.Errorf("block %d: invalid body: %w", number, err)
+	}
+
+	var (
+		statedb  *state.StateDB
+		receipts types.Receipts
+	)
+	if opts.Executed != nil {
+		statedb, receipts = opts.Executed.State, opts.Executed.Receipts
+	} else {
+		var err error
+		statedb, err = c.StateAt(parent.Root)
+		if err != nil {
+			return res, fmt.Errorf("block %d: parent state unavailable: %w", number, err)
+		}
+		result, err := Process(ctx, c, c.engine, block, hash, statedb, vm.Config{})
+		if err != nil {
+			return res, fmt.Errorf("block %d: %w", number, err)
+		}
+		if _, err := ValidateResult(c.config, header, statedb, result); err != nil {
+			return res, fmt.Errorf("block %d: %w", number, err)
+		}
+		receipts = result.Receipts
+	}
+
+	// 1. State first: a root without a block is harmless.
+	root, err := statedb.Commit(Rules(c.config, header), number)
+	if err != nil {
+		return res, fmt.Errorf("block %d: commit state: %w", number, err)
+	}
+	if root != header.Root {
+		return res, fmt.Errorf("block %d: committed state root %s differs from header %s", number, root.Hex(), header.Root.Hex())
+	}
+	if err := c.triedb.Commit(root, false); err != nil {
+		return res, fmt.Errorf("block %d: flush state: %w", number, err)
+	}
+
+	// 2. Block, and if it wins fork choice the canonical index and head, in
+	// one atomic batch.
+	td := new(big.Int).Add(parentTD, header.Difficulty)
+	batch := c.db.NewBatch()
+	if err := writeHeader(batch, hash, header); err != nil {
+		return res, err
+	}
+	if err := writeBody(batch, hash, number, block.Body()); err != nil {
+		return res, err
+	}
+	if err := writeReceipts(batch, hash, number, receipts); err != nil {
+		return res, err
+	}
+	if err := writeTD(batch, hash, number, td); err != nil {
+		return res, err
+	}
+	var ev *HeadEvent
+	cur := c.head.Load()
+	if c.wins(header, td, cur) {
+		ev, err = c.setHead(batch, block, hash, cur)
+		if err != nil {
+			return res, err
+		}
+	}
+	if err := batch.Write(); err != nil {
+		return res, fmt.Errorf("block %d: write: %w", number, err)
+	}
+	c.headerCache.Add(hash, header)
+	if ev != nil {
+		c.head.Store(&headInfo{header: header, hash: hash, td: td})
+		res.NewHead = true
+		c.headFeed.Send(*ev)
+	}
+	return res, nil
+}
+
+// checkMergeTransition enforces the order PoW -> PoS. A genesis without a
+// terminal total difficulty (Besu's harness genesis files) accepts the
+// transition wherever the chain makes it.
+func (c *Chain) checkMergeTransition(header, parent *types.Header, parentTD *big.Int) error {
+	postMerge := header.Difficulty.Sign() == 0
+	parentPostMerge := parent.Difficulty.Sign() == 0 && parent.Number.Sign() > 0
+	switch {
+	case parentPostMerge && !postMerge:
+		return errors.New("proof-of-work block after the merge")
+	case postMerge && !parentPostMerge && parent.Difficulty.Sign() > 0:
+		if ttd := c.config.TerminalTotalDifficulty; ttd != nil && parentTD.Cmp(ttd) < 0 {
+			return fmt.Errorf("merge transition at total difficulty %v below terminal total difficulty %v", parentTD, ttd)
+		}
+	}
+	return nil
+}
+
+// wins is the fork-choice rule: heavier total difficulty, or for post-merge
+// blocks equal difficulty and a higher block.
+func (c *Chain) wins(header *types.Header, td *big.Int, cur *headInfo) bool {
+	switch td.Cmp(cur.td) {
+	case 1:
+		return true
+	case 0:
+		return header.Difficulty.Sign() == 0 && header.Number.Cmp(cur.header.Number) > 0
+	}
+	return false
+}
+
+// setHead writes the canonical index for the new head into batch and
+// returns the event describing the change.
+func (c *Chain) setHead(batch ethdb.Batch, block *types.Block, hash common.Hash, cur *headInfo) (*HeadEvent, error) {
+	header := block.Header()
+	ev := &HeadEvent{Header: header, Hash: hash}
+
+	// Walk the new branch back to the canonical chain.
+	added := []*types.Block{block}
+	addedHashes := []common.Hash{hash}
+	h := header
+	for {
+		n := h.Number.Uint64() - 1
+		ph := h.ParentHash
+		if readCanonicalHash(c.db, n) == ph && n <= cur.header.Number.Uint64() {
+			break
+		}
+		pb := c.GetBlock(ph, n)
+		if pb == nil {
+			return nil, fmt.Errorf("reorg: block %d %s missing", n, ph.Hex())
+		}
+		added = append(added, pb)
+		addedHashes = append(addedHashes, ph)
+		h = pb.Header()
+	}
+	ancestor := h.Number.Uint64() - 1
+
+	// Blocks leaving the canonical chain, newest first.
+	for n := cur.header.Number.Uint64(); n > ancestor; n-- {
+		oh := readCanonicalHash(c.db, n)
+		ob := c.GetBlock(oh, n)
+		if ob == nil {
+			return nil, fmt.Errorf("reorg: canonical block %d missing", n)
+		}
+		ev.Removed = append(ev.Removed, ob)
+		for _, tx := range ob.Transactions() {
+			batch.Delete(txLookupKey(tx.Hash()))
+		}
+		if n > header.Number.Uint64() {
+			batch.Delete(canonicalKey(n))
+		}
+	}
+	// Blocks joining it, oldest first.
+	for i := len(added) - 1; i >= 0; i-- {
+		b := added[i]
+		n := b.NumberU64()
+		if err := batch.Put(canonicalKey(n), addedHashes[i][:]); err != nil {
+			return nil, err
+		}
+		enc := encodeNumber(n)
+		for _, tx := range b.Transactions() {
+			if err := batch.Put(txLookupKey(tx.Hash()), enc); err != nil {
+				return nil, err
+			}
+		}
+		ev.Added = append(ev.Added, b)
+	}
+	if err := batch.Put(keyHead, hash[:]); err != nil {
+		return nil, err
+	}
+	return ev, nil
+}

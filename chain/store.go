@@ -1,0 +1,402 @@
+package chain
+
+import (
+	"errors"
+	"fmt"
+	"math/big"
+	"sync"
+	"sync/atomic"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/lru"
+	"github.com/ethereum/go-ethereum/core"
+	"github.com/ethereum/go-ethereum/core/rawdb"
+	"github.com/ethereum/go-ethereum/core/state"
+	"github.com/ethereum/go-ethereum/core/tracing"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/ethdb"
+	"github.com/ethereum/go-ethereum/ethdb/pebble"
+	"github.com/ethereum/go-ethereum/event"
+	"github.com/ethereum/go-ethereum/params"
+	"github.com/ethereum/go-ethereum/triedb"
+	"github.com/holiman/uint256"
+
+	"github.com/basaltchain/basalt/consensus"
+)
+
+// OpenDatabase opens (creating if needed) the node's Pebble database in dir.
+func OpenDatabase(dir string, cacheMB int) (ethdb.Database, error) {
+	kv, err := pebble.New(dir, cacheMB, 256, "", false)
+	if err != nil {
+		return nil, fmt.Errorf("open database %s: %w", dir, err)
+	}
+	return rawdb.NewDatabase(kv), nil
+}
+
+// NewMemoryDatabase returns an in-memory database, for tests and tools.
+func NewMemoryDatabase() ethdb.Database { return rawdb.NewMemoryDatabase() }
+
+// Chain is the block store of one node. Reads are safe for concurrent use;
+// writes (InsertBlock) are serialised internally.
+type Chain struct {
+	db      ethdb.Database
+	triedb  *triedb.Database
+	stateDB state.Database
+	config  *params.ChainConfig
+	engine  consensus.Engine
+
+	genesis     *types.Header
+	genesisHash common.Hash
+
+	mu       sync.Mutex // serialises writers
+	head     atomic.Pointer[headInfo]
+	headFeed event.Feed
+
+	headerCache   *lru.Cache[common.Hash, *types.Header]
+	bodyCache     *lru.Cache[common.Hash, *types.Body]
+	receiptsCache *lru.Cache[common.Hash, types.Receipts]
+}
+
+type headInfo struct {
+	header *types.Header
+	hash   common.Hash
+	td     *big.Int
+}
+
+// Open opens the chain in db, writing genesis if the database is empty. An
+// existing database must hold the same genesis block.
+func Open(db ethdb.Database, genesis *core.Genesis, engine consensus.Engine) (*Chain, error) {
+	if genesis == nil || genesis.Config == nil {
+		return nil, errors.New("genesis without chain config")
+	}
+	if err := genesis.Config.CheckConfigForkOrder(); err != nil {
+		return nil, fmt.Errorf("genesis config: %w", err)
+	}
+	tdb := triedb.NewDatabase(db, triedb.HashDefaults)
+	c := &Chain{
+		db:            db,
+		triedb:        tdb,
+		stateDB:       state.NewDatabase(tdb, state.NewCodeDB(db)),
+		config:        genesis.Config,
+		engine:        engine,
+		headerCache:   lru.NewCache[common.Hash, *types.Header](2048),
+		bodyCache:     lru.NewCache[common.Hash, *types.Body](256),
+		receiptsCache: lru.NewCache[common.Hash, types.Receipts](256),
+	}
+	gblock := genesis.ToBlock()
+	c.genesis = gblock.Header()
+	c.genesisHash = engine.Hash(c.genesis)
+
+	stored := readCanonicalHash(db, 0)
+	switch {
+	case stored == (common.Hash{}):
+		if err := c.writeGenesis(genesis, gblock); err != nil {
+			return nil, err
+		}
+	case stored != c.genesisHash:
+		return nil, fmt.Errorf("database holds genesis %s but the genesis file gives %s (use a new --data-path)", stored.Hex(), c.genesisHash.Hex())
+	}
+	if err := c.loadHead(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *Chain) writeGenesis(g *core.Genesis, block *types.Block) error {
+	st, err := state.New(types.EmptyRootHash, c.stateDB)
+	if err != nil {
+		return err
+	}
+	for addr, acc := range g.Alloc {
+		if acc.Balance != nil {
+			st.AddBalance(addr, uint256.MustFromBig(acc.Balance), tracing.BalanceIncreaseGenesisBalance)
+		}
+		st.SetCode(addr, acc.Code, tracing.CodeChangeGenesis)
+		st.SetNonce(addr, acc.Nonce, tracing.NonceChangeGenesis)
+		for k, v := range acc.Storage {
+			st.SetState(addr, k, v)
+		}
+	}
+	root, err := st.Commit(params.Rules{}, 0)
+	if err != nil {
+		return fmt.Errorf("commit genesis state: %w", err)
+	}
+	if root != block.Root() {
+		return fmt.Errorf("genesis state root mismatch: %s != %s", root.Hex(), block.Root().Hex())
+	}
+	if err := c.triedb.Commit(root, false); err != nil {
+		return fmt.Errorf("flush genesis state: %w", err)
+	}
+	batch := c.db.NewBatch()
+	hash := c.genesisHash
+	header := block.Header()
+	if err := writeHeader(batch, hash, header); err != nil {
+		return err
+	}
+	if err := writeBody(batch, hash, 0, block.Body()); err != nil {
+		return err
+	}
+	if err := writeReceipts(batch, hash, 0, nil); err != nil {
+		return err
+	}
+	if err := writeTD(batch, hash, 0, header.Difficulty); err != nil {
+		return err
+	}
+	if err := batch.Put(canonicalKey(0), hash[:]); err != nil {
+		return err
+	}
+	if err := batch.Put(keyHead, hash[:]); err != nil {
+		return err
+	}
+	return batch.Write()
+}
+
+// loadHead reads the head pointer and rewinds it to the newest canonical
+// ancestor whose state is present.
+func (c *Chain) loadHead() error {
+	hash := readHeadHash(c.db)
+	if hash == (common.Hash{}) {
+		return errors.New("database has no head block")
+	}
+	number, ok := readNumber(c.db, hash)
+	if !ok {
+		return fmt.Errorf("head block %s missing", hash.Hex())
+	}
+	header := c.GetHeader(hash, number)
+	if header == nil {
+		return fmt.Errorf("head block %s missing", hash.Hex())
+	}
+	rewound := false
+	for !c.HasState(header.Root) {
+		if header.Number.Sign() == 0 {
+			return errors.New("genesis state missing from database")
+		}
+		hash, number = header.ParentHash, number-1
+		header = c.GetHeader(hash, number)
+		if header == nil {
+			return fmt.Errorf("block %d missing while rewinding head", number)
+		}
+		rewound = true
+	}
+	td := readTD(c.db, hash, number)
+	if td == nil {
+		return fmt.Errorf("total difficulty of head %s missing", hash.Hex())
+	}
+	if rewound {
+		batch := c.db.NewBatch()
+		for n := number + 1; readCanonicalHash(c.db, n) != (common.Hash{}); n++ {
+			batch.Delete(canonicalKey(n))
+		}
+		batch.Put(keyHead, hash[:])
+		if err := batch.Write(); err != nil {
+			return err
+		}
+	}
+	c.head.Store(&headInfo{header: header, hash: hash, td: td})
+	return nil
+}
+
+// Close releases the chain's resources; the caller closes the database.
+func (c *Chain) Close() error { return c.triedb.Close() }
+
+// Config returns the chain's fork configuration.
+func (c *Chain) Config() *params.ChainConfig { return c.config }
+
+// Engine returns the consensus engine.
+func (c *Chain) Engine() consensus.Engine { return c.engine }
+
+// Database returns the underlying key-value database.
+func (c *Chain) Database() ethdb.Database { return c.db }
+
+// Hash returns the chain's hash of header (the engine's).
+func (c *Chain) Hash(header *types.Header) common.Hash { return c.engine.Hash(header) }
+
+// Genesis returns the genesis header.
+func (c *Chain) Genesis() *types.Header { return c.genesis }
+
+// GenesisHash returns the genesis block hash.
+func (c *Chain) GenesisHash() common.Hash { return c.genesisHash }
+
+// CurrentHeader returns the head header.
+func (c *Chain) CurrentHeader() *types.Header { return c.head.Load().header }
+
+// CurrentHash returns the head block hash.
+func (c *Chain) CurrentHash() common.Hash { return c.head.Load().hash }
+
+// CurrentTD returns the head's total difficulty.
+func (c *Chain) CurrentTD() *big.Int { return new(big.Int).Set(c.head.Load().td) }
+
+// GetHeader returns the header with the given hash and number, or nil.
+func (c *Chain) GetHeader(hash common.Hash, number uint64) *types.Header {
+	if h, ok := c.headerCache.Get(hash); ok {
+		return h
+	}
+	h := readHeader(c.db, hash, number)
+	if h != nil {
+		c.headerCache.Add(hash, h)
+	}
+	return h
+}
+
+// GetHeaderByHash returns the header with the given hash, or nil.
+func (c *Chain) GetHeaderByHash(hash common.Hash) *types.Header {
+	if h, ok := c.headerCache.Get(hash); ok {
+		return h
+	}
+	number, ok := readNumber(c.db, hash)
+	if !ok {
+		return nil
+	}
+	return c.GetHeader(hash, number)
+}
+
+// GetHeaderByNumber returns the canonical header at number, or nil.
+func (c *Chain) GetHeaderByNumber(number uint64) *types.Header {
+	hash := c.GetCanonicalHash(number)
+	if hash == (common.Hash{}) {
+		return nil
+	}
+	return c.GetHeader(hash, number)
+}
+
+// GetCanonicalHash returns the canonical block hash at number (zero if none).
+func (c *Chain) GetCanonicalHash(number uint64) common.Hash {
+	head := c.head.Load()
+	if number > head.header.Number.Uint64() {
+		return common.Hash{}
+	}
+	return readCanonicalHash(c.db, number)
+}
+
+// GetBody returns the body of the block with the given hash and number.
+func (c *Chain) GetBody(hash common.Hash, number uint64) *types.Body {
+	if b, ok := c.bodyCache.Get(hash); ok {
+		return b
+	}
+	b := readBody(c.db, hash, number)
+	if b != nil {
+		c.bodyCache.Add(hash, b)
+	}
+	return b
+}
+
+// GetBlock assembles the block with the given hash and number, or nil.
+func (c *Chain) GetBlock(hash common.Hash, number uint64) *types.Block {
+	h := c.GetHeader(hash, number)
+	if h == nil {
+		return nil
+	}
+	b := c.GetBody(hash, number)
+	if b == nil {
+		return nil
+	}
+	return types.NewBlockWithHeader(h).WithBody(*b)
+}
+
+// GetBlockByHash returns the block with the given hash, or nil.
+func (c *Chain) GetBlockByHash(hash common.Hash) *types.Block {
+	number, ok := readNumber(c.db, hash)
+	if !ok {
+		return nil
+	}
+	return c.GetBlock(hash, number)
+}
+
+// GetBlockByNumber returns the canonical block at number, or nil.
+func (c *Chain) GetBlockByNumber(number uint64) *types.Block {
+	hash := c.GetCanonicalHash(number)
+	if hash == (common.Hash{}) {
+		return nil
+	}
+	return c.GetBlock(hash, number)
+}
+
+// HasBlock reports whether the block is stored.
+func (c *Chain) HasBlock(hash common.Hash, number uint64) bool {
+	if c.headerCache.Contains(hash) {
+		return true
+	}
+	ok, _ := c.db.Has(numHashKey(prefixHeader, number, hash))
+	return ok
+}
+
+// GetTD returns the total difficulty of the block, or nil.
+func (c *Chain) GetTD(hash common.Hash, number uint64) *big.Int {
+	return readTD(c.db, hash, number)
+}
+
+// GetReceipts returns the receipts of a block with all derived fields set.
+func (c *Chain) GetReceipts(hash common.Hash, number uint64) types.Receipts {
+	if rs, ok := c.receiptsCache.Get(hash); ok {
+		return rs
+	}
+	header := c.GetHeader(hash, number)
+	body := c.GetBody(hash, number)
+	if header == nil || body == nil {
+		return nil
+	}
+	rs := readRawReceipts(c.db, hash, number)
+	if rs == nil {
+		return nil
+	}
+	var blobGasPrice *big.Int
+	if header.ExcessBlobGas != nil {
+		blobGasPrice = NewBlockContext(c.config, c.engine, c, header).BlobBaseFee
+	}
+	if err := rs.DeriveFields(c.config, hash, number, header.Time, header.BaseFee, blobGasPrice, body.Transactions); err != nil {
+		return nil
+	}
+	for _, r := range rs {
+		r.Bloom = types.CreateBloom(r)
+	}
+	c.receiptsCache.Add(hash, rs)
+	return rs
+}
+
+// TxLocation says where a canonical transaction is.
+type TxLocation struct {
+	BlockHash   common.Hash
+	BlockNumber uint64
+	Index       uint64
+}
+
+// GetTransaction finds a transaction of the canonical chain by hash.
+func (c *Chain) GetTransaction(txHash common.Hash) (*types.Transaction, TxLocation, bool) {
+	number, ok := readTxLookup(c.db, txHash)
+	if !ok {
+		return nil, TxLocation{}, false
+	}
+	hash := c.GetCanonicalHash(number)
+	if hash == (common.Hash{}) {
+		return nil, TxLocation{}, false
+	}
+	body := c.GetBody(hash, number)
+	if body == nil {
+		return nil, TxLocation{}, false
+	}
+	for i, tx := range body.Transactions {
+		if tx.Hash() == txHash {
+			return tx, TxLocation{BlockHash: hash, BlockNumber: number, Index: uint64(i)}, true
+		}
+	}
+	return nil, TxLocation{}, false
+}
+
+// HasState reports whether the state trie with the given root is available.
+func (c *Chain) HasState(root common.Hash) bool {
+	_, err := c.stateDB.OpenTrie(root)
+	return err == nil
+}
+
+// StateAt opens the state with the given root.
+func (c *Chain) StateAt(root common.Hash) (*state.StateDB, error) {
+	return state.New(root, c.stateDB)
+}
+
+// State opens the head state.
+func (c *Chain) State() (*state.StateDB, error) { return c.StateAt(c.CurrentHeader().Root) }
+
+// SubscribeHead delivers an event for every change of the head.
+func (c *Chain) SubscribeHead(ch chan<- HeadEvent) event.Subscription {
+	return c.headFeed.Subscribe(ch)
+}

@@ -1,0 +1,68 @@
+// Package consensus defines the interface every consensus engine (ethash,
+// beacon, clique, ibft2) implements, and is the only place allowed to compute
+// block hashes: the chain store keys blocks by Engine.Hash, never by
+// types.Header.Hash, because IBFT 2.0 hashes a filtered header.
+package consensus
+
+import (
+	"context"
+	"errors"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/core/vm"
+	"github.com/ethereum/go-ethereum/params"
+)
+
+// ChainReader is the read access to the local chain an engine needs while
+// verifying or preparing headers.
+type ChainReader interface {
+	// Config is the chain's fork configuration.
+	Config() *params.ChainConfig
+	// GetHeader returns the header with the given engine hash and number, or nil.
+	GetHeader(hash common.Hash, number uint64) *types.Header
+	// GetHeaderByNumber returns the canonical header at number, or nil.
+	GetHeaderByNumber(number uint64) *types.Header
+}
+
+// Engine is a consensus engine.
+type Engine interface {
+	// Hash is the block hash by which the chain identifies header (and which
+	// children carry as ParentHash).
+	Hash(header *types.Header) common.Hash
+
+	// Author returns the account credited with the block's fees and rewards.
+	Author(header *types.Header) (common.Address, error)
+
+	// VerifyHeader checks header against its parent. seal=false skips the
+	// seal (PoW or signature) check, as `blocks import
+	// --skip-pow-validation-enabled` asks.
+	VerifyHeader(chain ChainReader, header, parent *types.Header, seal bool) error
+
+	// VerifyUncles checks the ommers of block (engines without ommers reject any).
+	VerifyUncles(chain ChainReader, block *types.Block) error
+
+	// Prepare fills the consensus fields (difficulty, ...) of a header being
+	// built on parent.
+	Prepare(chain ChainReader, header, parent *types.Header) error
+
+	// Finalize applies the engine's state changes at the end of a block
+	// (block and ommer rewards).
+	Finalize(chain ChainReader, header *types.Header, state vm.StateDB, uncles []*types.Header)
+
+	// Seal returns a copy of header carrying a valid seal. It blocks until a
+	// seal is found or ctx ends (then it returns ctx.Err()).
+	Seal(ctx context.Context, header *types.Header) (*types.Header, error)
+
+	// Close releases the engine's resources (worker goroutines, caches).
+	Close() error
+}
+
+// Errors shared by engines.
+var (
+	ErrUnknownAncestor = errors.New("unknown ancestor")
+	ErrInvalidNumber   = errors.New("invalid block number")
+	ErrFutureBlock     = errors.New("block in the future")
+	ErrInvalidSeal     = errors.New("invalid seal")
+	ErrTooManyUncles   = errors.New("too many uncles")
+)
