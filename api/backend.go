@@ -26,7 +26,6 @@ type TxPool interface {
 type Backend struct {
 	Chain         *chain.Chain
 	Pool          TxPool
-	PoolError     func(error) error // maps pool rejections to JSON-RPC errors
 	Miner         *miner.Miner
 	NetworkID     uint64
 	ClientVersion string

@@ -109,15 +109,12 @@ func (e *Eth) SendRawTransaction(raw hexutil.Bytes) (common.Hash, error) {
 		return common.Hash{}, rpc.NewError(-32002, "Transaction pool not enabled")
 	}
 	if err := e.b.Pool.AddLocal(tx); err != nil {
-		if e.b.PoolError != nil {
-			return common.Hash{}, e.b.PoolError(err)
-		}
-		return common.Hash{}, err
+		return common.Hash{}, poolError(err)
 	}
 	return tx.Hash(), nil
 }
 
-func (e *Eth) SendTransaction(any) (common.Hash, error) {
+func (e *Eth) SendTransaction() (common.Hash, error) {
 	return common.Hash{}, errSendTxNotSupported
 }
 

@@ -26,12 +26,15 @@ var ErrNoWork = errors.New("no mining work available yet")
 type Config struct {
 	Coinbase  *common.Address
 	ExtraData []byte
+	// PoW enables remote mining (eth_getWork/eth_submitWork); nil for
+	// engines without proof of work.
+	PoW *PoW
 }
 
 // PoW is what remote mining needs from a proof-of-work engine.
-type PoW interface {
-	SealHash(header *types.Header) common.Hash
-	SeedHash(number uint64) []byte
+type PoW struct {
+	SealHash func(header *types.Header) common.Hash
+	SeedHash func(number uint64) []byte
 }
 
 // Miner produces blocks. It is safe for concurrent use.
@@ -182,7 +185,7 @@ func (m *Miner) setWork(pb *pendingBlock, cancel context.CancelFunc) {
 	defer m.mu.Unlock()
 	m.sealing = cancel
 	m.current = pb
-	if pow, ok := m.chain.Engine().(PoW); ok {
+	if pow := m.cfg.PoW; pow != nil {
 		// Forget work built on older parents; keep a few for late submissions.
 		for h, w := range m.works {
 			if w.block.ParentHash() != pb.block.ParentHash() {
@@ -216,8 +219,8 @@ func (m *Miner) insert(pb *pendingBlock, sealed *types.Header) error {
 // GetWork returns the current work package: the pow-hash of the header being
 // mined, the seed hash of its epoch and the boundary 2^256/difficulty.
 func (m *Miner) GetWork() (powHash common.Hash, seed common.Hash, boundary common.Hash, err error) {
-	pow, ok := m.chain.Engine().(PoW)
-	if !ok {
+	pow := m.cfg.PoW
+	if pow == nil {
 		return powHash, seed, boundary, ErrNoWork
 	}
 	m.mu.Lock()

@@ -1,0 +1,71 @@
+package api
+
+import "github.com/basaltchain/basalt/rpc"
+
+// Register adds every method of the ETH, NET, WEB3 and MINER groups to r.
+func Register(r *rpc.Registry, b *Backend) error {
+	e, n, w, m := &Eth{b}, &Net{b}, &Web3{b}, &Miner{b}
+	var (
+		addr   = rpc.ErrInvalidAddressParams
+		block  = rpc.ErrInvalidBlockParams
+		hash   = rpc.ErrInvalidBlockHashParams
+		txHash = rpc.ErrInvalidTransactionHashParams
+		full   = rpc.ErrInvalidReturnCompleteTxParams
+		index  = rpc.ErrInvalidTransactionIndexParams
+		call   = rpc.ErrInvalidCallParams
+	)
+	eth := []rpc.Method{
+		{Name: "eth_chainId", Fn: e.ChainID},
+		{Name: "eth_protocolVersion", Fn: e.ProtocolVersion},
+		{Name: "eth_syncing", Fn: e.Syncing},
+		{Name: "eth_blockNumber", Fn: e.BlockNumber},
+		{Name: "eth_accounts", Fn: e.Accounts},
+		{Name: "eth_gasPrice", Fn: e.GasPrice},
+		{Name: "eth_getBalance", Fn: e.GetBalance, ParamErrors: []*rpc.Error{addr, block}},
+		{Name: "eth_getTransactionCount", Fn: e.GetTransactionCount, ParamErrors: []*rpc.Error{addr, block}},
+		{Name: "eth_getCode", Fn: e.GetCode, ParamErrors: []*rpc.Error{addr, block}},
+		{Name: "eth_getStorageAt", Fn: e.GetStorageAt, ParamErrors: []*rpc.Error{addr, rpc.ErrInvalidPositionParams, block}},
+		{Name: "eth_sendRawTransaction", Fn: e.SendRawTransaction, ParamErrors: []*rpc.Error{rpc.ErrInvalidParams}},
+		{Name: "eth_sendTransaction", Fn: e.SendTransaction, AllowExtraParams: true},
+		{Name: "eth_getTransactionByHash", Fn: e.GetTransactionByHash, ParamErrors: []*rpc.Error{txHash}},
+		{Name: "eth_getTransactionReceipt", Fn: e.GetTransactionReceipt, ParamErrors: []*rpc.Error{txHash}},
+		{Name: "eth_getBlockByNumber", Fn: e.GetBlockByNumber, ParamErrors: []*rpc.Error{block, full}},
+		{Name: "eth_getBlockByHash", Fn: e.GetBlockByHash, ParamErrors: []*rpc.Error{hash, full}},
+		{Name: "eth_getBlockTransactionCountByHash", Fn: e.GetBlockTransactionCountByHash, ParamErrors: []*rpc.Error{hash}},
+		{Name: "eth_getBlockTransactionCountByNumber", Fn: e.GetBlockTransactionCountByNumber, ParamErrors: []*rpc.Error{block}},
+		{Name: "eth_getUncleCountByBlockHash", Fn: e.GetUncleCountByBlockHash, ParamErrors: []*rpc.Error{hash}},
+		{Name: "eth_getUncleCountByBlockNumber", Fn: e.GetUncleCountByBlockNumber, ParamErrors: []*rpc.Error{block}},
+		{Name: "eth_getTransactionByBlockHashAndIndex", Fn: e.GetTransactionByBlockHashAndIndex, ParamErrors: []*rpc.Error{hash, rpc.ErrInvalidTransactionIDParams}},
+		{Name: "eth_getTransactionByBlockNumberAndIndex", Fn: e.GetTransactionByBlockNumberAndIndex, ParamErrors: []*rpc.Error{block, index}},
+		{Name: "eth_getUncleByBlockHashAndIndex", Fn: e.GetUncleByBlockHashAndIndex, ParamErrors: []*rpc.Error{hash, rpc.ErrInvalidBlockIndexParams}},
+		{Name: "eth_getUncleByBlockNumberAndIndex", Fn: e.GetUncleByBlockNumberAndIndex, ParamErrors: []*rpc.Error{block, rpc.ErrInvalidBlockIndexParams}},
+		{Name: "eth_call", Fn: e.Call, ParamErrors: []*rpc.Error{call, block}},
+		{Name: "eth_estimateGas", Fn: e.EstimateGas, ParamErrors: []*rpc.Error{call, block}},
+		{Name: "eth_mining", Fn: e.Mining},
+		{Name: "eth_hashrate", Fn: e.Hashrate},
+		{Name: "eth_coinbase", Fn: e.Coinbase},
+		{Name: "eth_getWork", Fn: e.GetWork},
+		{Name: "eth_submitWork", Fn: e.SubmitWork, ParamErrors: []*rpc.Error{rpc.ErrInvalidNonceParams, rpc.ErrInvalidPowHashParams, rpc.ErrInvalidParams}},
+		{Name: "eth_submitHashrate", Fn: e.SubmitHashrate, ParamErrors: []*rpc.Error{rpc.ErrInvalidHashRateParams, rpc.ErrInvalidSealerIDParams}},
+	}
+	if err := r.RegisterGroup("ETH", eth); err != nil {
+		return err
+	}
+	if err := r.RegisterGroup("NET", []rpc.Method{
+		{Name: "net_version", Fn: n.Version},
+		{Name: "net_listening", Fn: n.Listening},
+		{Name: "net_peerCount", Fn: n.PeerCount},
+	}); err != nil {
+		return err
+	}
+	if err := r.RegisterGroup("WEB3", []rpc.Method{
+		{Name: "web3_clientVersion", Fn: w.ClientVersion},
+		{Name: "web3_sha3", Fn: w.Sha3, ParamErrors: []*rpc.Error{rpc.ErrInvalidDataParams}},
+	}); err != nil {
+		return err
+	}
+	return r.RegisterGroup("MINER", []rpc.Method{
+		{Name: "miner_start", Fn: m.Start},
+		{Name: "miner_stop", Fn: m.Stop},
+	})
+}

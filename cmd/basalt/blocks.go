@@ -1,0 +1,193 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"time"
+
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+
+	"github.com/basaltchain/basalt/chain"
+	"github.com/basaltchain/basalt/config"
+	"github.com/basaltchain/basalt/node"
+)
+
+// newBlocksCommand is `basalt blocks import|export`.
+func newBlocksCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "blocks",
+		Short: "Import or export blocks",
+		Args:  noArgs,
+	}
+	cmd.AddCommand(newBlocksImportCommand(), newBlocksExportCommand())
+	return cmd
+}
+
+func newBlocksImportCommand() *cobra.Command {
+	var (
+		from     []string
+		skipPoW  bool
+		format   string
+		quietBar bool
+	)
+	cmd := &cobra.Command{
+		Use:   "import",
+		Short: "Import blocks from a file of concatenated RLP blocks",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if len(from) == 0 {
+				return errors.New("missing required option --from=<FILE>")
+			}
+			if format != "" && format != "RLP" && format != "rlp" {
+				return fmt.Errorf("unsupported --format %q: only RLP is supported", format)
+			}
+			cfg, err := config.Load(cmd)
+			if err != nil {
+				return err
+			}
+			g, err := cfg.RequireGenesis()
+			if err != nil {
+				return err
+			}
+			db, c, err := node.OpenChain(cfg.DataPath, g)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			defer c.Close()
+			defer c.Engine().Close()
+
+			out := cmd.ErrOrStderr()
+			var total chain.ImportStats
+			start := time.Now()
+			for _, path := range from {
+				f, err := os.Open(path)
+				if err != nil {
+					return fmt.Errorf("--from: %w", err)
+				}
+				st, err := importFile(cmd, c, f, skipPoW, quietBar, out)
+				f.Close()
+				total.Imported += st.Imported
+				total.Skipped += st.Skipped
+				total.Gas += st.Gas
+				total.Txs += st.Txs
+				if err != nil {
+					return fmt.Errorf("import %s: %w", path, err)
+				}
+			}
+			secs := time.Since(start).Seconds()
+			head := c.CurrentHeader()
+			fmt.Fprintf(cmd.OutOrStdout(), "Imported %d blocks (%d skipped, %d transactions) in %.2fs: %.1f blocks/s, %.1f Mgas/s. Head %d %s\n",
+				total.Imported, total.Skipped, total.Txs, secs, float64(total.Imported)/secs,
+				float64(total.Gas)/1e6/secs, head.Number, c.CurrentHash().Hex())
+			return nil
+		},
+	}
+	cmd.Flags().StringSliceVar(&from, "from", nil, "File of concatenated RLP blocks (repeatable)")
+	cmd.Flags().BoolVar(&skipPoW, "skip-pow-validation-enabled", false, "Skip proof-of-work seal validation")
+	cmd.Flags().StringVar(&format, "format", "RLP", "Block file format (RLP)")
+	cmd.Flags().BoolVar(&quietBar, "no-progress", false, "Do not draw a progress bar")
+	cmd.Flags().MarkHidden("format")
+	return cmd
+}
+
+func importFile(cmd *cobra.Command, c *chain.Chain, f *os.File, skipPoW, quiet bool, out io.Writer) (chain.ImportStats, error) {
+	var r io.Reader = f
+	var bar *progressbar.ProgressBar
+	if !quiet {
+		size := int64(-1)
+		if fi, err := f.Stat(); err == nil {
+			size = fi.Size()
+		}
+		bar = progressbar.NewOptions64(size,
+			progressbar.OptionSetWriter(out),
+			progressbar.OptionSetDescription("importing"),
+			progressbar.OptionShowBytes(true),
+			progressbar.OptionThrottle(200*time.Millisecond),
+			progressbar.OptionClearOnFinish(),
+		)
+		pr := progressbar.NewReader(f, bar)
+		r = &pr
+	}
+	start := time.Now()
+	st, err := c.Import(cmd.Context(), r, chain.ImportOptions{
+		SkipSeal: skipPoW,
+		Progress: func(st chain.ImportStats, h *types.Header) {
+			if bar == nil {
+				return
+			}
+			secs := math.Max(time.Since(start).Seconds(), 1e-9)
+			bar.Describe(fmt.Sprintf("block %d, %.0f blocks/s, %.1f Mgas/s", h.Number, float64(st.Imported)/secs, float64(st.Gas)/1e6/secs))
+		},
+	})
+	if bar != nil {
+		bar.Finish()
+	}
+	return st, err
+}
+
+func newBlocksExportCommand() *cobra.Command {
+	var (
+		to         string
+		start, end int64
+	)
+	cmd := &cobra.Command{
+		Use:   "export",
+		Short: "Export canonical blocks as concatenated RLP",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if to == "" {
+				return errors.New("missing required option --to=<FILE>")
+			}
+			if start < 0 {
+				return errors.New("--start-block must be >= 0")
+			}
+			cfg, err := config.Load(cmd)
+			if err != nil {
+				return err
+			}
+			g, err := cfg.RequireGenesis()
+			if err != nil {
+				return err
+			}
+			db, c, err := node.OpenChain(cfg.DataPath, g)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			defer c.Close()
+			defer c.Engine().Close()
+			last := c.CurrentHeader().Number.Uint64()
+			if end >= 0 {
+				if end < start {
+					return errors.New("--end-block must be >= --start-block")
+				}
+				last = min(uint64(end), last)
+			}
+			f, err := os.Create(to)
+			if err != nil {
+				return fmt.Errorf("--to: %w", err)
+			}
+			n, err := c.Export(cmd.Context(), f, uint64(start), last)
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "Exported %d blocks (%d..%d) to %s\n", n, start, last, to)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&to, "to", "", "File to write the blocks to")
+	cmd.Flags().StringVar(&to, "from", "", "Alias of --to (Besu 1.3 spelling)")
+	cmd.Flags().Int64Var(&start, "start-block", 0, "First block to export")
+	cmd.Flags().Int64Var(&end, "end-block", -1, "Last block to export (default: the head)")
+	cmd.Flags().MarkHidden("from")
+	return cmd
+}

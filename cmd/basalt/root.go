@@ -1,0 +1,117 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/basaltchain/basalt/config"
+)
+
+// Exit codes.
+const (
+	exitOK    = 0
+	exitError = 1 // the command failed: bad option value, unreadable file, node error
+	exitUsage = 2 // the command line could not be parsed: unknown flag or command, missing flag value
+)
+
+// usageError marks an error in the command line's syntax.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+// newRootCommand returns the basalt command with every option and
+// subcommand. Options shared with subcommands (--data-path, --genesis-file,
+// --network, --config-file, --node-private-key-file, --logging) are
+// persistent flags, so they may come before or after the subcommand name:
+// `basalt --data-path=x public-key export`. A subcommand reads them, with
+// the environment and config file, through config.Load(cmd).
+func newRootCommand() *cobra.Command {
+	return buildRootCommand(runNode)
+}
+
+// nodeRunner runs the node until ctx ends: runNode, or a fake in tests.
+type nodeRunner func(ctx context.Context, cfg *config.Config) error
+
+// buildRootCommand is newRootCommand with the node runner as a parameter.
+func buildRootCommand(run nodeRunner) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "basalt",
+		Short: "Basalt, a Besu-compatible Ethereum node",
+		Long: `Basalt is an Ethereum node compatible with Hyperledger Besu: same options,
+genesis format and JSON-RPC interface.
+
+Every option can also be set by an environment variable, BASALT_ followed by the
+option name in upper case with dashes as underscores (BASALT_RPC_HTTP_PORT=8545),
+or by a key in the TOML file given by --config-file (rpc-http-port=8545).
+The command line wins over the environment, which wins over the config file.`,
+		Args:          noArgs,
+		SilenceErrors: true, // execute prints one line
+		SilenceUsage:  true,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := config.Load(cmd)
+			if err != nil {
+				return err
+			}
+			if _, err := cfg.RequireGenesis(); err != nil {
+				return err
+			}
+			slog.SetDefault(slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: cfg.LogLevel})))
+			return run(cmd.Context(), cfg)
+		},
+	}
+	root.CompletionOptions.DisableDefaultCmd = true
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	config.AddFlags(root)
+	root.AddCommand(subcommands()...)
+	return root
+}
+
+// noArgs rejects positional arguments (which are mistyped subcommands).
+func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usageError{fmt.Errorf("unknown command %q for %q", args[0], cmd.CommandPath())}
+	}
+	return nil
+}
+
+// execute runs root with args and returns the process exit code. Errors are
+// printed to stderr as one line.
+func execute(ctx context.Context, root *cobra.Command, args []string, stdout, stderr io.Writer) int {
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	cmd, err := root.ExecuteContextC(ctx)
+	if err == nil {
+		return exitOK
+	}
+	var ue usageError
+	if errors.As(err, &ue) {
+		fmt.Fprintf(stderr, "basalt: %s (see '%s --help')\n", oneLine(err), cmd.CommandPath())
+		return exitUsage
+	}
+	fmt.Fprintf(stderr, "basalt: %s\n", oneLine(err))
+	return exitError
+}
+
+// oneLine joins a multi-line error message into one line.
+func oneLine(err error) string {
+	lines := strings.Fields(strings.ReplaceAll(err.Error(), "\n", " \x00 "))
+	var b strings.Builder
+	for _, f := range lines {
+		if f == "\x00" {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(f)
+	}
+	return b.String()
+}

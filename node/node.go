@@ -1,0 +1,283 @@
+// Package node assembles a running Basalt node from a config.Config: the
+// database, chain, consensus engine, transaction pool, miner and the
+// JSON-RPC front end, and owns their lifecycle.
+package node
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/big"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/state"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/ethdb"
+	"github.com/holiman/uint256"
+
+	"github.com/basaltchain/basalt/chain"
+	"github.com/basaltchain/basalt/config"
+	"github.com/basaltchain/basalt/consensus"
+	"github.com/basaltchain/basalt/consensus/beacon"
+	"github.com/basaltchain/basalt/consensus/ethash"
+	"github.com/basaltchain/basalt/miner"
+	"github.com/basaltchain/basalt/txpool"
+)
+
+// ClientName is the client part of web3_clientVersion.
+const ClientName = "basalt"
+
+// Version is the release version, set at build time with -ldflags.
+var Version = "v0.1.0"
+
+// ClientVersion is what web3_clientVersion answers.
+func ClientVersion() string { return ClientName + "/" + Version }
+
+// Node is a running node.
+type Node struct {
+	cfg    *config.Config
+	log    *slog.Logger
+	key    *ecdsa.PrivateKey
+	db     ethdb.Database
+	engine consensus.Engine
+	pow    *ethash.Ethash // nil for engines without proof of work
+	chain  *chain.Chain
+	pool   *txpool.Pool
+	miner  *miner.Miner
+	rpc    *rpcServers
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+// DatabaseDir is where the node keeps its database inside the data path.
+func DatabaseDir(dataPath string) string { return filepath.Join(dataPath, "database") }
+
+// NewEngine returns the consensus engine the genesis asks for. Ethash
+// chains are wrapped in the beacon engine so imported post-merge blocks
+// verify too.
+func NewEngine(g *config.Genesis) (consensus.Engine, error) {
+	e, _, err := newEngine(g)
+	return e, err
+}
+
+func newEngine(g *config.Genesis) (consensus.Engine, *ethash.Ethash, error) {
+	cfg := g.ChainConfig()
+	switch {
+	case g.Clique != nil || cfg.Clique != nil:
+		return nil, nil, errors.New("clique consensus is not supported yet")
+	case g.IBFT2 != nil || g.QBFT != nil:
+		return nil, nil, errors.New("ibft2 consensus is not supported yet")
+	}
+	pow := ethash.New(ethash.Config{FixedDifficulty: g.FixedDifficulty})
+	return beacon.New(pow), pow, nil
+}
+
+// OpenChain opens the database and chain of a data path; the caller closes
+// both (subcommands such as `blocks import` use it without a node).
+func OpenChain(dataPath string, g *config.Genesis) (ethdb.Database, *chain.Chain, error) {
+	engine, err := NewEngine(g)
+	if err != nil {
+		return nil, nil, err
+	}
+	db, err := chain.OpenDatabase(DatabaseDir(dataPath), 256)
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := chain.Open(db, g.Core, engine)
+	if err != nil {
+		db.Close()
+		return nil, nil, err
+	}
+	return db, c, nil
+}
+
+// New opens the node's storage and builds its services; Start runs them.
+func New(cfg *config.Config, log *slog.Logger) (*Node, error) {
+	if log == nil {
+		log = slog.Default()
+	}
+	g, err := cfg.RequireGenesis()
+	if err != nil {
+		return nil, err
+	}
+	key, err := LoadOrCreateKey(cfg.NodePrivateKeyFile)
+	if err != nil {
+		return nil, err
+	}
+	db, c, err := OpenChain(cfg.DataPath, g)
+	if err != nil {
+		return nil, err
+	}
+	n := &Node{cfg: cfg, log: log, key: key, db: db, chain: c, engine: c.Engine()}
+	st, err := c.State()
+	if err != nil {
+		n.closeStorage()
+		return nil, fmt.Errorf("open head state: %w", err)
+	}
+	poolCfg := txpool.DefaultConfig()
+	poolCfg.MaxSize = cfg.TxPool.MaxSize
+	poolCfg.MinGasPrice = cfg.MinGasPrice
+	poolCfg.Retention = time.Duration(cfg.TxPool.RetentionHours) * time.Hour
+	n.pool, err = txpool.New(poolCfg, c.Config(), c.CurrentHeader(), newStateView(st))
+	if err != nil {
+		n.closeStorage()
+		return nil, err
+	}
+	mcfg := miner.Config{Coinbase: cfg.Miner.Coinbase, ExtraData: cfg.Miner.ExtraData}
+	if beaconEngine, ok := c.Engine().(*beacon.Beacon); ok {
+		n.pow, _ = beaconEngine.Inner().(*ethash.Ethash)
+	}
+	if n.pow != nil {
+		mcfg.PoW = &miner.PoW{SealHash: ethash.SealHash, SeedHash: ethash.SeedHash}
+	}
+	n.miner = miner.New(c, poolSource{n.pool}, mcfg, log)
+	n.rpc, err = newRPCServers(n)
+	if err != nil {
+		n.pool.Close()
+		n.closeStorage()
+		return nil, err
+	}
+	return n, nil
+}
+
+// Start runs the node's services: the head follower, the RPC servers and,
+// with --miner-enabled, the miner.
+func (n *Node) Start() error {
+	n.ctx, n.cancel = context.WithCancel(context.Background())
+	heads := make(chan chain.HeadEvent, 64)
+	sub := n.chain.SubscribeHead(heads)
+	n.wg.Add(1)
+	go func() {
+		defer n.wg.Done()
+		defer sub.Unsubscribe()
+		n.followHead(heads)
+	}()
+	if err := n.rpc.start(); err != nil {
+		n.Close()
+		return err
+	}
+	if n.cfg.Miner.Enabled {
+		if err := n.miner.Start(); err != nil {
+			n.Close()
+			return fmt.Errorf("start miner: %w", err)
+		}
+	}
+	head := n.chain.CurrentHeader()
+	n.log.Info("Node started", "chainId", n.chain.Config().ChainID, "head", head.Number,
+		"hash", n.chain.CurrentHash().Hex(), "genesis", n.chain.GenesisHash().Hex())
+	return nil
+}
+
+// followHead keeps the pool in step with the chain head.
+func (n *Node) followHead(heads <-chan chain.HeadEvent) {
+	for {
+		select {
+		case <-n.ctx.Done():
+			return
+		case ev := <-heads:
+			st, err := n.chain.StateAt(ev.Header.Root)
+			if err != nil {
+				n.log.Error("Head state unavailable", "number", ev.Header.Number, "err", err)
+				continue
+			}
+			n.pool.Reset(ev.Header, newStateView(st), reorgedTxs(ev))
+		}
+	}
+}
+
+// reorgedTxs are the transactions of blocks that left the canonical chain
+// and are not in the blocks that replaced them.
+func reorgedTxs(ev chain.HeadEvent) []*types.Transaction {
+	if len(ev.Removed) == 0 {
+		return nil
+	}
+	included := make(map[common.Hash]struct{})
+	for _, b := range ev.Added {
+		for _, tx := range b.Transactions() {
+			included[tx.Hash()] = struct{}{}
+		}
+	}
+	var out []*types.Transaction
+	for i := len(ev.Removed) - 1; i >= 0; i-- {
+		for _, tx := range ev.Removed[i].Transactions() {
+			if _, ok := included[tx.Hash()]; !ok {
+				out = append(out, tx)
+			}
+		}
+	}
+	return out
+}
+
+// Close stops every service and closes the storage. It is safe to call more
+// than once.
+func (n *Node) Close() error {
+	if n.cancel != nil {
+		n.cancel()
+	}
+	n.miner.Stop()
+	n.rpc.stop()
+	n.wg.Wait()
+	n.pool.Close()
+	return n.closeStorage()
+}
+
+func (n *Node) closeStorage() error {
+	if n.db == nil {
+		return nil
+	}
+	n.chain.Close()
+	n.engine.Close()
+	err := n.db.Close()
+	n.db = nil
+	return err
+}
+
+// Chain returns the node's chain.
+func (n *Node) Chain() *chain.Chain { return n.chain }
+
+// Pool returns the node's transaction pool.
+func (n *Node) Pool() *txpool.Pool { return n.pool }
+
+// Miner returns the node's miner.
+func (n *Node) Miner() *miner.Miner { return n.miner }
+
+// stateView adapts a StateDB to the pool's State. StateDB caches what it
+// reads and is not safe for concurrent use, so reads are serialised.
+type stateView struct {
+	mu *sync.Mutex
+	st *state.StateDB
+}
+
+func newStateView(st *state.StateDB) stateView { return stateView{mu: new(sync.Mutex), st: st} }
+
+func (s stateView) Nonce(a common.Address) uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.st.GetNonce(a)
+}
+
+func (s stateView) Balance(a common.Address) *uint256.Int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return new(uint256.Int).Set(s.st.GetBalance(a))
+}
+
+// poolSource adapts the pool's iterator to the miner's TxSource.
+type poolSource struct{ p *txpool.Pool }
+
+func (s poolSource) PendingIterator(baseFee *big.Int) miner.TxIterator {
+	return poolIterator{s.p.Pending(baseFee)}
+}
+
+type poolIterator struct{ it *txpool.Iterator }
+
+func (i poolIterator) Peek() *types.Transaction { tx, _ := i.it.Peek(); return tx }
+func (i poolIterator) Shift()                   { i.it.Shift() }
+func (i poolIterator) Pop()                     { i.it.Pop() }
