@@ -39,6 +39,7 @@ func (c *Chain) Import(ctx context.Context, r io.Reader, opts ImportOptions) (Im
 	var stats ImportStats
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	defer c.Sync()
 
 	blocks, errc := decodeBlocks(ctx, r, c.config)
 	for block := range blocks {
@@ -49,7 +50,7 @@ func (c *Chain) Import(ctx context.Context, r io.Reader, opts ImportOptions) (Im
 			stats.Skipped++
 			continue
 		}
-		res, err := c.InsertBlock(ctx, block, InsertOptions{SkipSeal: opts.SkipSeal})
+		res, err := c.InsertBlock(ctx, block, InsertOptions{SkipSeal: opts.SkipSeal, NoSync: true})
 		switch {
 		case errors.Is(err, ErrKnownBlock):
 			stats.Skipped++

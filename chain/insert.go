@@ -33,6 +33,11 @@ type InsertOptions struct {
 	// SkipSeal skips the engine's seal check (blocks import
 	// --skip-pow-validation-enabled).
 	SkipSeal bool
+	// NoSync skips flushing the write-ahead log to disk after the block
+	// becomes the head. Bulk imports set it and call Sync themselves; every
+	// other insert is durable when InsertBlock returns, so a head the node
+	// has reported survives a crash.
+	NoSync bool
 	// Executed carries the state and result of a block the caller already
 	// executed (the miner), so it is not run twice.
 	Executed *Executed
@@ -95,6 +100,7 @@ func (c *Chain) InsertBlock(ctx context.Context, block *types.Block, opts Insert
 	if opts.Executed != nil {
 		statedb, receipts = opts.Executed.State, opts.Executed.Receipts
 	} else {
+		RecoverSenders(c.config, block)
 		var err error
 		statedb, err = c.StateAt(parent.Root)
 		if err != nil {
@@ -149,6 +155,11 @@ func (c *Chain) InsertBlock(ctx context.Context, block *types.Block, opts Insert
 	if err := batch.Write(); err != nil {
 		return res, fmt.Errorf("block %d: write: %w", number, err)
 	}
+	if ev != nil && !opts.NoSync {
+		if err := c.Sync(); err != nil {
+			return res, fmt.Errorf("block %d: sync: %w", number, err)
+		}
+	}
 	c.headerCache.Add(hash, header)
 	if ev != nil {
 		c.head.Store(&headInfo{header: header, hash: hash, td: td})
@@ -157,6 +168,9 @@ func (c *Chain) InsertBlock(ctx context.Context, block *types.Block, opts Insert
 	}
 	return res, nil
 }
+
+// Sync flushes every write so far to stable storage.
+func (c *Chain) Sync() error { return c.db.SyncKeyValue() }
 
 // checkMergeTransition enforces the order PoW -> PoS. A genesis without a
 // terminal total difficulty (Besu's harness genesis files) accepts the

@@ -140,10 +140,10 @@ func writeReceipts(db ethdb.KeyValueWriter, hash common.Hash, number uint64, rec
 
 func readTD(db ethdb.KeyValueReader, hash common.Hash, number uint64) *big.Int {
 	data, err := db.Get(numHashKey(prefixTD, number, hash))
-	if err != nil || len(data) == 0 {
+	if err != nil {
 		return nil
 	}
-	return new(big.Int).SetBytes(data)
+	return new(big.Int).SetBytes(data) // empty for zero (proof-of-stake genesis)
 }
 
 func writeTD(db ethdb.KeyValueWriter, hash common.Hash, number uint64, td *big.Int) error {

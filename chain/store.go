@@ -19,6 +19,7 @@ import (
 	"github.com/ethereum/go-ethereum/event"
 	"github.com/ethereum/go-ethereum/params"
 	"github.com/ethereum/go-ethereum/triedb"
+	"github.com/ethereum/go-ethereum/triedb/hashdb"
 	"github.com/holiman/uint256"
 
 	"github.com/basaltchain/basalt/consensus"
@@ -72,7 +73,10 @@ func Open(db ethdb.Database, genesis *core.Genesis, engine consensus.Engine) (*C
 	if err := genesis.Config.CheckConfigForkOrder(); err != nil {
 		return nil, fmt.Errorf("genesis config: %w", err)
 	}
-	tdb := triedb.NewDatabase(db, triedb.HashDefaults)
+	// Hash scheme: every block's state is kept (archive), so historic state
+	// queries work at any height. The clean cache spares Pebble lookups for
+	// the trie nodes every block touches.
+	tdb := triedb.NewDatabase(db, &triedb.Config{HashDB: &hashdb.Config{CleanCacheSize: 256 << 20}})
 	c := &Chain{
 		db:            db,
 		triedb:        tdb,

@@ -1,0 +1,267 @@
+package main
+
+import (
+	"crypto/ecdsa"
+	"math/big"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/basaltchain/basalt/config"
+	"github.com/basaltchain/basalt/internal/testnode"
+)
+
+// devCoinbase is the first Besu dev account.
+const devCoinbase = "0xfe3b557e8fb62b89f4916b721be55ceb828dbd73"
+
+func startDevNode(t *testing.T, dir string, extra ...string) *testnode.Node {
+	args := append([]string{"--network=dev", "--miner-enabled", "--miner-coinbase=" + devCoinbase}, extra...)
+	return testnode.Start(t, dir, args...)
+}
+
+func blockNumber(t *testing.T, n *testnode.Node) uint64 {
+	t.Helper()
+	var bn hexutil.Uint64
+	n.MustCall(&bn, "eth_blockNumber")
+	return uint64(bn)
+}
+
+func balance(t *testing.T, n *testnode.Node, addr common.Address) *big.Int {
+	t.Helper()
+	var b hexutil.Big
+	n.MustCall(&b, "eth_getBalance", addr, "latest")
+	return (*big.Int)(&b)
+}
+
+func sendRaw(t *testing.T, n *testnode.Node, tx *types.Transaction) common.Hash {
+	t.Helper()
+	raw, err := tx.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h common.Hash
+	n.MustCall(&h, "eth_sendRawTransaction", hexutil.Bytes(raw))
+	if h != tx.Hash() {
+		t.Fatalf("eth_sendRawTransaction returned %s, want %s", h, tx.Hash())
+	}
+	return h
+}
+
+type receipt struct {
+	Status          hexutil.Uint64  `json:"status"`
+	GasUsed         hexutil.Uint64  `json:"gasUsed"`
+	BlockNumber     hexutil.Uint64  `json:"blockNumber"`
+	ContractAddress *common.Address `json:"contractAddress"`
+	EffectiveGas    hexutil.Big     `json:"effectiveGasPrice"`
+}
+
+func waitReceipt(t *testing.T, n *testnode.Node, h common.Hash) receipt {
+	t.Helper()
+	var r *receipt
+	testnode.WaitFor(t, 20*time.Second, "receipt of "+h.Hex(), func() bool {
+		n.MustCall(&r, "eth_getTransactionReceipt", h)
+		return r != nil
+	})
+	return *r
+}
+
+func devKey(t *testing.T, i int) (*ecdsa.PrivateKey, common.Address) {
+	k, err := crypto.HexToECDSA(config.DevAccounts[i].PrivateKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k, crypto.PubkeyToAddress(k.PublicKey)
+}
+
+// TestDevNodeTransferAndContract is the README's first-use path: a dev node
+// mines a signed transfer and a contract deployment, and eth_call reads it.
+func TestDevNodeTransferAndContract(t *testing.T) {
+	n := startDevNode(t, t.TempDir())
+	signer := types.LatestSignerForChainID(big.NewInt(config.DevChainID))
+	key, from := devKey(t, 1)
+	to := common.HexToAddress("0x00000000000000000000000000000000000b0b01")
+
+	var chainID hexutil.Big
+	n.MustCall(&chainID, "eth_chainId")
+	if chainID.ToInt().Int64() != config.DevChainID {
+		t.Fatalf("eth_chainId %v", chainID.ToInt())
+	}
+	var gasPrice hexutil.Big
+	n.MustCall(&gasPrice, "eth_gasPrice")
+
+	before := balance(t, n, from)
+	value := big.NewInt(1_000_000_000_000_000_000)
+	tx := types.MustSignNewTx(key, signer, &types.DynamicFeeTx{
+		ChainID: big.NewInt(config.DevChainID), Nonce: 0, To: &to, Value: value,
+		Gas: 21000, GasFeeCap: gasPrice.ToInt(), GasTipCap: gasPrice.ToInt(),
+	})
+	r := waitReceipt(t, n, sendRaw(t, n, tx))
+	if r.Status != 1 || r.GasUsed != 21000 {
+		t.Fatalf("transfer receipt %+v", r)
+	}
+	if got := balance(t, n, to); got.Cmp(value) != 0 {
+		t.Fatalf("recipient balance %v, want %v", got, value)
+	}
+	fee := new(big.Int).Mul(big.NewInt(21000), r.EffectiveGas.ToInt())
+	want := new(big.Int).Sub(new(big.Int).Sub(before, value), fee)
+	if got := balance(t, n, from); got.Cmp(want) != 0 {
+		t.Fatalf("sender balance %v, want %v", got, want)
+	}
+
+	// A contract whose runtime uses PUSH0 (Shanghai) and returns 42.
+	runtime := common.FromHex("602a5f5260205ff3")
+	initCode := append(common.FromHex("6008600a5f3960085ff3"), runtime...)
+	var est hexutil.Uint64
+	n.MustCall(&est, "eth_estimateGas", map[string]any{"from": from, "data": hexutil.Bytes(initCode)})
+	deploy := types.MustSignNewTx(key, signer, &types.LegacyTx{
+		Nonce: 1, Gas: uint64(est), GasPrice: gasPrice.ToInt(), Data: initCode,
+	})
+	r = waitReceipt(t, n, sendRaw(t, n, deploy))
+	if r.Status != 1 || r.ContractAddress == nil {
+		t.Fatalf("deployment receipt %+v", r)
+	}
+	var code hexutil.Bytes
+	n.MustCall(&code, "eth_getCode", r.ContractAddress, "latest")
+	if common.Bytes2Hex(code) != common.Bytes2Hex(runtime) {
+		t.Fatalf("code %x, want %x", code, runtime)
+	}
+	var out hexutil.Bytes
+	n.MustCall(&out, "eth_call", map[string]any{"to": r.ContractAddress}, "latest")
+	if new(big.Int).SetBytes(out).Int64() != 42 {
+		t.Fatalf("eth_call returned %x", out)
+	}
+
+	// Re-sending the same transaction and a stale nonce give Besu's errors.
+	raw, _ := tx.MarshalBinary()
+	if _, err := n.Call("eth_sendRawTransaction", hexutil.Bytes(raw)); err == nil || err.(*testnode.RPCError).Code != -32001 {
+		t.Fatalf("stale nonce: %v", err)
+	}
+	var count hexutil.Uint64
+	n.MustCall(&count, "eth_getTransactionCount", from, "pending")
+	if count != 2 {
+		t.Fatalf("pending nonce %d, want 2", count)
+	}
+}
+
+// TestRestartKeepsChain stops the node with SIGTERM and, separately, SIGKILL
+// while it mines; it reopens with the same chain, at least at the head it had
+// reported, and mines on.
+func TestRestartKeepsChain(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL} {
+		t.Run(sig.String(), func(t *testing.T) {
+			dir := t.TempDir()
+			n := startDevNode(t, dir)
+			testnode.WaitFor(t, 30*time.Second, "3 blocks", func() bool { return blockNumber(t, n) >= 3 })
+			acked := blockNumber(t, n)
+			var ackedBlock struct{ Hash common.Hash }
+			n.MustCall(&ackedBlock, "eth_getBlockByNumber", hexutil.Uint64(acked), false)
+			n.Stop(sig)
+
+			n = startDevNode(t, dir)
+			if got := blockNumber(t, n); got < acked {
+				t.Fatalf("head %d after restart, node had reported %d", got, acked)
+			}
+			var again struct{ Hash common.Hash }
+			n.MustCall(&again, "eth_getBlockByNumber", hexutil.Uint64(acked), false)
+			if again.Hash != ackedBlock.Hash {
+				t.Fatalf("block %d is %s after restart, was %s", acked, again.Hash, ackedBlock.Hash)
+			}
+			restart := blockNumber(t, n)
+			testnode.WaitFor(t, 30*time.Second, "mining to resume", func() bool { return blockNumber(t, n) > restart })
+		})
+	}
+}
+
+// TestImportConformanceChain imports Besu's conformance chain with its
+// Besu-format genesis and checks the head against the file's.
+func TestImportConformanceChain(t *testing.T) {
+	chainDir := filepath.Join("..", "..", "..", "shared", "conformance", "besu", "chain")
+	if _, err := os.Stat(chainDir); err != nil {
+		t.Skip("shared conformance data absent")
+	}
+	dir := t.TempDir()
+	genesis := "--genesis-file=" + filepath.Join(chainDir, "testGenesis.json")
+	cmd := exec.Command(testnode.Binary(t), "--data-path="+dir, genesis, "blocks", "import",
+		"--from="+filepath.Join(chainDir, "testBlockchain.blocks"))
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("blocks import: %v\n%s", err, out)
+	}
+	const head = "0x4859ea10d276f6df988eabd48a02e0696cfd3deb769d2a5e0e416a5f3191028a"
+	for _, want := range []string{"Imported 34 blocks", "blocks/s", "Mgas/s", head} {
+		if !strings.Contains(string(out), want) {
+			t.Fatalf("import output lacks %q:\n%s", want, out)
+		}
+	}
+	// Importing again skips everything.
+	out, err = exec.Command(testnode.Binary(t), "--data-path="+dir, genesis, "blocks", "import",
+		"--from="+filepath.Join(chainDir, "testBlockchain.blocks")).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "Imported 0 blocks (35 skipped") {
+		t.Fatalf("re-import: %v\n%s", err, out)
+	}
+
+	n := testnode.Start(t, dir, genesis)
+	var block struct {
+		Hash   common.Hash
+		Number hexutil.Uint64
+	}
+	n.MustCall(&block, "eth_getBlockByNumber", "latest", true)
+	if block.Hash.Hex() != head || block.Number != 34 {
+		t.Fatalf("head %d %s", block.Number, block.Hash.Hex())
+	}
+	n.Stop(syscall.SIGTERM)
+
+	// Export and re-import into a fresh data path reproduces the chain.
+	exported := filepath.Join(t.TempDir(), "chain.rlp")
+	if out, err := exec.Command(testnode.Binary(t), "--data-path="+dir, genesis, "blocks", "export",
+		"--to="+exported).CombinedOutput(); err != nil {
+		t.Fatalf("blocks export: %v\n%s", err, out)
+	}
+	out, err = exec.Command(testnode.Binary(t), "--data-path="+t.TempDir(), genesis, "blocks", "import",
+		"--from="+exported).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), head) {
+		t.Fatalf("import of export: %v\n%s", err, out)
+	}
+}
+
+// TestPublicKeyExport checks Besu's formats: 0x + 128 hex (no 04 prefix) and
+// 0x + 40 hex, from the key generated into the data path.
+func TestPublicKeyExport(t *testing.T) {
+	dir := t.TempDir()
+	pub, err := exec.Command(testnode.Binary(t), "--data-path="+dir, "public-key", "export").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := strings.TrimSpace(string(pub))
+	if len(p) != 130 || !strings.HasPrefix(p, "0x") {
+		t.Fatalf("public key %q", p)
+	}
+	keyHex, err := os.ReadFile(filepath.Join(dir, "key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, err := crypto.HexToECDSA(strings.TrimPrefix(string(keyHex), "0x"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := hexutil.Encode(crypto.FromECDSAPub(&key.PublicKey)[1:]); p != want {
+		t.Fatalf("public key %s, want %s", p, want)
+	}
+	file := filepath.Join(dir, "addr")
+	if out, err := exec.Command(testnode.Binary(t), "--data-path="+dir, "public-key", "export-address", "--to="+file).CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	addr, _ := os.ReadFile(file)
+	if string(addr) != strings.ToLower(crypto.PubkeyToAddress(key.PublicKey).Hex()) {
+		t.Fatalf("address file %q", addr)
+	}
+}

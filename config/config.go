@@ -1,0 +1,333 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/big"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// EnvPrefix starts the name of every environment variable Basalt reads:
+// BASALT_ + the option name in upper case with dashes as underscores.
+const EnvPrefix = "BASALT_"
+
+// DefaultDataPath is the default --data-path.
+const DefaultDataPath = "./basalt-data"
+
+// Config is the configuration of the basalt program, read from the command
+// line, the environment and a TOML file (see Load) and validated once.
+type Config struct {
+	// DataPath is the node's data directory (--data-path).
+	DataPath string
+	// GenesisFile is the --genesis-file path, "" when a named network is used.
+	GenesisFile string
+	// Network is the lower-case --network name, "" when not given.
+	Network string
+	// NetworkID is --network-id; it defaults to the genesis chain ID (0 when
+	// no genesis is selected).
+	NetworkID uint64
+	// ConfigFile is the --config-file path, "" when none.
+	ConfigFile string
+	// Logging is the --logging level in upper case (OFF, FATAL, ERROR,
+	// WARN, INFO, DEBUG, TRACE or ALL).
+	Logging string
+	// LogLevel is Logging as a slog level (see LevelTrace and friends).
+	LogLevel slog.Level
+	// NodePrivateKeyFile is --node-private-key-file (default <data-path>/key).
+	NodePrivateKeyFile string
+
+	// Genesis is the genesis of the selected network (--network or
+	// --genesis-file), nil when neither was given; see RequireGenesis.
+	Genesis *Genesis
+
+	// Miner holds the --miner-* options.
+	Miner MinerConfig
+	// MinGasPrice is --min-gas-price in wei: the lowest gas price the
+	// transaction pool accepts and the miner includes.
+	MinGasPrice *big.Int
+	// TxPool holds the --tx-pool-* options.
+	TxPool TxPoolConfig
+	// RPC holds the JSON-RPC options.
+	RPC RPCConfig
+	// HostAllowlist is --host-allowlist: the Host header values the RPC
+	// servers accept, lower-cased; ["*"] accepts any.
+	HostAllowlist []string
+	// P2P holds the peer-to-peer options.
+	P2P P2PConfig
+}
+
+// MinerConfig holds the --miner-* options.
+type MinerConfig struct {
+	// Enabled is --miner-enabled.
+	Enabled bool
+	// Coinbase is --miner-coinbase, nil when not given.
+	Coinbase *common.Address
+	// ExtraData is --miner-extra-data (at most 32 bytes, nil when not given).
+	ExtraData []byte
+}
+
+// TxPoolConfig holds the --tx-pool-* options.
+type TxPoolConfig struct {
+	// MaxSize is --tx-pool-max-size: the most transactions kept.
+	MaxSize int
+	// RetentionHours is --tx-pool-retention-hours: how long a transaction
+	// may stay in the pool.
+	RetentionHours int
+}
+
+// RPCConfig holds the JSON-RPC options.
+type RPCConfig struct {
+	// HTTPEnabled is --rpc-http-enabled.
+	HTTPEnabled bool
+	// HTTPHost is --rpc-http-host.
+	HTTPHost string
+	// HTTPPort is --rpc-http-port (0 picks a free port).
+	HTTPPort int
+	// HTTPAPIs is --rpc-http-api: the enabled method groups, upper-case
+	// (ETH, NET, WEB3, ...), without duplicates.
+	HTTPAPIs []string
+	// HTTPCORSOrigins is --rpc-http-cors-origins: allowed origins (regular
+	// expressions, as in Besu), ["*"] for any, nil for none.
+	HTTPCORSOrigins []string
+	// HTTPMaxBatchSize is --rpc-http-max-batch-size; -1 means no limit.
+	HTTPMaxBatchSize int
+	// MaxLogsRange is --rpc-max-logs-range: the most blocks one
+	// eth_getLogs may cover; 0 means no limit.
+	MaxLogsRange int64
+}
+
+// P2PConfig holds the peer-to-peer options.
+type P2PConfig struct {
+	// Enabled is --p2p-enabled.
+	Enabled bool
+	// Host is --p2p-host: the address advertised to peers.
+	Host string
+	// Interface is --p2p-interface: the address to listen on.
+	Interface string
+	// Port is --p2p-port (TCP and UDP; 0 picks a free port).
+	Port int
+	// MaxPeers is --max-peers.
+	MaxPeers int
+	// DiscoveryEnabled is --discovery-enabled.
+	DiscoveryEnabled bool
+	// Bootnodes is --bootnodes: enode URLs.
+	Bootnodes []string
+}
+
+// Slog levels for Besu's logging levels that slog lacks.
+const (
+	LevelAll   = slog.Level(-1 << 20)
+	LevelTrace = slog.LevelDebug - 4
+	LevelFatal = slog.LevelError + 4
+	LevelOff   = slog.Level(1 << 20)
+)
+
+// logLevels maps Besu's --logging values to slog levels.
+var logLevels = map[string]slog.Level{
+	"ALL":   LevelAll,
+	"TRACE": LevelTrace,
+	"DEBUG": slog.LevelDebug,
+	"INFO":  slog.LevelInfo,
+	"WARN":  slog.LevelWarn,
+	"ERROR": slog.LevelError,
+	"FATAL": LevelFatal,
+	"OFF":   LevelOff,
+}
+
+// RequireGenesis returns the selected network's genesis, or an error telling
+// the user how to select one. Besu defaults to mainnet, which Basalt does
+// not support, so Basalt asks instead of guessing.
+func (c *Config) RequireGenesis() (*Genesis, error) {
+	if c.Genesis == nil {
+		return nil, errors.New("no network selected: give --network=dev or --genesis-file=<FILE> (basalt does not support mainnet, Besu's default)")
+	}
+	return c.Genesis, nil
+}
+
+// AddFlags registers Basalt's options on the root command: the options
+// subcommands share (--data-path, --genesis-file, --network, --config-file,
+// --node-private-key-file, --logging) as persistent flags, the node's
+// options as local flags.
+func AddFlags(root *cobra.Command) {
+	for _, o := range options() {
+		fs := root.Flags()
+		if o.persistent {
+			fs = root.PersistentFlags()
+		}
+		v := &optionValue{value: o.def, kind: o.kind, typ: o.typ}
+		for i, name := range append([]string{o.name}, o.aliases...) {
+			usage := o.usage
+			if o.kind == kindBool && o.def == "false" {
+				usage += " (default false)" // pflag omits zero defaults
+			}
+			if i > 0 {
+				usage = "Alias of --" + o.name
+			}
+			shorthand := ""
+			if i == 0 {
+				shorthand = o.shorthand
+			}
+			f := fs.VarPF(v, name, shorthand, usage)
+			f.DefValue = o.def
+			f.Hidden = i > 0
+			if o.kind == kindBool {
+				f.NoOptDefVal = "true"
+			}
+		}
+	}
+}
+
+// Load reads the configuration for cmd, which is the root command or one of
+// its subcommands (whose flags include the root's persistent flags). Each
+// option comes from, in order of precedence: the command line, the
+// environment variable BASALT_<NAME>, the TOML file named by --config-file,
+// the default. Load validates every option, loads the genesis of the
+// selected network if one is selected, and returns errors that name the
+// option.
+func Load(cmd *cobra.Command) (*Config, error) {
+	return load(cmd.Flags(), os.LookupEnv)
+}
+
+// EnvName returns the environment variable for an option name, e.g.
+// "rpc-http-port" -> "BASALT_RPC_HTTP_PORT".
+func EnvName(option string) string {
+	return EnvPrefix + strings.ToUpper(strings.ReplaceAll(option, "-", "_"))
+}
+
+// source says where an option's value came from, for error messages.
+type source struct {
+	kind string // "flag", "env", "file" or "default"
+	name string // the flag, variable or key as given
+	file string
+}
+
+func (s source) describe() string {
+	switch s.kind {
+	case "env":
+		return " (from environment variable " + s.name + ")"
+	case "file":
+		return fmt.Sprintf(" (from %q in config file %s)", s.name, s.file)
+	}
+	return ""
+}
+
+type loader struct {
+	flags     *pflag.FlagSet
+	lookupEnv func(string) (string, bool)
+	file      map[string]string
+	fileName  string
+}
+
+// resolve returns the raw value of o from the highest-precedence source.
+// An environment variable set to the empty string counts as unset.
+func (l *loader) resolve(o option) (string, source) {
+	names := append([]string{o.name}, o.aliases...)
+	for _, n := range names {
+		if f := l.flags.Lookup(n); f != nil && f.Changed {
+			return f.Value.String(), source{kind: "flag", name: "--" + n}
+		}
+	}
+	for _, n := range names {
+		if v, ok := l.lookupEnv(EnvName(n)); ok && v != "" {
+			return v, source{kind: "env", name: EnvName(n)}
+		}
+	}
+	for _, n := range names {
+		if v, ok := l.file[n]; ok {
+			return v, source{kind: "file", name: n, file: l.fileName}
+		}
+	}
+	return o.def, source{kind: "default"}
+}
+
+func load(flags *pflag.FlagSet, lookupEnv func(string) (string, bool)) (*Config, error) {
+	opts := options()
+	l := &loader{flags: flags, lookupEnv: lookupEnv}
+
+	// The config file is named by the command line or the environment only.
+	for _, o := range opts {
+		if o.name != optConfigFile {
+			continue
+		}
+		path, _ := l.resolve(o)
+		if path != "" {
+			file, err := readConfigFile(path, opts)
+			if err != nil {
+				return nil, err
+			}
+			l.file, l.fileName = file, path
+		}
+	}
+
+	cfg := new(Config)
+	for _, o := range opts {
+		raw, src := l.resolve(o)
+		if err := o.apply(cfg, raw); err != nil {
+			return nil, fmt.Errorf("invalid value %q for --%s%s: %v", raw, o.name, src.describe(), err)
+		}
+	}
+	if err := cfg.finish(); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+// finish derives defaults that depend on other options, loads the genesis
+// and checks the rules that involve several options.
+func (c *Config) finish() error {
+	if c.NodePrivateKeyFile == "" {
+		c.NodePrivateKeyFile = filepath.Join(c.DataPath, "key")
+	}
+	switch {
+	case c.Network != "" && c.GenesisFile != "":
+		return errors.New("--network and --genesis-file can't be used at the same time: give one of them")
+	case c.Network != "":
+		g, err := NamedNetwork(c.Network)
+		if err != nil {
+			return fmt.Errorf("invalid value %q for --network: %v", c.Network, err)
+		}
+		c.Genesis = g
+	case c.GenesisFile != "":
+		g, err := LoadGenesisFile(c.GenesisFile)
+		if err != nil {
+			return fmt.Errorf("--genesis-file: %v", err)
+		}
+		c.Genesis = g
+	}
+	if c.NetworkID == 0 && c.Genesis != nil {
+		id := c.Genesis.ChainID()
+		if !id.IsUint64() {
+			return fmt.Errorf("--network-id: the genesis chain ID %s does not fit in 64 bits; give --network-id", id)
+		}
+		c.NetworkID = id.Uint64()
+	}
+	if c.Miner.Enabled && c.Miner.Coinbase == nil {
+		// Besu's wording (MiningOptions.validate).
+		return errors.New("Unable to mine without a valid coinbase. Either disable mining (remove --miner-enabled) or specify the beneficiary of mining (via --miner-coinbase <Address>)")
+	}
+	ports := map[int]string{}
+	for _, p := range []struct {
+		on   bool
+		port int
+		flag string
+	}{
+		{c.RPC.HTTPEnabled, c.RPC.HTTPPort, "--rpc-http-port"},
+		{c.P2P.Enabled, c.P2P.Port, "--p2p-port"},
+	} {
+		if !p.on || p.port == 0 {
+			continue
+		}
+		if prev, dup := ports[p.port]; dup {
+			return fmt.Errorf("port %d is given to both %s and %s", p.port, prev, p.flag)
+		}
+		ports[p.port] = p.flag
+	}
+	return nil
+}

@@ -1,0 +1,39 @@
+// Package config turns the command line, BASALT_* environment variables and
+// a TOML config file into one validated Config for the basalt program, and
+// parses genesis files (Besu's format, go-ethereum's spellings accepted) and
+// the named dev network into a Genesis.
+//
+// # Options
+//
+// Every option has one name used three ways: the flag --rpc-http-port, the
+// environment variable BASALT_RPC_HTTP_PORT (EnvName) and the config-file
+// key rpc-http-port. Precedence, as in Besu: command line, then environment,
+// then config file, then default. AddFlags registers the flags on the root
+// command (the options subcommands share as persistent flags); Load(cmd)
+// resolves and validates them for the root command or any subcommand and
+// loads the selected genesis. Errors are one line naming the flag and, for
+// values from the environment or the file, where the value came from. The
+// config file, like Besu's, must not contain unknown keys.
+//
+// # Genesis
+//
+// ParseGenesis keeps Besu's meaning where it differs from go-ethereum's:
+//
+//   - Keys are case-insensitive and unknown keys are ignored.
+//   - Besu milestones include every earlier one: an unset block fork that
+//     precedes a set one takes the next later set value (londonBlock 33 alone
+//     puts Homestead..Berlin at 33), and likewise Shanghai..Osaka timestamps.
+//     Timestamp forks active at genesis without londonBlock put London at 0.
+//   - constantinopleFixBlock is petersburgBlock; daoForkBlock 0 means no DAO
+//     fork and a set daoForkBlock means DAO support.
+//   - Blob forks without a blobSchedule entry get go-ethereum's defaults.
+//   - Strings for nonce, difficulty, excessBlobGas, blobGasUsed and account
+//     nonces are hexadecimal even without 0x (Besu's parser); other numeric
+//     strings are decimal unless they start with 0x; JSON numbers are decimal.
+//   - Besu-only options go-ethereum has no place for (ethash
+//     fixeddifficulty, contractSizeLimit, evmStackSize, zeroBaseFee, clique,
+//     ibft2, qbft) are fields of Genesis.
+//
+// The result always passes params.ChainConfig.CheckConfigForkOrder, and
+// Genesis.Core.ToBlock() builds the same genesis block as Besu.
+package config

@@ -1,0 +1,455 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+	"github.com/ethereum/go-ethereum/p2p/enode"
+)
+
+// optionKind is how an option's value is written.
+type optionKind int
+
+const (
+	kindString optionKind = iota
+	kindBool
+	kindList // comma-separated on the command line and in env vars; a TOML array or string in the file
+)
+
+// optConfigFile is the one option the config file cannot set.
+const optConfigFile = "config-file"
+
+// option describes one Basalt option: its flag, environment variable
+// (EnvName(name)) and config-file key (name) at once.
+type option struct {
+	name       string
+	aliases    []string // older Besu names, accepted everywhere, hidden in help
+	shorthand  string
+	kind       optionKind
+	typ        string // value name shown in help
+	def        string // default, written as on the command line
+	usage      string
+	persistent bool // shared with subcommands
+	apply      func(c *Config, v string) error
+}
+
+// rpcAPIGroups are the JSON-RPC method groups --rpc-http-api accepts.
+var rpcAPIGroups = []string{"ETH", "NET", "WEB3", "ADMIN", "DEBUG", "MINER", "TXPOOL", "CLIQUE", "IBFT", "PERM", "EEA", "PRIV"}
+
+// options returns the table of every option, in no particular order (help
+// sorts them). Adding an option is adding an entry here and a field to
+// Config.
+func options() []option {
+	return []option{
+		// Shared with subcommands.
+		{name: "data-path", typ: "path", def: DefaultDataPath, persistent: true,
+			usage: "Path to the Basalt data directory",
+			apply: func(c *Config, v string) error {
+				if strings.TrimSpace(v) == "" {
+					return errors.New("must not be empty")
+				}
+				c.DataPath = v
+				return nil
+			}},
+		{name: "genesis-file", typ: "path", persistent: true,
+			usage: "Genesis file (Besu format) of a custom network; cannot be combined with --network",
+			apply: func(c *Config, v string) error { c.GenesisFile = v; return nil }},
+		{name: "network", typ: "name", persistent: true,
+			usage: "Named network to join; basalt supports \"dev\" only (one of --network and --genesis-file is required to run the node)",
+			apply: func(c *Config, v string) error { c.Network = strings.ToLower(strings.TrimSpace(v)); return nil }},
+		{name: optConfigFile, typ: "path", persistent: true,
+			usage: "TOML config file; its keys are option names without the dashes (rpc-http-port=8545, rpc-http-api=[\"ETH\",\"NET\"])",
+			apply: func(c *Config, v string) error { c.ConfigFile = v; return nil }},
+		{name: "node-private-key-file", typ: "path", persistent: true,
+			usage: "The node's private key file (default <data-path>/key)",
+			apply: func(c *Config, v string) error { c.NodePrivateKeyFile = v; return nil }},
+		{name: "logging", shorthand: "l", typ: "level", def: "INFO", persistent: true,
+			usage: "Logging verbosity: OFF, FATAL, ERROR, WARN, INFO, DEBUG, TRACE or ALL",
+			apply: func(c *Config, v string) error {
+				level := strings.ToUpper(strings.TrimSpace(v))
+				l, ok := logLevels[level]
+				if !ok {
+					return errors.New("expected one of OFF, FATAL, ERROR, WARN, INFO, DEBUG, TRACE, ALL")
+				}
+				c.Logging, c.LogLevel = level, l
+				return nil
+			}},
+
+		// The node.
+		{name: "network-id", typ: "int",
+			usage: "P2P network identifier (default the genesis chain ID)",
+			apply: func(c *Config, v string) error {
+				if v == "" {
+					return nil
+				}
+				n, err := parseUintValue(v)
+				if err != nil {
+					return err
+				}
+				if n == 0 {
+					return errors.New("must be positive")
+				}
+				c.NetworkID = n
+				return nil
+			}},
+		{name: "miner-enabled", kind: kindBool, def: "false",
+			usage: "Mine blocks (needs --miner-coinbase)",
+			apply: func(c *Config, v string) (err error) { c.Miner.Enabled, err = parseBoolValue(v); return err }},
+		{name: "miner-coinbase", typ: "address",
+			usage: "Account credited with the rewards and fees of mined blocks",
+			apply: func(c *Config, v string) error {
+				if v == "" {
+					return nil
+				}
+				a, err := decodeAddress(v)
+				if err != nil {
+					return err
+				}
+				c.Miner.Coinbase = &a
+				return nil
+			}},
+		{name: "miner-extra-data", typ: "hex",
+			usage: "Hex data (at most 32 bytes) put in the extraData field of mined blocks",
+			apply: func(c *Config, v string) error {
+				b, err := decodeHex(v)
+				if err != nil {
+					return errors.New("not a hex string")
+				}
+				if len(b) > 32 {
+					return fmt.Errorf("%d bytes, at most 32 allowed", len(b))
+				}
+				if len(b) > 0 {
+					c.Miner.ExtraData = b
+				}
+				return nil
+			}},
+		{name: "min-gas-price", typ: "wei", def: "1000",
+			usage: "Lowest gas price, in wei, of transactions accepted into the pool and mined",
+			apply: func(c *Config, v string) error {
+				n, err := parseBig("", v, decOrHex)
+				if err != nil {
+					return errors.New("expected a non-negative integer (decimal or 0x hex)")
+				}
+				c.MinGasPrice = n
+				return nil
+			}},
+		{name: "tx-pool-max-size", typ: "int", def: "4096",
+			usage: "Most transactions kept in the transaction pool",
+			apply: func(c *Config, v string) (err error) { c.TxPool.MaxSize, err = parseIntValue(v, 1); return err }},
+		{name: "tx-pool-retention-hours", typ: "int", def: "13",
+			usage: "Hours a transaction may stay in the transaction pool",
+			apply: func(c *Config, v string) (err error) { c.TxPool.RetentionHours, err = parseIntValue(v, 1); return err }},
+		{name: "rpc-http-enabled", kind: kindBool, def: "false",
+			usage: "Enable the JSON-RPC HTTP service",
+			apply: func(c *Config, v string) (err error) { c.RPC.HTTPEnabled, err = parseBoolValue(v); return err }},
+		{name: "rpc-http-host", typ: "host", def: "127.0.0.1",
+			usage: "Host the JSON-RPC HTTP service listens on",
+			apply: func(c *Config, v string) error {
+				if strings.TrimSpace(v) == "" {
+					return errors.New("must not be empty")
+				}
+				c.RPC.HTTPHost = v
+				return nil
+			}},
+		{name: "rpc-http-port", typ: "port", def: "8545",
+			usage: "Port the JSON-RPC HTTP service listens on (0 picks a free port)",
+			apply: func(c *Config, v string) (err error) { c.RPC.HTTPPort, err = parsePort(v); return err }},
+		{name: "rpc-http-api", aliases: []string{"rpc-http-apis"}, kind: kindList, typ: "list", def: "ETH,NET,WEB3",
+			usage: "Comma-separated method groups enabled over HTTP: " + strings.Join(rpcAPIGroups, ", "),
+			apply: func(c *Config, v string) (err error) { c.RPC.HTTPAPIs, err = parseAPIs(v); return err }},
+		{name: "rpc-http-cors-origins", kind: kindList, typ: "list",
+			usage: "Comma-separated origins (regular expressions) browsers may call the HTTP service from; \"all\" or \"*\" for any (default none)",
+			apply: func(c *Config, v string) (err error) { c.RPC.HTTPCORSOrigins, err = parseCORSOrigins(v); return err }},
+		{name: "host-allowlist", aliases: []string{"host-whitelist"}, kind: kindList, typ: "list", def: "localhost,127.0.0.1",
+			usage: "Comma-separated hostnames the RPC services accept in the Host header; \"all\" or \"*\" for any (alias --host-whitelist)",
+			apply: func(c *Config, v string) (err error) { c.HostAllowlist, err = parseHostAllowlist(v); return err }},
+		{name: "rpc-http-max-batch-size", typ: "int", def: "1024",
+			usage: "Most requests in one JSON-RPC batch; -1 for no limit",
+			apply: func(c *Config, v string) error {
+				n, err := strconv.Atoi(strings.TrimSpace(v))
+				if err != nil || (n < 1 && n != -1) {
+					return errors.New("expected -1 (no limit) or a positive integer")
+				}
+				c.RPC.HTTPMaxBatchSize = n
+				return nil
+			}},
+		{name: "rpc-max-logs-range", typ: "int", def: "5000",
+			usage: "Most blocks one eth_getLogs request may cover; 0 for no limit",
+			apply: func(c *Config, v string) error {
+				n, err := parseIntValue(v, 0)
+				if err != nil {
+					return err
+				}
+				c.RPC.MaxLogsRange = int64(n)
+				return nil
+			}},
+		{name: "p2p-enabled", kind: kindBool, def: "true",
+			usage: "Enable peer-to-peer networking",
+			apply: func(c *Config, v string) (err error) { c.P2P.Enabled, err = parseBoolValue(v); return err }},
+		{name: "discovery-enabled", kind: kindBool, def: "true",
+			usage: "Enable peer discovery",
+			apply: func(c *Config, v string) (err error) { c.P2P.DiscoveryEnabled, err = parseBoolValue(v); return err }},
+		{name: "p2p-host", typ: "host", def: "127.0.0.1",
+			usage: "Address advertised to peers",
+			apply: func(c *Config, v string) error {
+				if strings.TrimSpace(v) == "" {
+					return errors.New("must not be empty")
+				}
+				c.P2P.Host = v
+				return nil
+			}},
+		{name: "p2p-interface", typ: "host", def: "0.0.0.0",
+			usage: "Network interface address the peer-to-peer service listens on",
+			apply: func(c *Config, v string) error {
+				if strings.TrimSpace(v) == "" {
+					return errors.New("must not be empty")
+				}
+				c.P2P.Interface = v
+				return nil
+			}},
+		{name: "p2p-port", typ: "port", def: "30303",
+			usage: "Peer-to-peer listening port, TCP and UDP (0 picks a free port)",
+			apply: func(c *Config, v string) (err error) { c.P2P.Port, err = parsePort(v); return err }},
+		{name: "max-peers", typ: "int", def: "25",
+			usage: "Most connected peers",
+			apply: func(c *Config, v string) (err error) { c.P2P.MaxPeers, err = parseIntValue(v, 0); return err }},
+		{name: "bootnodes", kind: kindList, typ: "list",
+			usage: "Comma-separated enode URLs of the nodes to discover peers through (default none)",
+			apply: func(c *Config, v string) error {
+				urls := splitList(v)
+				for _, u := range urls {
+					if _, err := enode.ParseV4(u); err != nil {
+						return fmt.Errorf("invalid enode URL %q: %v", u, err)
+					}
+				}
+				c.P2P.Bootnodes = urls
+				return nil
+			}},
+	}
+}
+
+// optionValue is the pflag.Value of every option: it keeps the raw text so
+// that Load can validate all sources the same way and name the source in
+// errors. A list option given several times accumulates.
+type optionValue struct {
+	value string
+	kind  optionKind
+	typ   string
+	set   bool
+}
+
+func (v *optionValue) String() string { return v.value }
+
+func (v *optionValue) Set(s string) error {
+	if v.kind == kindList && v.set {
+		v.value += "," + s
+	} else {
+		v.value = s
+	}
+	v.set = true
+	return nil
+}
+
+func (v *optionValue) Type() string {
+	if v.kind == kindBool {
+		return "bool" // pflag prints no value name for bools
+	}
+	return v.typ
+}
+
+func parseBoolValue(v string) (bool, error) {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "true":
+		return true, nil
+	case "false":
+		return false, nil
+	}
+	return false, errors.New("expected true or false")
+}
+
+func parseUintValue(v string) (uint64, error) {
+	n, err := parseBig("", strings.TrimSpace(v), decOrHex)
+	if err != nil || !n.IsUint64() {
+		return 0, errors.New("expected a non-negative integer")
+	}
+	return n.Uint64(), nil
+}
+
+// parseIntValue reads a decimal integer of at least min.
+func parseIntValue(v string, min int) (int, error) {
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil {
+		return 0, errors.New("expected an integer")
+	}
+	if n < min {
+		return 0, fmt.Errorf("must be at least %d", min)
+	}
+	return n, nil
+}
+
+func parsePort(v string) (int, error) {
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil || n < 0 || n > 65535 {
+		return 0, errors.New("expected a port number from 0 to 65535")
+	}
+	return n, nil
+}
+
+// splitList splits a comma-separated list, trimming spaces and dropping
+// empty items.
+func splitList(v string) []string {
+	var out []string
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func parseAPIs(v string) ([]string, error) {
+	var out []string
+	seen := map[string]bool{}
+	for _, s := range splitList(v) {
+		g := strings.ToUpper(s)
+		if !contains(rpcAPIGroups, g) {
+			return nil, fmt.Errorf("unknown API group %q (valid: %s)", s, strings.Join(rpcAPIGroups, ", "))
+		}
+		if !seen[g] {
+			seen[g] = true
+			out = append(out, g)
+		}
+	}
+	return out, nil
+}
+
+// parseCORSOrigins follows Besu: "all" means "*", "none" means no origin,
+// and neither can be combined with other values; every origin must be a
+// valid regular expression.
+func parseCORSOrigins(v string) ([]string, error) {
+	items := splitList(v)
+	var out []string
+	for _, s := range items {
+		switch strings.ToLower(s) {
+		case "none":
+			if len(items) > 1 {
+				return nil, errors.New(`"none" can't be used with other origins`)
+			}
+			return nil, nil
+		case "all", "*":
+			if len(items) > 1 {
+				return nil, errors.New(`"*" or "all" can't be used with other origins`)
+			}
+			return []string{"*"}, nil
+		}
+		if _, err := regexp.Compile(s); err != nil {
+			return nil, fmt.Errorf("origin %q is not a valid regular expression", s)
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// parseHostAllowlist follows Besu: "all" means "*", which can't be combined
+// with hostnames; hostnames compare case-insensitively.
+func parseHostAllowlist(v string) ([]string, error) {
+	items := splitList(v)
+	if len(items) == 0 {
+		return nil, errors.New("hostname must not be empty")
+	}
+	var out []string
+	for _, s := range items {
+		h := strings.ToLower(s)
+		if h == "all" || h == "*" {
+			if len(items) > 1 {
+				return nil, errors.New(`"*" or "all" can't be used with other hostnames`)
+			}
+			return []string{"*"}, nil
+		}
+		out = append(out, h)
+	}
+	return out, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// readConfigFile reads the TOML config file and returns each key's value
+// written as on the command line. Like Besu, an unknown key is an error.
+func readConfigFile(path string, opts []option) (map[string]string, error) {
+	var m map[string]any
+	if _, err := toml.DecodeFile(path, &m); err != nil {
+		return nil, fmt.Errorf("--config-file: %v", err)
+	}
+	byName := map[string]option{}
+	for _, o := range opts {
+		for _, n := range append([]string{o.name}, o.aliases...) {
+			byName[n] = o
+		}
+	}
+	out := make(map[string]string, len(m))
+	var unknown []string
+	for key, v := range m {
+		o, ok := byName[key]
+		if !ok {
+			unknown = append(unknown, strconv.Quote(key))
+			continue
+		}
+		if o.name == optConfigFile {
+			return nil, fmt.Errorf("config file %s: %q cannot be set in a config file", path, key)
+		}
+		s, err := tomlValue(v, o.kind == kindList)
+		if err != nil {
+			return nil, fmt.Errorf("invalid value for %q in config file %s: %v", key, path, err)
+		}
+		out[key] = s
+	}
+	switch sort.Strings(unknown); len(unknown) {
+	case 0:
+		return out, nil
+	case 1:
+		return nil, fmt.Errorf("unknown option %s in config file %s", unknown[0], path)
+	default:
+		return nil, fmt.Errorf("unknown options %s in config file %s", strings.Join(unknown, ", "), path)
+	}
+}
+
+// tomlValue writes a decoded TOML value as command-line text; arrays are
+// allowed for list options only.
+func tomlValue(v any, list bool) (string, error) {
+	switch x := v.(type) {
+	case string:
+		return x, nil
+	case bool:
+		return strconv.FormatBool(x), nil
+	case int64:
+		return strconv.FormatInt(x, 10), nil
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64), nil
+	case []any:
+		if !list {
+			return "", errors.New("expected a single value, got an array")
+		}
+		parts := make([]string, len(x))
+		for i, e := range x {
+			s, err := tomlValue(e, false)
+			if err != nil {
+				return "", fmt.Errorf("array element %d: %v", i, err)
+			}
+			parts[i] = s
+		}
+		return strings.Join(parts, ","), nil
+	}
+	return "", fmt.Errorf("unsupported TOML value of type %T", v)
+}

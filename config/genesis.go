@@ -1,0 +1,349 @@
+package config
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"os"
+	"sort"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/params"
+)
+
+// Genesis is a parsed genesis file: go-ethereum's genesis specification (fork
+// schedule, header fields, allocation) plus the Besu options go-ethereum has
+// no place for.
+type Genesis struct {
+	// Core holds the chain configuration (forks already completed, see
+	// package doc), the genesis header fields and the allocation.
+	// Core.ToBlock() builds the genesis block.
+	Core *core.Genesis
+
+	// Consensus names the consensus engine selected by the genesis config,
+	// with Besu's precedence when several keys are present: "ethash",
+	// "ibft2", "qbft", "clique", or "" when none is configured.
+	Consensus string
+
+	// FixedDifficulty is config.ethash.fixeddifficulty: when set, every
+	// ethash block has this difficulty (Besu's dev network uses 100). Nil
+	// means the normal difficulty calculation.
+	FixedDifficulty *big.Int
+
+	// ContractSizeLimit is config.contractSizeLimit (0 = not set, use the
+	// fork's limit). go-ethereum's EVM has the limit as a constant, so a
+	// processor can only honour values it implements itself.
+	ContractSizeLimit uint64
+
+	// EVMStackSize is config.evmStackSize (0 = not set, 1024).
+	EVMStackSize uint64
+
+	// ZeroBaseFee is config.zeroBaseFee: London rules with a base fee that
+	// stays zero (Besu's option for free-gas private networks).
+	ZeroBaseFee bool
+
+	// Clique is config.clique, nil when absent.
+	Clique *CliqueConfig
+
+	// IBFT2 is config.ibft2, nil when absent.
+	IBFT2 *IBFT2Config
+
+	// QBFT is the raw config.qbft object (keys lower-cased), nil when absent.
+	// Basalt does not run QBFT; it is kept so that callers can say so.
+	QBFT json.RawMessage
+}
+
+// CliqueConfig is Besu's config.clique object, with Besu's defaults for
+// missing keys. go-ethereum's spellings "period" and "epoch" are accepted too.
+type CliqueConfig struct {
+	// BlockPeriodSeconds is the target time between blocks (default 15).
+	BlockPeriodSeconds uint64
+	// EpochLength is the number of blocks after which votes are reset and a
+	// checkpoint is written (default 30000).
+	EpochLength uint64
+	// CreateEmptyBlocks says whether to seal blocks without transactions
+	// (default true).
+	CreateEmptyBlocks bool
+	// Raw is the object as given, with lower-cased keys.
+	Raw json.RawMessage
+}
+
+// IBFT2Config is Besu's config.ibft2 object, with Besu's defaults for missing
+// keys.
+type IBFT2Config struct {
+	// BlockPeriodSeconds is the minimum time between blocks (default 1).
+	BlockPeriodSeconds uint64
+	// EpochLength is the number of blocks after which votes are reset (default 30000).
+	EpochLength uint64
+	// RequestTimeoutSeconds is the round timeout of round 0 (default 1).
+	RequestTimeoutSeconds uint64
+	// GossipedHistoryLimit bounds the gossiped-message cache (default 1000).
+	GossipedHistoryLimit uint64
+	// MessageQueueLimit bounds the incoming message queue (default 1000).
+	MessageQueueLimit uint64
+	// DuplicateMessageLimit bounds the duplicate-message cache (default 100).
+	DuplicateMessageLimit uint64
+	// FutureMessagesLimit bounds messages kept for future heights (default 1000).
+	FutureMessagesLimit uint64
+	// FutureMessagesMaxDistance is how many heights ahead messages are kept (default 10).
+	FutureMessagesMaxDistance uint64
+	// BlockReward is the reward in wei paid per block (key "blockreward",
+	// default 0).
+	BlockReward *big.Int
+	// MiningBeneficiary receives the block reward instead of the proposer
+	// when set.
+	MiningBeneficiary *common.Address
+	// Raw is the object as given, with lower-cased keys.
+	Raw json.RawMessage
+}
+
+// ChainConfig returns the go-ethereum chain configuration (the fork schedule).
+func (g *Genesis) ChainConfig() *params.ChainConfig { return g.Core.Config }
+
+// ChainID returns the chain ID of the genesis config.
+func (g *Genesis) ChainID() *big.Int { return g.Core.Config.ChainID }
+
+// LoadGenesisFile reads and parses a genesis file.
+func LoadGenesisFile(path string) (*Genesis, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	g, err := ParseGenesis(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return g, nil
+}
+
+// ParseGenesis parses a genesis file in Besu's format, which also accepts
+// go-ethereum's spellings: keys are matched case-insensitively and unknown
+// keys are ignored. Missing earlier forks are filled in and blob schedules
+// defaulted as the package documentation describes; the result passes
+// go-ethereum's fork-order check. Errors name the offending key.
+func ParseGenesis(data []byte) (*Genesis, error) {
+	m, err := decodeObject(data)
+	if err != nil {
+		return nil, err
+	}
+	root, err := lowerKeys("", m)
+	if err != nil {
+		return nil, err
+	}
+	cfgObj, err := root.child("config", "config")
+	if err != nil {
+		return nil, err
+	}
+	if cfgObj == nil {
+		return nil, errors.New("config: missing")
+	}
+	g := &Genesis{Core: &core.Genesis{Alloc: types.GenesisAlloc{}}}
+	if err := g.parseConfig(cfgObj); err != nil {
+		return nil, err
+	}
+	if err := g.parseHeader(root); err != nil {
+		return nil, err
+	}
+	if err := g.parseAlloc(root); err != nil {
+		return nil, err
+	}
+	if err := completeForks(g.Core.Config, g.Core.Timestamp); err != nil {
+		return nil, err
+	}
+	if err := g.parseBlobHeaderFields(root); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// parseHeader reads the genesis header fields.
+func (g *Genesis) parseHeader(root object) error {
+	c := g.Core
+	var err error
+	if v, ok := root.get("nonce"); ok {
+		if c.Nonce, err = parseUint64("nonce", v, alwaysHex); err != nil {
+			return err
+		}
+	}
+	if v, ok := root.get("timestamp"); ok {
+		if c.Timestamp, err = parseUint64("timestamp", v, decOrHex); err != nil {
+			return err
+		}
+	}
+	if v, ok := root.get("extraData"); ok {
+		if c.ExtraData, err = parseHexBytes("extraData", v); err != nil {
+			return err
+		}
+	}
+	v, ok := root.get("gasLimit")
+	if !ok {
+		return errors.New("gasLimit: missing")
+	}
+	if c.GasLimit, err = parseUint64("gasLimit", v, decOrHex); err != nil {
+		return err
+	}
+	v, ok = root.get("difficulty")
+	if !ok {
+		return errors.New("difficulty: missing")
+	}
+	if c.Difficulty, err = parseBig("difficulty", v, alwaysHex); err != nil {
+		return err
+	}
+	if v, ok := root.get("mixHash"); ok {
+		if c.Mixhash, err = parseWord("mixHash", v); err != nil {
+			return err
+		}
+	}
+	if v, ok := root.get("coinbase"); ok {
+		if c.Coinbase, err = parseAddress("coinbase", v); err != nil {
+			return err
+		}
+	}
+	if v, ok := root.get("parentHash"); ok {
+		if c.ParentHash, err = parseWord("parentHash", v); err != nil {
+			return err
+		}
+	}
+	if v, ok := root.get("baseFeePerGas"); ok {
+		if c.BaseFee, err = parseBig("baseFeePerGas", v, decOrHex); err != nil {
+			return err
+		}
+	}
+	// Besu always builds block 0 with no gas used and ignores these keys; a
+	// non-zero value would give a block Besu would not build, so refuse it.
+	for _, key := range []string{"number", "gasUsed"} {
+		if v, ok := root.get(key); ok {
+			n, err := parseBig(key, v, decOrHex)
+			if err != nil {
+				return err
+			}
+			if n.Sign() != 0 {
+				return fmt.Errorf("%s: must be 0 in a genesis block, got %s", key, n)
+			}
+		}
+	}
+	if v, ok := root.get("parentBeaconBlockRoot"); ok {
+		h, err := parseWord("parentBeaconBlockRoot", v)
+		if err != nil {
+			return err
+		}
+		if h != (common.Hash{}) {
+			return errors.New("parentBeaconBlockRoot: only the zero hash is supported in a genesis block")
+		}
+	}
+	return nil
+}
+
+// parseBlobHeaderFields reads excessBlobGas and blobGasUsed, which Besu only
+// uses when Cancun is active at genesis (so it runs after the forks are
+// complete).
+func (g *Genesis) parseBlobHeaderFields(root object) error {
+	c := g.Core
+	if !c.Config.IsCancun(new(big.Int), c.Timestamp) {
+		return nil
+	}
+	for _, f := range []struct {
+		key string
+		dst **uint64
+	}{{"excessBlobGas", &c.ExcessBlobGas}, {"blobGasUsed", &c.BlobGasUsed}} {
+		if v, ok := root.get(f.key); ok {
+			n, err := parseUint64(f.key, v, alwaysHex)
+			if err != nil {
+				return err
+			}
+			*f.dst = &n
+		}
+	}
+	return nil
+}
+
+// parseAlloc reads the genesis allocation. Account keys other than balance,
+// code, storage and nonce (Besu's "privateKey", "comment", ...) are ignored.
+func (g *Genesis) parseAlloc(root object) error {
+	v, ok := root.get("alloc")
+	if !ok {
+		return nil
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return fmt.Errorf("alloc: expected an object, got %s", jsonKind(v))
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	seen := make(map[common.Address]string, len(m))
+	for _, key := range keys {
+		addr, err := decodeAddress(key)
+		if err != nil {
+			return fmt.Errorf("alloc: %v", err)
+		}
+		if prev, dup := seen[addr]; dup {
+			return fmt.Errorf("alloc: %q and %q are the same address", prev, key)
+		}
+		seen[addr] = key
+		path := "alloc." + key
+		am, ok := m[key].(map[string]any)
+		if !ok {
+			return fmt.Errorf("%s: expected an object, got %s", path, jsonKind(m[key]))
+		}
+		acct, err := parseAccount(path, am)
+		if err != nil {
+			return err
+		}
+		g.Core.Alloc[addr] = acct
+	}
+	return nil
+}
+
+func parseAccount(path string, m map[string]any) (types.Account, error) {
+	o, err := lowerKeys(path, m)
+	if err != nil {
+		return types.Account{}, err
+	}
+	acct := types.Account{Balance: new(big.Int)}
+	if v, ok := o.get("balance"); ok {
+		if acct.Balance, err = parseBig(path+".balance", v, decOrHex); err != nil {
+			return acct, err
+		}
+	}
+	if v, ok := o.get("nonce"); ok {
+		if acct.Nonce, err = parseUint64(path+".nonce", v, alwaysHex); err != nil {
+			return acct, err
+		}
+	}
+	if v, ok := o.get("code"); ok {
+		if acct.Code, err = parseHexBytes(path+".code", v); err != nil {
+			return acct, err
+		}
+		if len(acct.Code) == 0 {
+			acct.Code = nil
+		}
+	}
+	if v, ok := o.get("storage"); ok {
+		sm, ok := v.(map[string]any)
+		if !ok {
+			return acct, fmt.Errorf("%s.storage: expected an object, got %s", path, jsonKind(v))
+		}
+		acct.Storage = make(map[common.Hash]common.Hash, len(sm))
+		for k, sv := range sm {
+			key, err := parseWord(path+".storage", k)
+			if err != nil {
+				return acct, err
+			}
+			if _, dup := acct.Storage[key]; dup {
+				return acct, fmt.Errorf("%s.storage: slot %s given twice", path, key.Hex())
+			}
+			val, err := parseWord(path+".storage."+k, sv)
+			if err != nil {
+				return acct, err
+			}
+			acct.Storage[key] = val
+		}
+	}
+	return acct, nil
+}

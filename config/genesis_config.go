@@ -1,0 +1,388 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"math/big"
+
+	"github.com/ethereum/go-ethereum/params"
+)
+
+// blockForkKeys maps genesis keys to go-ethereum's block-numbered forks, in
+// fork order. constantinopleFixBlock (Besu 1.3's name for Petersburg) is
+// handled separately.
+var blockForkKeys = []struct {
+	key   string
+	field func(*params.ChainConfig) **big.Int
+}{
+	{"homesteadBlock", func(c *params.ChainConfig) **big.Int { return &c.HomesteadBlock }},
+	{"daoForkBlock", func(c *params.ChainConfig) **big.Int { return &c.DAOForkBlock }},
+	{"eip150Block", func(c *params.ChainConfig) **big.Int { return &c.EIP150Block }},
+	{"eip155Block", func(c *params.ChainConfig) **big.Int { return &c.EIP155Block }},
+	{"eip158Block", func(c *params.ChainConfig) **big.Int { return &c.EIP158Block }},
+	{"byzantiumBlock", func(c *params.ChainConfig) **big.Int { return &c.ByzantiumBlock }},
+	{"constantinopleBlock", func(c *params.ChainConfig) **big.Int { return &c.ConstantinopleBlock }},
+	{"petersburgBlock", func(c *params.ChainConfig) **big.Int { return &c.PetersburgBlock }},
+	{"istanbulBlock", func(c *params.ChainConfig) **big.Int { return &c.IstanbulBlock }},
+	{"muirGlacierBlock", func(c *params.ChainConfig) **big.Int { return &c.MuirGlacierBlock }},
+	{"berlinBlock", func(c *params.ChainConfig) **big.Int { return &c.BerlinBlock }},
+	{"londonBlock", func(c *params.ChainConfig) **big.Int { return &c.LondonBlock }},
+	{"arrowGlacierBlock", func(c *params.ChainConfig) **big.Int { return &c.ArrowGlacierBlock }},
+	{"grayGlacierBlock", func(c *params.ChainConfig) **big.Int { return &c.GrayGlacierBlock }},
+	{"mergeNetsplitBlock", func(c *params.ChainConfig) **big.Int { return &c.MergeNetsplitBlock }},
+}
+
+// timeForkKeys maps genesis keys to go-ethereum's timestamp forks.
+var timeForkKeys = []struct {
+	key   string
+	field func(*params.ChainConfig) **uint64
+}{
+	{"shanghaiTime", func(c *params.ChainConfig) **uint64 { return &c.ShanghaiTime }},
+	{"cancunTime", func(c *params.ChainConfig) **uint64 { return &c.CancunTime }},
+	{"pragueTime", func(c *params.ChainConfig) **uint64 { return &c.PragueTime }},
+	{"osakaTime", func(c *params.ChainConfig) **uint64 { return &c.OsakaTime }},
+	{"bpo1Time", func(c *params.ChainConfig) **uint64 { return &c.BPO1Time }},
+	{"bpo2Time", func(c *params.ChainConfig) **uint64 { return &c.BPO2Time }},
+	{"bpo3Time", func(c *params.ChainConfig) **uint64 { return &c.BPO3Time }},
+	{"bpo4Time", func(c *params.ChainConfig) **uint64 { return &c.BPO4Time }},
+	{"bpo5Time", func(c *params.ChainConfig) **uint64 { return &c.BPO5Time }},
+	{"amsterdamTime", func(c *params.ChainConfig) **uint64 { return &c.AmsterdamTime }},
+	{"bogotaTime", func(c *params.ChainConfig) **uint64 { return &c.BogotaTime }},
+}
+
+// blobScheduleKeys maps config.blobSchedule keys to go-ethereum's entries.
+var blobScheduleKeys = []struct {
+	key   string
+	field func(*params.BlobScheduleConfig) **params.BlobConfig
+}{
+	{"cancun", func(s *params.BlobScheduleConfig) **params.BlobConfig { return &s.Cancun }},
+	{"prague", func(s *params.BlobScheduleConfig) **params.BlobConfig { return &s.Prague }},
+	{"bpo1", func(s *params.BlobScheduleConfig) **params.BlobConfig { return &s.BPO1 }},
+	{"bpo2", func(s *params.BlobScheduleConfig) **params.BlobConfig { return &s.BPO2 }},
+	{"bpo3", func(s *params.BlobScheduleConfig) **params.BlobConfig { return &s.BPO3 }},
+	{"bpo4", func(s *params.BlobScheduleConfig) **params.BlobConfig { return &s.BPO4 }},
+	{"bpo5", func(s *params.BlobScheduleConfig) **params.BlobConfig { return &s.BPO5 }},
+}
+
+// parseConfig reads the genesis "config" object.
+func (g *Genesis) parseConfig(o object) error {
+	c := new(params.ChainConfig)
+	g.Core.Config = c
+
+	v, ok := o.get("chainId")
+	if !ok {
+		return errors.New("config.chainId: missing")
+	}
+	id, err := parseBig("config.chainId", v, decOrHex)
+	if err != nil {
+		return err
+	}
+	if id.Sign() == 0 {
+		return errors.New("config.chainId: must be positive")
+	}
+	c.ChainID = id
+
+	for _, f := range blockForkKeys {
+		v, ok := o.get(f.key)
+		if !ok {
+			continue
+		}
+		n, err := parseBig("config."+f.key, v, decOrHex)
+		if err != nil {
+			return err
+		}
+		if !n.IsUint64() {
+			return fmt.Errorf("config.%s: block number %s does not fit in 64 bits", f.key, n)
+		}
+		*f.field(c) = n
+	}
+	if v, ok := o.get("constantinopleFixBlock"); ok {
+		if c.PetersburgBlock != nil {
+			return errors.New("config.constantinopleFixBlock: cannot be given together with config.petersburgBlock")
+		}
+		n, err := parseUint64("config.constantinopleFixBlock", v, decOrHex)
+		if err != nil {
+			return err
+		}
+		c.PetersburgBlock = new(big.Int).SetUint64(n)
+	}
+	if c.DAOForkBlock != nil {
+		// Besu treats a DAO fork block <= 0 as "no DAO fork" and, when one is
+		// set, always applies the DAO state change.
+		if c.DAOForkBlock.Sign() == 0 {
+			c.DAOForkBlock = nil
+		} else {
+			c.DAOForkSupport = true
+		}
+	}
+	if v, ok := o.get("daoForkSupport"); ok {
+		if c.DAOForkSupport, err = parseBool("config.daoForkSupport", v); err != nil {
+			return err
+		}
+	}
+
+	for _, f := range timeForkKeys {
+		v, ok := o.get(f.key)
+		if !ok {
+			continue
+		}
+		t, err := parseUint64("config."+f.key, v, decOrHex)
+		if err != nil {
+			return err
+		}
+		*f.field(c) = &t
+	}
+	if _, ok := o.get("ubtTime"); ok {
+		return errors.New("config.ubtTime: binary-trie (UBT) forks are not supported")
+	}
+
+	if v, ok := o.get("terminalTotalDifficulty"); ok {
+		if c.TerminalTotalDifficulty, err = parseBig("config.terminalTotalDifficulty", v, decOrHex); err != nil {
+			return err
+		}
+	}
+	if v, ok := o.get("depositContractAddress"); ok {
+		if c.DepositContractAddress, err = parseAddress("config.depositContractAddress", v); err != nil {
+			return err
+		}
+	}
+	if v, ok := o.get("contractSizeLimit"); ok {
+		if g.ContractSizeLimit, err = parsePositive("config.contractSizeLimit", v); err != nil {
+			return err
+		}
+	}
+	if v, ok := o.get("evmStackSize"); ok {
+		if g.EVMStackSize, err = parsePositive("config.evmStackSize", v); err != nil {
+			return err
+		}
+	}
+	if v, ok := o.get("zeroBaseFee"); ok {
+		if g.ZeroBaseFee, err = parseBool("config.zeroBaseFee", v); err != nil {
+			return err
+		}
+	}
+	if err := g.parseEngines(o); err != nil {
+		return err
+	}
+	return parseBlobSchedule(c, o)
+}
+
+// parseEngines reads the consensus engine objects.
+func (g *Genesis) parseEngines(o object) error {
+	c := g.Core.Config
+	if o.has("ethash") {
+		c.Ethash = new(params.EthashConfig)
+		eo, err := o.child("config.ethash", "ethash")
+		if err != nil {
+			return err
+		}
+		if v, ok := eo.get("fixeddifficulty"); ok {
+			d, err := parseBig("config.ethash.fixeddifficulty", v, decOrHex)
+			if err != nil {
+				return err
+			}
+			if d.Sign() == 0 {
+				return errors.New("config.ethash.fixeddifficulty: must be positive")
+			}
+			g.FixedDifficulty = d
+		}
+	}
+	if o.has("clique") {
+		co, err := o.child("config.clique", "clique")
+		if err != nil {
+			return err
+		}
+		cc, err := parseClique(co)
+		if err != nil {
+			return err
+		}
+		g.Clique = cc
+		c.Clique = &params.CliqueConfig{Period: cc.BlockPeriodSeconds, Epoch: cc.EpochLength}
+	}
+	if o.has("ibft2") {
+		io, err := o.child("config.ibft2", "ibft2")
+		if err != nil {
+			return err
+		}
+		if g.IBFT2, err = parseIBFT2(io); err != nil {
+			return err
+		}
+	}
+	if o.has("qbft") {
+		qo, err := o.child("config.qbft", "qbft")
+		if err != nil {
+			return err
+		}
+		g.QBFT = rawJSON(map[string]any(qo))
+		if qo == nil {
+			g.QBFT = []byte("{}")
+		}
+	}
+	// Besu's precedence (JsonGenesisConfigOptions.getConsensusEngine).
+	switch {
+	case c.Ethash != nil:
+		g.Consensus = "ethash"
+	case g.IBFT2 != nil:
+		g.Consensus = "ibft2"
+	case g.QBFT != nil:
+		g.Consensus = "qbft"
+	case g.Clique != nil:
+		g.Consensus = "clique"
+	}
+	return nil
+}
+
+func parseClique(o object) (*CliqueConfig, error) {
+	cc := &CliqueConfig{BlockPeriodSeconds: 15, EpochLength: 30000, CreateEmptyBlocks: true, Raw: rawJSON(map[string]any(o))}
+	if o == nil {
+		cc.Raw = []byte("{}")
+	}
+	var err error
+	for _, k := range []struct {
+		keys []string
+		dst  *uint64
+	}{
+		{[]string{"blockperiodseconds", "period"}, &cc.BlockPeriodSeconds},
+		{[]string{"epochlength", "epoch"}, &cc.EpochLength},
+	} {
+		for _, key := range k.keys {
+			if v, ok := o.get(key); ok {
+				if *k.dst, err = parsePositive("config.clique."+key, v); err != nil {
+					return nil, err
+				}
+				break
+			}
+		}
+	}
+	if v, ok := o.get("createemptyblocks"); ok {
+		if cc.CreateEmptyBlocks, err = parseBool("config.clique.createemptyblocks", v); err != nil {
+			return nil, err
+		}
+	}
+	return cc, nil
+}
+
+func parseIBFT2(o object) (*IBFT2Config, error) {
+	ic := &IBFT2Config{
+		BlockPeriodSeconds:        1,
+		EpochLength:               30000,
+		RequestTimeoutSeconds:     1,
+		GossipedHistoryLimit:      1000,
+		MessageQueueLimit:         1000,
+		DuplicateMessageLimit:     100,
+		FutureMessagesLimit:       1000,
+		FutureMessagesMaxDistance: 10,
+		BlockReward:               new(big.Int),
+		Raw:                       rawJSON(map[string]any(o)),
+	}
+	if o == nil {
+		ic.Raw = []byte("{}")
+	}
+	var err error
+	for _, k := range []struct {
+		key string
+		dst *uint64
+	}{
+		{"blockperiodseconds", &ic.BlockPeriodSeconds},
+		{"epochlength", &ic.EpochLength},
+		{"requesttimeoutseconds", &ic.RequestTimeoutSeconds},
+		{"gossipedhistorylimit", &ic.GossipedHistoryLimit},
+		{"messagequeuelimit", &ic.MessageQueueLimit},
+		{"duplicatemessagelimit", &ic.DuplicateMessageLimit},
+		{"futuremessageslimit", &ic.FutureMessagesLimit},
+		{"futuremessagesmaxdistance", &ic.FutureMessagesMaxDistance},
+	} {
+		if v, ok := o.get(k.key); ok {
+			if *k.dst, err = parsePositive("config.ibft2."+k.key, v); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if v, ok := o.get("blockreward"); ok {
+		if ic.BlockReward, err = parseBig("config.ibft2.blockreward", v, decOrHex); err != nil {
+			return nil, err
+		}
+	}
+	if v, ok := o.get("miningbeneficiary"); ok {
+		a, err := parseAddress("config.ibft2.miningbeneficiary", v)
+		if err != nil {
+			return nil, err
+		}
+		ic.MiningBeneficiary = &a
+	}
+	return ic, nil
+}
+
+// parseBlobSchedule reads config.blobSchedule. Besu's "osaka" entry is
+// accepted when it equals the Prague entry, because go-ethereum keeps the
+// Prague parameters until the first BPO fork.
+func parseBlobSchedule(c *params.ChainConfig, o object) error {
+	bo, err := o.child("config.blobSchedule", "blobSchedule")
+	if err != nil || bo == nil {
+		return err
+	}
+	s := new(params.BlobScheduleConfig)
+	for _, f := range blobScheduleKeys {
+		bc, err := parseBlobConfig(bo, f.key)
+		if err != nil {
+			return err
+		}
+		*f.field(s) = bc
+	}
+	osaka, err := parseBlobConfig(bo, "osaka")
+	if err != nil {
+		return err
+	}
+	if osaka != nil {
+		prague := s.Prague
+		if prague == nil {
+			prague = params.DefaultPragueBlobConfig
+		}
+		if *osaka != *prague {
+			return errors.New("config.blobSchedule.osaka: must equal the prague entry (go-ethereum changes blob parameters only at BPO forks)")
+		}
+	}
+	c.BlobScheduleConfig = s
+	return nil
+}
+
+func parseBlobConfig(bo object, key string) (*params.BlobConfig, error) {
+	path := "config.blobSchedule." + key
+	o, err := bo.child(path, key)
+	if err != nil || o == nil {
+		return nil, err
+	}
+	bc := new(params.BlobConfig)
+	for _, f := range []struct {
+		key string
+		dst *int
+	}{{"target", &bc.Target}, {"max", &bc.Max}} {
+		v, ok := o.get(f.key)
+		if !ok {
+			return nil, fmt.Errorf("%s.%s: missing", path, f.key)
+		}
+		if *f.dst, err = parseInt(path+"."+f.key, v); err != nil {
+			return nil, err
+		}
+	}
+	v, ok := o.get("baseFeeUpdateFraction")
+	if !ok {
+		return nil, fmt.Errorf("%s.baseFeeUpdateFraction: missing", path)
+	}
+	if bc.UpdateFraction, err = parsePositive(path+".baseFeeUpdateFraction", v); err != nil {
+		return nil, err
+	}
+	return bc, nil
+}
+
+// parsePositive reads a number that must be at least 1.
+func parsePositive(path string, v any) (uint64, error) {
+	n, err := parseUint64(path, v, decOrHex)
+	if err != nil {
+		return 0, err
+	}
+	if n == 0 {
+		return 0, fmt.Errorf("%s: must be positive", path)
+	}
+	return n, nil
+}

@@ -1,0 +1,258 @@
+// Package beacon is the consensus engine for chains that moved from proof of
+// work to proof of stake (The Merge), such as Besu's conformance chain, whose
+// blocks 33 and 34 are PoS blocks on top of 32 ethash blocks.
+//
+// A header is post-merge exactly when its difficulty is 0. Pre-merge headers
+// are handed to the inner engine (ethash) for everything. Post-merge headers
+// are checked against the rules of the execution layer alone: difficulty 0,
+// nonce 0, no ommers, extra-data of at most 32 bytes, timestamp after the
+// parent's, the EIP-1559 gas limit and base fee, and the fields of Shanghai,
+// Cancun and Prague when those forks are active. Their seal is the consensus
+// layer's business, so there is no seal to check here and Basalt cannot seal
+// such blocks; they carry no block or ommer rewards.
+//
+// What this engine cannot see is where the merge happened: the rule that the
+// first PoS block's parent must have reached the terminal total difficulty
+// (and no PoW block may follow it) needs total difficulty, which the chain
+// store keeps. The chain store enforces it.
+package beacon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/consensus/misc/eip1559"
+	"github.com/ethereum/go-ethereum/consensus/misc/eip4844"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/core/vm"
+	"github.com/ethereum/go-ethereum/params"
+
+	"github.com/basaltchain/basalt/consensus"
+)
+
+var (
+	errCannotSeal     = errors.New("beacon: proof-of-stake blocks are sealed by the consensus layer, not by this node")
+	errPoWAfterMerge  = errors.New("beacon: proof-of-work block after a proof-of-stake block")
+	errInvalidNonce   = errors.New("beacon: post-merge block with non-zero nonce")
+	errInvalidUncles  = errors.New("beacon: post-merge block with ommers")
+	errOlderBlockTime = errors.New("beacon: timestamp not after parent's")
+)
+
+// Beacon wraps a proof-of-work engine for chains that went through the merge.
+type Beacon struct {
+	inner consensus.Engine
+}
+
+var _ consensus.Engine = (*Beacon)(nil)
+
+// New returns a Beacon engine handing pre-merge headers to inner.
+func New(inner consensus.Engine) *Beacon {
+	return &Beacon{inner: inner}
+}
+
+// Inner returns the engine that handles pre-merge headers.
+func (b *Beacon) Inner() consensus.Engine {
+	return b.inner
+}
+
+// IsPoSHeader reports whether header is post-merge: its difficulty is 0.
+func IsPoSHeader(header *types.Header) bool {
+	return header.Difficulty != nil && header.Difficulty.Sign() == 0
+}
+
+// Hash returns the block hash: the inner engine's for pre-merge headers,
+// Keccak-256 of the RLP header for post-merge ones.
+func (b *Beacon) Hash(header *types.Header) common.Hash {
+	if IsPoSHeader(header) {
+		return header.Hash()
+	}
+	return b.inner.Hash(header)
+}
+
+// Author returns the fee recipient (coinbase) of a post-merge header, and the
+// inner engine's answer for a pre-merge one.
+func (b *Beacon) Author(header *types.Header) (common.Address, error) {
+	if IsPoSHeader(header) {
+		return header.Coinbase, nil
+	}
+	return b.inner.Author(header)
+}
+
+// VerifyHeader checks a post-merge header as the package doc describes and
+// hands a pre-merge one to the inner engine, rejecting a pre-merge header on
+// a post-merge parent. seal matters only for pre-merge headers.
+func (b *Beacon) VerifyHeader(chain consensus.ChainReader, header, parent *types.Header, seal bool) error {
+	if header.Difficulty == nil {
+		return errors.New("beacon: header without difficulty")
+	}
+	if parent == nil {
+		return consensus.ErrUnknownAncestor
+	}
+	if !IsPoSHeader(header) {
+		if IsPoSHeader(parent) {
+			return errPoWAfterMerge
+		}
+		return b.inner.VerifyHeader(chain, header, parent, seal)
+	}
+	return verifyPoSHeader(chain.Config(), header, parent)
+}
+
+func verifyPoSHeader(config *params.ChainConfig, header, parent *types.Header) error {
+	if header.Number == nil || parent.Number == nil {
+		return errors.New("beacon: header without number")
+	}
+	if new(big.Int).Sub(header.Number, parent.Number).Cmp(common.Big1) != 0 {
+		return consensus.ErrInvalidNumber
+	}
+	if uint64(len(header.Extra)) > params.MaximumExtraDataSize {
+		return fmt.Errorf("beacon: extra-data too long: %d > %d bytes", len(header.Extra), params.MaximumExtraDataSize)
+	}
+	if header.Nonce != (types.BlockNonce{}) {
+		return errInvalidNonce
+	}
+	if header.UncleHash != types.EmptyUncleHash {
+		return errInvalidUncles
+	}
+	if header.Time <= parent.Time {
+		return errOlderBlockTime
+	}
+	if header.GasLimit > params.MaxGasLimit {
+		return fmt.Errorf("beacon: invalid gas limit: have %d, max %d", header.GasLimit, params.MaxGasLimit)
+	}
+	if header.GasUsed > header.GasLimit {
+		return fmt.Errorf("beacon: invalid gas used: have %d, gas limit %d", header.GasUsed, header.GasLimit)
+	}
+	if !config.IsLondon(header.Number) {
+		return errors.New("beacon: post-merge block before London")
+	}
+	if err := eip1559.VerifyEIP1559Header(config, parent, header); err != nil {
+		return fmt.Errorf("beacon: %w", err)
+	}
+	return verifyForkFields(config, header, parent)
+}
+
+// verifyForkFields checks that the fields of Shanghai (withdrawalsRoot),
+// Cancun (blobGasUsed, excessBlobGas, parentBeaconBlockRoot) and Prague
+// (requestsHash) are present exactly when their fork is active. The roots'
+// values are checked against the body and the executed requests by the
+// chain store and the block processor. Amsterdam's fields follow the same
+// rule.
+func verifyForkFields(config *params.ChainConfig, header, parent *types.Header) error {
+	number, time := header.Number, header.Time
+
+	if config.IsShanghai(number, time) {
+		if header.WithdrawalsHash == nil {
+			return errors.New("beacon: header is missing withdrawalsRoot")
+		}
+	} else if header.WithdrawalsHash != nil {
+		return fmt.Errorf("beacon: invalid withdrawalsRoot before Shanghai: have %x, want none", *header.WithdrawalsHash)
+	}
+
+	if config.IsCancun(number, time) {
+		if header.ParentBeaconRoot == nil {
+			return errors.New("beacon: header is missing parentBeaconBlockRoot")
+		}
+		if err := verifyBlobFields(config, parent, header); err != nil {
+			return fmt.Errorf("beacon: %w", err)
+		}
+	} else {
+		switch {
+		case header.BlobGasUsed != nil:
+			return fmt.Errorf("beacon: invalid blobGasUsed before Cancun: have %d, want none", *header.BlobGasUsed)
+		case header.ExcessBlobGas != nil:
+			return fmt.Errorf("beacon: invalid excessBlobGas before Cancun: have %d, want none", *header.ExcessBlobGas)
+		case header.ParentBeaconRoot != nil:
+			return fmt.Errorf("beacon: invalid parentBeaconBlockRoot before Cancun: have %x, want none", *header.ParentBeaconRoot)
+		}
+	}
+
+	if config.IsPrague(number, time) {
+		if header.RequestsHash == nil {
+			return errors.New("beacon: header is missing requestsHash")
+		}
+	} else if header.RequestsHash != nil {
+		return fmt.Errorf("beacon: invalid requestsHash before Prague: have %x, want none", *header.RequestsHash)
+	}
+
+	if config.IsAmsterdam(number, time) {
+		if header.BlockAccessListHash == nil {
+			return errors.New("beacon: header is missing blockAccessListHash")
+		}
+		if header.SlotNumber == nil {
+			return errors.New("beacon: header is missing slotNumber")
+		}
+	} else {
+		switch {
+		case header.BlockAccessListHash != nil:
+			return fmt.Errorf("beacon: invalid blockAccessListHash before Amsterdam: have %x, want none", *header.BlockAccessListHash)
+		case header.SlotNumber != nil:
+			return fmt.Errorf("beacon: invalid slotNumber before Amsterdam: have %d, want none", *header.SlotNumber)
+		}
+	}
+	return nil
+}
+
+// verifyBlobFields checks blobGasUsed and excessBlobGas with go-ethereum's
+// EIP-4844 rules, turning their panic on a config without a blob schedule
+// for the active fork into an error.
+func verifyBlobFields(config *params.ChainConfig, parent, header *types.Header) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("cannot verify blob gas fields (is blobSchedule configured for this fork?): %v", r)
+		}
+	}()
+	return eip4844.VerifyEIP4844Header(config, parent, header)
+}
+
+// VerifyUncles rejects any ommer in a post-merge block and hands pre-merge
+// blocks to the inner engine.
+func (b *Beacon) VerifyUncles(chain consensus.ChainReader, block *types.Block) error {
+	if !IsPoSHeader(block.Header()) {
+		return b.inner.VerifyUncles(chain, block)
+	}
+	if len(block.Uncles()) > 0 {
+		return errInvalidUncles
+	}
+	return nil
+}
+
+// Prepare sets difficulty 0 on a header built on a post-merge parent and
+// hands other headers to the inner engine. (Such a header cannot be sealed
+// here; see Seal.)
+func (b *Beacon) Prepare(chain consensus.ChainReader, header, parent *types.Header) error {
+	if parent == nil {
+		return consensus.ErrUnknownAncestor
+	}
+	if IsPoSHeader(parent) {
+		header.Difficulty = new(big.Int)
+		return nil
+	}
+	return b.inner.Prepare(chain, header, parent)
+}
+
+// Finalize pays nothing for a post-merge block (issuance moved to the
+// consensus layer; withdrawals are applied by the block processor) and hands
+// pre-merge blocks to the inner engine.
+func (b *Beacon) Finalize(chain consensus.ChainReader, header *types.Header, state vm.StateDB, uncles []*types.Header) {
+	if IsPoSHeader(header) {
+		return
+	}
+	b.inner.Finalize(chain, header, state, uncles)
+}
+
+// Seal seals pre-merge headers with the inner engine and refuses post-merge
+// ones.
+func (b *Beacon) Seal(ctx context.Context, header *types.Header) (*types.Header, error) {
+	if IsPoSHeader(header) {
+		return nil, errCannotSeal
+	}
+	return b.inner.Seal(ctx, header)
+}
+
+// Close closes the inner engine.
+func (b *Beacon) Close() error {
+	return b.inner.Close()
+}

@@ -1,0 +1,226 @@
+// Package testnode runs real basalt processes for end-to-end tests: it
+// builds the binary once per test binary, starts nodes on loopback with
+// free ports, and talks JSON-RPC to them.
+package testnode
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+// Binary builds ./cmd/basalt (once per test binary) and returns its path.
+func Binary(t testing.TB) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		out, err := exec.Command("go", "env", "GOMOD").Output()
+		if err != nil {
+			buildErr = err
+			return
+		}
+		root := filepath.Dir(strings.TrimSpace(string(out)))
+		dir, err := os.MkdirTemp("", "basalt-bin-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "basalt")
+		cmd := exec.Command("go", "build", "-o", binPath, "./cmd/basalt")
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binPath
+}
+
+// FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.
+func FreePort(t testing.TB) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// Node is a running basalt process.
+type Node struct {
+	t       testing.TB
+	cmd     *exec.Cmd
+	URL     string // JSON-RPC HTTP endpoint
+	DataDir string
+	logs    *syncBuffer
+	exited  chan struct{}
+}
+
+// Start runs `basalt --data-path=dataDir --rpc-http-enabled
+// --rpc-http-port=<free> args...` and waits until JSON-RPC answers. The
+// process is killed when the test ends.
+func Start(t testing.TB, dataDir string, args ...string) *Node {
+	t.Helper()
+	port := FreePort(t)
+	full := append([]string{
+		"--data-path=" + dataDir,
+		"--rpc-http-enabled",
+		"--rpc-http-host=127.0.0.1",
+		"--rpc-http-port=" + strconv.Itoa(port),
+	}, args...)
+	n := &Node{
+		t:       t,
+		cmd:     exec.Command(Binary(t), full...),
+		URL:     "http://127.0.0.1:" + strconv.Itoa(port),
+		DataDir: dataDir,
+		logs:    new(syncBuffer),
+		exited:  make(chan struct{}),
+	}
+	n.cmd.Stdout = n.logs
+	n.cmd.Stderr = n.logs
+	if err := n.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		n.cmd.Wait()
+		close(n.exited)
+	}()
+	t.Cleanup(func() {
+		n.cmd.Process.Kill()
+		<-n.exited
+		if t.Failed() {
+			t.Logf("node logs:\n%s", n.logs.String())
+		}
+	})
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if _, err := n.Call("eth_blockNumber"); err == nil {
+			return n
+		}
+		select {
+		case <-n.exited:
+			t.Fatalf("node exited during start-up:\n%s", n.logs.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("node did not answer JSON-RPC within 30s:\n%s", n.logs.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// Logs returns what the process printed so far.
+func (n *Node) Logs() string { return n.logs.String() }
+
+// Stop sends sig and waits for the process to exit.
+func (n *Node) Stop(sig syscall.Signal) {
+	n.t.Helper()
+	n.cmd.Process.Signal(sig)
+	select {
+	case <-n.exited:
+	case <-time.After(30 * time.Second):
+		n.t.Fatalf("node did not exit after %v", sig)
+	}
+}
+
+// RPCError is a JSON-RPC error response.
+type RPCError struct {
+	Code    int             `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data,omitempty"`
+}
+
+func (e *RPCError) Error() string { return fmt.Sprintf("%d %s", e.Code, e.Message) }
+
+// Call invokes method and returns the raw result; a JSON-RPC error is
+// returned as *RPCError.
+func (n *Node) Call(method string, params ...any) (json.RawMessage, error) {
+	if params == nil {
+		params = []any{}
+	}
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+	resp, err := http.Post(n.URL, "application/json", bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	var out struct {
+		Result json.RawMessage `json:"result"`
+		Error  *RPCError       `json:"error"`
+	}
+	if err := json.Unmarshal(data, &out); err != nil {
+		return nil, fmt.Errorf("%s: bad response %q: %w", method, data, err)
+	}
+	if out.Error != nil {
+		return nil, out.Error
+	}
+	return out.Result, nil
+}
+
+// MustCall is Call that fails the test on error and decodes into v.
+func (n *Node) MustCall(v any, method string, params ...any) {
+	n.t.Helper()
+	res, err := n.Call(method, params...)
+	if err != nil {
+		n.t.Fatalf("%s: %v", method, err)
+	}
+	if v != nil {
+		if err := json.Unmarshal(res, v); err != nil {
+			n.t.Fatalf("%s: decode %s: %v", method, res, err)
+		}
+	}
+}
+
+// WaitFor polls cond every 100ms until it holds or timeout passes.
+func WaitFor(t testing.TB, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", timeout, what)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
