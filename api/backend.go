@@ -78,6 +78,20 @@ func (b *Backend) stateAt(p BlockParam) (*state.StateDB, *types.Header, error) {
 	return st, h, nil
 }
 
+// account reads an account of the state after the block p names; found is
+// false when there is no such block. A missing account reads as empty.
+func (b *Backend) account(p BlockParam, addr common.Address) (acct *types.StateAccount, root common.Hash, found bool, err error) {
+	h, _ := b.resolve(p)
+	if h == nil {
+		return nil, common.Hash{}, false, nil
+	}
+	acct, err = b.Chain.Account(h.Root, addr)
+	if err != nil {
+		return nil, common.Hash{}, false, errWorldStateUnavail
+	}
+	return acct, h.Root, true, nil
+}
+
 // blockParamOrLatest defaults an absent block parameter to latest.
 func blockParamOrLatest(p *BlockParam) BlockParam {
 	if p == nil {

@@ -44,11 +44,11 @@ func (e *Eth) GasPrice() *hexutil.Big {
 }
 
 func (e *Eth) GetBalance(addr common.Address, p *BlockParam) (*hexutil.Big, error) {
-	st, _, err := e.b.stateAt(blockParamOrLatest(p))
-	if st == nil || err != nil {
+	acct, _, ok, err := e.b.account(blockParamOrLatest(p), addr)
+	if !ok || err != nil {
 		return nil, err
 	}
-	return (*hexutil.Big)(st.GetBalance(addr).ToBig()), nil
+	return (*hexutil.Big)(acct.Balance.ToBig()), nil
 }
 
 func (e *Eth) GetTransactionCount(addr common.Address, p *BlockParam) (*hexutil.Uint64, error) {
@@ -57,20 +57,27 @@ func (e *Eth) GetTransactionCount(addr common.Address, p *BlockParam) (*hexutil.
 		n := hexutil.Uint64(e.b.Pool.PendingNonce(addr))
 		return &n, nil
 	}
-	st, _, err := e.b.stateAt(bp)
-	if st == nil || err != nil {
+	acct, _, ok, err := e.b.account(bp, addr)
+	if !ok || err != nil {
 		return nil, err
 	}
-	n := hexutil.Uint64(st.GetNonce(addr))
+	n := hexutil.Uint64(acct.Nonce)
 	return &n, nil
 }
 
 func (e *Eth) GetCode(addr common.Address, p *BlockParam) (*hexutil.Bytes, error) {
-	st, _, err := e.b.stateAt(blockParamOrLatest(p))
-	if st == nil || err != nil {
+	acct, root, ok, err := e.b.account(blockParamOrLatest(p), addr)
+	if !ok || err != nil {
 		return nil, err
 	}
-	code := hexutil.Bytes(st.GetCode(addr))
+	code := hexutil.Bytes{}
+	if common.BytesToHash(acct.CodeHash) != types.EmptyCodeHash {
+		rd, err := e.b.Chain.StateReader(root)
+		if err != nil {
+			return nil, errWorldStateUnavail
+		}
+		code = rd.Code(addr, common.BytesToHash(acct.CodeHash))
+	}
 	return &code, nil
 }
 
@@ -92,11 +99,18 @@ func (k *StorageKey) UnmarshalJSON(data []byte) error {
 }
 
 func (e *Eth) GetStorageAt(addr common.Address, key StorageKey, p *BlockParam) (*common.Hash, error) {
-	st, _, err := e.b.stateAt(blockParamOrLatest(p))
-	if st == nil || err != nil {
+	_, root, ok, err := e.b.account(blockParamOrLatest(p), addr)
+	if !ok || err != nil {
 		return nil, err
 	}
-	v := st.GetState(addr, common.Hash(key))
+	rd, err := e.b.Chain.StateReader(root)
+	if err != nil {
+		return nil, errWorldStateUnavail
+	}
+	v, err := rd.Storage(addr, common.Hash(key))
+	if err != nil {
+		return nil, errWorldStateUnavail
+	}
 	return &v, nil
 }
 

@@ -203,6 +203,15 @@ func (m *Miner) insert(pb *pendingBlock, sealed *types.Header) error {
 	if pb.state == nil {
 		return errors.New("work already submitted")
 	}
+	// Check the seal first: a bad remote solution must leave the work
+	// usable, while InsertBlock consumes the block's state.
+	parent := m.chain.GetHeader(sealed.ParentHash, sealed.Number.Uint64()-1)
+	if parent == nil {
+		return errors.New("parent of the work is gone")
+	}
+	if err := m.chain.Engine().VerifyHeader(m.chain, sealed, parent, true); err != nil {
+		return err
+	}
 	block := pb.block.WithSeal(sealed)
 	res, err := m.chain.InsertBlock(context.Background(), block, chain.InsertOptions{
 		Executed: &chain.Executed{State: pb.state, Receipts: pb.receipts},

@@ -207,7 +207,6 @@ func WaitFor(t testing.TB, timeout time.Duration, what string, cond func() bool)
 	}
 }
 
-
 type syncBuffer struct {
 	mu  sync.Mutex
 	buf bytes.Buffer

@@ -1,0 +1,114 @@
+package rpc
+
+import (
+	"context"
+	"encoding/json"
+	"reflect"
+	"runtime/debug"
+)
+
+// maxInlineArgs is how many arguments fit the stack array used to build the
+// argument list; methods with more still work, with one allocation.
+const maxInlineArgs = 8
+
+// decodeArgs decodes the raw params array into the method's arguments,
+// appending them to in. It returns the parameter error to answer with, if any.
+func (m *method) decodeArgs(params []byte, in []reflect.Value) ([]reflect.Value, *Error) {
+	var it arrayIter
+	if params != nil {
+		it = newArrayIter(params)
+	}
+	for i := range m.args {
+		a := &m.args[i]
+		raw, ok := it.next()
+		if !ok {
+			if i < m.required {
+				return in, m.paramError(i, nil, ErrInvalidParamCount)
+			}
+			in = append(in, reflect.Zero(a.typ))
+			continue
+		}
+		if len(raw) == 4 && string(raw) == "null" {
+			if !a.nullable {
+				return in, m.paramError(i, nil, ErrInvalidParams)
+			}
+			in = append(in, reflect.Zero(a.typ))
+			continue
+		}
+		pv := reflect.New(a.elem)
+		var err error
+		if a.unmarshaler {
+			err = pv.Interface().(json.Unmarshaler).UnmarshalJSON(raw)
+		} else {
+			err = json.Unmarshal(raw, pv.Interface())
+		}
+		if err != nil {
+			return in, m.paramError(i, err, ErrInvalidParams)
+		}
+		if a.ptr {
+			in = append(in, pv)
+		} else {
+			in = append(in, pv.Elem())
+		}
+	}
+	if !m.allowExtra {
+		if _, more := it.next(); more {
+			return in, ErrInvalidParamCount
+		}
+	}
+	return in, nil
+}
+
+// paramError picks the error for parameter i: one the decoder returned, else
+// the method's declared one, else def.
+func (m *method) paramError(i int, err error, def *Error) *Error {
+	if err != nil {
+		if re := asError(err); re != nil {
+			return re
+		}
+	}
+	if i < len(m.paramErrs) && m.paramErrs[i] != nil {
+		return m.paramErrs[i]
+	}
+	return def
+}
+
+// callResult is the outcome of invoking a method.
+type callResult struct {
+	value    reflect.Value // R, when the method has one and succeeded
+	hasValue bool
+	err      error  // the handler's error, or nil
+	panicked any    // recovered panic value, or nil
+	stack    string // stack of the panic
+	paramErr *Error
+}
+
+// invoke decodes the arguments and calls the handler, recovering a panic.
+func (m *method) invoke(ctx context.Context, params []byte) (res callResult) {
+	var argv [maxInlineArgs]reflect.Value
+	in := argv[:0]
+	if m.hasCtx {
+		in = append(in, reflect.ValueOf(ctx))
+	}
+	in, perr := m.decodeArgs(params, in)
+	if perr != nil {
+		res.paramErr = perr
+		return res
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			res = callResult{panicked: p, stack: string(debug.Stack())}
+		}
+	}()
+	out := m.fn.Call(in)
+	if m.errIdx >= 0 {
+		if e := out[m.errIdx]; !e.IsNil() {
+			res.err = e.Interface().(error)
+			return res
+		}
+	}
+	if m.resultIdx >= 0 {
+		res.value, res.hasValue = out[m.resultIdx], true
+	}
+	return res
+}

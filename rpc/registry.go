@@ -1,0 +1,262 @@
+package rpc
+
+import (
+	"context"
+	"encoding"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Method describes one JSON-RPC method for Registry.RegisterGroup.
+type Method struct {
+	// Name is the full method name, e.g. "eth_getBalance".
+	Name string
+
+	// Fn is a plain Go function:
+	//
+	//	func([ctx context.Context,] a A, b B, c *C) (R, error)
+	//
+	// The context argument is optional. Parameters are decoded positionally
+	// from the request's params array with encoding/json (a type implementing
+	// json.Unmarshaler decodes itself). Trailing pointer parameters are
+	// optional: absent or null gives nil. A JSON null for any other pointer,
+	// slice, map or interface parameter gives its zero value; for other types
+	// it is a parameter error. The results may be (R, error), R alone, error
+	// alone, or nothing; a method without an R result answers "Success", like
+	// Besu's JsonRpcSuccessResponse without a result.
+	//
+	// Returning an *Error (or an error wrapping one) answers with it; any
+	// other error answers -32603 "Internal error", as does a panic.
+	Fn any
+
+	// ParamErrors optionally gives, by parameter position (not counting the
+	// context), the error answered when that parameter is missing or cannot
+	// be decoded, e.g. ErrInvalidAddressParams. A decoder that returns an
+	// *Error itself wins over this; without either a missing parameter
+	// answers ErrInvalidParamCount and an undecodable one ErrInvalidParams.
+	ParamErrors []*Error
+
+	// AllowExtraParams makes the method ignore params beyond its arguments
+	// instead of answering ErrInvalidParamCount.
+	AllowExtraParams bool
+}
+
+// Registry is the table of all methods the node implements, by API group.
+// Register every method before building a Server from it: a Server takes a
+// snapshot of the registry when it is created. Registration is safe for
+// concurrent use.
+type Registry struct {
+	mu      sync.Mutex
+	methods map[string]*method
+}
+
+// NewRegistry returns an empty registry.
+func NewRegistry() *Registry {
+	return &Registry{methods: make(map[string]*method)}
+}
+
+// Register adds the method name, implemented by fn (see Method.Fn), to API
+// group (case-insensitive, e.g. "eth" or "ETH"; "" derives the group from the
+// name's prefix with GroupOf).
+func (r *Registry) Register(group, name string, fn any) error {
+	return r.RegisterGroup(group, []Method{{Name: name, Fn: fn}})
+}
+
+// MustRegister is Register that panics on error; for start-up code whose
+// method table is fixed at compile time.
+func (r *Registry) MustRegister(group, name string, fn any) {
+	if err := r.Register(group, name, fn); err != nil {
+		panic(err)
+	}
+}
+
+// RegisterGroup adds the methods of one API group's table. Either all are
+// added or, on error, none.
+func (r *Registry) RegisterGroup(group string, methods []Method) error {
+	built := make([]*method, 0, len(methods))
+	for _, m := range methods {
+		g := group
+		if g == "" {
+			g = GroupOf(m.Name)
+		}
+		g = strings.ToUpper(g)
+		if !validGroupName(g) {
+			return fmt.Errorf("rpc: register %s: invalid API group %q", m.Name, group)
+		}
+		bm, err := newMethod(g, m)
+		if err != nil {
+			return err
+		}
+		built = append(built, bm)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	seen := make(map[string]bool, len(built))
+	for _, m := range built {
+		if _, dup := r.methods[m.name]; dup || seen[m.name] {
+			return fmt.Errorf("rpc: method %s registered twice", m.name)
+		}
+		seen[m.name] = true
+	}
+	for _, m := range built {
+		r.methods[m.name] = m
+	}
+	return nil
+}
+
+// Groups returns the API groups that have at least one method, sorted.
+func (r *Registry) Groups() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	set := make(map[string]bool)
+	for _, m := range r.methods {
+		set[m.group] = true
+	}
+	out := make([]string, 0, len(set))
+	for g := range set {
+		out = append(out, g)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (r *Registry) snapshot() map[string]*method {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make(map[string]*method, len(r.methods))
+	for k, v := range r.methods {
+		out[k] = v
+	}
+	return out
+}
+
+func validGroupName(g string) bool {
+	if g == "" {
+		return false
+	}
+	for _, c := range g {
+		if !(c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// method is a registered method with everything dispatch needs about its
+// function precomputed, so a call costs the decoding of its arguments and
+// one reflect.Value.Call.
+type method struct {
+	name        string
+	group       string
+	fn          reflect.Value
+	hasCtx      bool
+	args        []argInfo
+	required    int // number of leading arguments that must be present
+	paramErrs   []*Error
+	allowExtra  bool
+	resultIdx   int // index of R in the results, -1 if none
+	errIdx      int // index of the error in the results, -1 if none
+	resultNil   bool
+	resultText  bool // R implements encoding.TextMarshaler and not json.Marshaler
+	resultIsAny bool
+}
+
+// argInfo describes one decoded argument.
+type argInfo struct {
+	typ         reflect.Type // declared type
+	elem        reflect.Type // type decoded into: typ, or typ.Elem() for a pointer
+	ptr         bool         // typ is a pointer: pass the decoded *elem
+	nullable    bool         // JSON null is accepted and gives the zero value
+	unmarshaler bool         // *elem implements json.Unmarshaler
+}
+
+var (
+	ctxType           = reflect.TypeFor[context.Context]()
+	errorType         = reflect.TypeFor[error]()
+	jsonUnmarshalerT  = reflect.TypeFor[json.Unmarshaler]()
+	jsonMarshalerT    = reflect.TypeFor[json.Marshaler]()
+	textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
+)
+
+func newMethod(group string, m Method) (*method, error) {
+	if m.Name == "" {
+		return nil, fmt.Errorf("rpc: register: empty method name")
+	}
+	fv := reflect.ValueOf(m.Fn)
+	if fv.Kind() != reflect.Func || fv.IsNil() {
+		return nil, fmt.Errorf("rpc: register %s: handler is %T, not a function", m.Name, m.Fn)
+	}
+	ft := fv.Type()
+	if ft.IsVariadic() {
+		return nil, fmt.Errorf("rpc: register %s: variadic handlers are not supported", m.Name)
+	}
+	bm := &method{
+		name:       m.Name,
+		group:      group,
+		fn:         fv,
+		paramErrs:  m.ParamErrors,
+		allowExtra: m.AllowExtraParams,
+		resultIdx:  -1,
+		errIdx:     -1,
+	}
+	first := 0
+	if ft.NumIn() > 0 && ft.In(0) == ctxType {
+		bm.hasCtx = true
+		first = 1
+	}
+	for i := first; i < ft.NumIn(); i++ {
+		t := ft.In(i)
+		if t == ctxType {
+			return nil, fmt.Errorf("rpc: register %s: context.Context must be the first parameter", m.Name)
+		}
+		if t.Kind() == reflect.Func || t.Kind() == reflect.Chan || t.Kind() == reflect.UnsafePointer {
+			return nil, fmt.Errorf("rpc: register %s: parameter %d of type %s cannot be decoded from JSON", m.Name, i-first, t)
+		}
+		a := argInfo{typ: t, elem: t}
+		switch t.Kind() {
+		case reflect.Pointer:
+			a.ptr, a.elem, a.nullable = true, t.Elem(), true
+		case reflect.Interface, reflect.Slice, reflect.Map:
+			a.nullable = true
+		}
+		a.unmarshaler = reflect.PointerTo(a.elem).Implements(jsonUnmarshalerT)
+		bm.args = append(bm.args, a)
+	}
+	// Trailing pointer arguments are optional.
+	bm.required = len(bm.args)
+	for bm.required > 0 && bm.args[bm.required-1].ptr {
+		bm.required--
+	}
+	switch ft.NumOut() {
+	case 0:
+	case 1:
+		if ft.Out(0) == errorType {
+			bm.errIdx = 0
+		} else {
+			bm.resultIdx = 0
+		}
+	case 2:
+		if ft.Out(1) != errorType {
+			return nil, fmt.Errorf("rpc: register %s: second result must be error, not %s", m.Name, ft.Out(1))
+		}
+		bm.resultIdx, bm.errIdx = 0, 1
+	default:
+		return nil, fmt.Errorf("rpc: register %s: handler has %d results, want at most (R, error)", m.Name, ft.NumOut())
+	}
+	if bm.resultIdx >= 0 {
+		rt := ft.Out(bm.resultIdx)
+		switch rt.Kind() {
+		case reflect.Pointer, reflect.Interface, reflect.Slice, reflect.Map:
+			bm.resultNil = true
+		case reflect.Func, reflect.Chan, reflect.UnsafePointer:
+			return nil, fmt.Errorf("rpc: register %s: result type %s cannot be encoded as JSON", m.Name, rt)
+		}
+		bm.resultIsAny = rt.Kind() == reflect.Interface
+		bm.resultText = !bm.resultIsAny && rt.Implements(textMarshalerType) && !rt.Implements(jsonMarshalerT)
+	}
+	return bm, nil
+}

@@ -1,0 +1,439 @@
+package rpc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Defaults of Config.
+const (
+	DefaultMaxBatchSize = 1024             // --rpc-http-max-batch-size
+	DefaultTimeout      = 30 * time.Second // Besu's --Xhttp-timeout-seconds
+)
+
+// Config is the configuration of one JSON-RPC endpoint (HTTP or WebSocket).
+type Config struct {
+	// APIs are the enabled API groups (--rpc-http-api), case-insensitive.
+	// nil means DefaultAPIs; an empty slice enables none. Each must be one
+	// of KnownGroups or a group with registered methods.
+	APIs []string
+
+	// MaxBatchSize caps the requests in a batch (-32005 above it). 0 means
+	// DefaultMaxBatchSize; -1 means unlimited.
+	MaxBatchSize int
+
+	// Timeout bounds the processing of one message (a single request or a
+	// whole batch) through its context's deadline; past it the answer is
+	// -32603 "Timeout expired" (HTTP 408). Methods doing long work must
+	// honour ctx. 0 means DefaultTimeout; negative means none.
+	Timeout time.Duration
+
+	// BatchConcurrency is how many requests of one batch may run at once.
+	// 0 means GOMAXPROCS; 1 runs batches sequentially. Responses keep the
+	// order of the requests either way.
+	BatchConcurrency int
+
+	// Authorizer, if not nil, is consulted for every request (see
+	// Authorizer).
+	Authorizer Authorizer
+
+	// Logger receives handler failures and panics; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Server dispatches JSON-RPC messages to the methods of a Registry, with the
+// groups, limits and authorization of one endpoint. It is independent of the
+// transport: HTTP uses it through NewHTTPHandler, a WebSocket connection
+// through HandleMessage. A Server is safe for concurrent use.
+type Server struct {
+	enabled      map[string]*method  // methods of enabled groups
+	disabled     map[string]struct{} // registered methods of disabled groups
+	apis         []string
+	maxBatch     int
+	timeout      time.Duration
+	batchWorkers int
+	helpers      chan struct{} // bounds batch helper goroutines server-wide
+	auth         Authorizer
+	log          *slog.Logger
+}
+
+// NewServer builds a server from a snapshot of reg: methods registered later
+// are not served.
+func NewServer(reg *Registry, cfg Config) (*Server, error) {
+	s := &Server{
+		enabled:      make(map[string]*method),
+		disabled:     make(map[string]struct{}),
+		maxBatch:     cfg.MaxBatchSize,
+		timeout:      cfg.Timeout,
+		batchWorkers: cfg.BatchConcurrency,
+		auth:         cfg.Authorizer,
+		log:          cfg.Logger,
+	}
+	if s.maxBatch == 0 {
+		s.maxBatch = DefaultMaxBatchSize
+	}
+	if s.maxBatch < -1 {
+		return nil, fmt.Errorf("rpc: invalid max batch size %d", cfg.MaxBatchSize)
+	}
+	if s.timeout == 0 {
+		s.timeout = DefaultTimeout
+	}
+	if s.batchWorkers <= 0 {
+		s.batchWorkers = runtime.GOMAXPROCS(0)
+	}
+	s.helpers = make(chan struct{}, 4*runtime.GOMAXPROCS(0))
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+
+	apis := cfg.APIs
+	if apis == nil {
+		apis = DefaultAPIs
+	}
+	registered := reg.Groups()
+	on := map[string]bool{GroupRPC: true}
+	for _, a := range apis {
+		g := strings.ToUpper(strings.TrimSpace(a))
+		if g == "" || g == GroupRPC {
+			continue // RPC is always on
+		}
+		if !slices.Contains(KnownGroups, g) && !slices.Contains(registered, g) {
+			return nil, fmt.Errorf("rpc: unknown API group %q", a)
+		}
+		if !on[g] {
+			on[g] = true
+			s.apis = append(s.apis, g)
+		}
+	}
+	for name, m := range reg.snapshot() {
+		if on[m.group] {
+			s.enabled[name] = m
+		} else {
+			s.disabled[name] = struct{}{}
+		}
+	}
+	return s, nil
+}
+
+// APIs returns the enabled API groups in configuration order (for
+// rpc_modules).
+func (s *Server) APIs() []string { return slices.Clone(s.apis) }
+
+// HandleMessage processes one message (a request object or a batch array)
+// and returns the response to send, or nil when there is none (a
+// notification). isBatch reports whether msg was a batch.
+func (s *Server) HandleMessage(ctx context.Context, msg []byte) (resp []byte, isBatch bool) {
+	bp := getBuffer()
+	out, o := s.process(ctx, msg, (*bp)[:0])
+	if len(out) > 0 {
+		resp = slices.Clone(out)
+	}
+	*bp = out
+	putBuffer(bp)
+	return resp, o.batch
+}
+
+// outcome describes a processed message for the transport.
+type outcome struct {
+	status int  // HTTP status (current Besu's mapping)
+	batch  bool // the message was an array
+}
+
+// process handles one message, appending the response (if any) to dst.
+func (s *Server) process(ctx context.Context, msg []byte, dst []byte) ([]byte, outcome) {
+	i := skipSpace(msg, 0)
+	if i == len(msg) {
+		return appendError(dst, nullID, ErrParse), outcome{status: http.StatusBadRequest}
+	}
+	switch msg[i] {
+	case '{':
+		var req request
+		end := parseRequest(msg, i, &req)
+		if end < 0 || skipSpace(msg, end) != len(msg) {
+			return appendError(dst, nullID, ErrParse), outcome{status: http.StatusBadRequest}
+		}
+		out, status := s.dispatch(ctx, &req, dst, true)
+		return out, outcome{status: status}
+	case '[':
+		sp := getSpans()
+		defer putSpans(sp)
+		spans, end := splitBatch(msg, i, (*sp)[:0])
+		*sp = spans
+		if end < 0 || skipSpace(msg, end) != len(msg) {
+			return appendError(dst, nullID, ErrParse), outcome{status: http.StatusBadRequest}
+		}
+		if len(spans) == 0 {
+			return appendError(dst, nullID, ErrInvalidRequest), outcome{status: http.StatusBadRequest, batch: true}
+		}
+		if s.maxBatch > 0 && len(spans) > s.maxBatch {
+			return appendError(dst, nullID, ErrExceedsBatchLimit), outcome{status: http.StatusOK, batch: true}
+		}
+		out, status := s.runBatch(ctx, msg, spans, dst)
+		return out, outcome{status: status, batch: true}
+	}
+	// A scalar is valid JSON but neither a request nor a batch; Besu
+	// answers it, like malformed JSON, with a parse error.
+	return appendError(dst, nullID, ErrParse), outcome{status: http.StatusBadRequest}
+}
+
+// dispatch answers one parsed request, appending the response to dst, and
+// returns the HTTP status a single request would get. single makes the call
+// carry the server's timeout (a batch shares one deadline instead).
+func (s *Server) dispatch(ctx context.Context, req *request, dst []byte, single bool) (out []byte, status int) {
+	if req.err != nil {
+		return appendError(dst, req.responseID(), req.err), statusFor(req.err)
+	}
+	if !req.hasID {
+		// Like Besu, a notification is neither executed nor answered.
+		return dst, http.StatusOK
+	}
+	id := req.id
+	m := s.enabled[string(req.method)]
+	if m == nil {
+		e := ErrMethodNotFound
+		if _, ok := s.disabled[string(req.method)]; ok || IsKnownMethod(string(req.method)) {
+			e = ErrMethodNotEnabled
+		}
+		return appendError(dst, id, e), http.StatusOK
+	}
+	if s.auth != nil && !s.auth.Authorize(ctx, m.name) {
+		return appendError(dst, id, ErrUnauthorized), http.StatusUnauthorized
+	}
+	if single && s.timeout > 0 {
+		dc := withLazyDeadline(ctx, s.timeout)
+		defer dc.release()
+		ctx = dc
+	}
+
+	mark := len(dst)
+	defer func() {
+		if p := recover(); p != nil {
+			s.log.Error("JSON-RPC method panicked", "method", m.name, "panic", p, "stack", string(debug.Stack()))
+			out, status = appendError(dst[:mark], id, ErrInternal), http.StatusOK
+		}
+	}()
+	res := m.invoke(ctx, req.params)
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		// Past the deadline the request has timed out whatever the handler
+		// made of it (Besu answers from a timer with a null id).
+		return appendError(dst, nullID, ErrTimeout), http.StatusRequestTimeout
+	}
+	var e *Error
+	switch {
+	case res.paramErr != nil:
+		e = res.paramErr
+	case res.panicked != nil:
+		s.log.Error("JSON-RPC method panicked", "method", m.name, "panic", res.panicked, "stack", res.stack)
+		e = ErrInternal
+	case res.err != nil:
+		if e = asError(res.err); e == nil {
+			s.log.Error("JSON-RPC method failed", "method", m.name, "err", res.err)
+			e = ErrInternal
+		}
+	default:
+		var err error
+		if out, err = appendResult(dst, id, m, &res); err == nil {
+			return out, http.StatusOK
+		}
+		s.log.Error("JSON-RPC result cannot be encoded", "method", m.name, "err", err)
+		e = ErrInternal
+	}
+	return appendError(dst, id, e), statusFor(e)
+}
+
+// asError returns the *Error in err's chain, or nil.
+func asError(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return nil
+}
+
+// statusFor is the HTTP status of a single request answered with e, as in
+// current Besu: 400 for parse errors and invalid requests, 401 for
+// unauthorized, 200 for every other error.
+func statusFor(e *Error) int {
+	switch {
+	case e.Is(ErrParse), e.Is(ErrInvalidRequest):
+		return http.StatusBadRequest
+	case e.Is(ErrUnauthorized):
+		return http.StatusUnauthorized
+	}
+	return http.StatusOK
+}
+
+// span is the position of one batch element in the message.
+type span struct{ start, end int }
+
+// splitBatch validates the array starting at b[i] and appends the span of
+// each element to spans. It returns the index after the array, or -1.
+func splitBatch(b []byte, i int, spans []span) ([]span, int) {
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == ']' {
+		return spans, i + 1
+	}
+	for {
+		end := skipValue(b, i, 1)
+		if end < 0 {
+			return spans, -1
+		}
+		spans = append(spans, span{i, end})
+		i = skipSpace(b, end)
+		if i >= len(b) {
+			return spans, -1
+		}
+		switch b[i] {
+		case ',':
+			i = skipSpace(b, i+1)
+		case ']':
+			return spans, i + 1
+		default:
+			return spans, -1
+		}
+	}
+}
+
+// element answers one batch element.
+func (s *Server) element(ctx context.Context, b []byte, dst []byte) []byte {
+	if b[0] != '{' {
+		return appendError(dst, nullID, ErrInvalidRequest)
+	}
+	var req request
+	if parseRequest(b, 0, &req) < 0 { // cannot happen: the batch was validated
+		return appendError(dst, nullID, ErrInvalidRequest)
+	}
+	out, _ := s.dispatch(ctx, &req, dst, false)
+	return out
+}
+
+// runBatch answers the elements of a batch, concurrently when allowed, and
+// appends the response array (notifications left out) to dst.
+func (s *Server) runBatch(ctx context.Context, msg []byte, spans []span, dst []byte) ([]byte, int) {
+	if s.timeout > 0 {
+		dc := withLazyDeadline(ctx, s.timeout)
+		defer dc.release()
+		ctx = dc
+	}
+	start := len(dst)
+	dst = append(dst, '[')
+	workers := min(len(spans), s.batchWorkers)
+	if workers <= 1 {
+		for _, sp := range spans {
+			if ctx.Err() != nil {
+				break
+			}
+			mark := len(dst)
+			if dst[mark-1] != '[' {
+				dst = append(dst, ',')
+			}
+			n := len(dst)
+			if dst = s.element(ctx, msg[sp.start:sp.end], dst); len(dst) == n {
+				dst = dst[:mark] // notification
+			}
+		}
+	} else {
+		dst = s.runBatchConcurrent(ctx, msg, spans, workers, dst)
+	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return appendError(dst[:start], nullID, ErrTimeout), http.StatusRequestTimeout
+	}
+	return append(dst, ']'), http.StatusOK
+}
+
+// runBatchConcurrent answers the elements with up to workers goroutines: the
+// calling one and helpers taken from the server-wide budget (so many batches
+// at once cannot start unbounded goroutines; without a free helper the
+// caller does the work itself). Each worker appends responses to its own
+// buffer and records where each landed, and the responses are then copied
+// out in request order.
+func (s *Server) runBatchConcurrent(ctx context.Context, msg []byte, spans []span, workers int, dst []byte) []byte {
+	type slot struct{ w, start, end int }
+	slots := make([]slot, len(spans))
+	bufs := make([]*[]byte, workers)
+	var next atomic.Int64
+	work := func(w int) {
+		buf := (*bufs[w])[:0]
+		for {
+			i := int(next.Add(1) - 1)
+			if i >= len(spans) {
+				break
+			}
+			st := len(buf)
+			if ctx.Err() == nil {
+				buf = s.element(ctx, msg[spans[i].start:spans[i].end], buf)
+			}
+			slots[i] = slot{w, st, len(buf)}
+		}
+		*bufs[w] = buf
+	}
+	for w := range bufs {
+		bufs[w] = getBuffer()
+	}
+	var wg sync.WaitGroup
+helpers:
+	for w := 1; w < workers; w++ {
+		select {
+		case s.helpers <- struct{}{}:
+			wg.Add(1)
+			go func() {
+				defer func() { <-s.helpers; wg.Done() }()
+				work(w)
+			}()
+		default:
+			break helpers
+		}
+	}
+	work(0)
+	wg.Wait()
+	for _, sl := range slots {
+		if sl.end == sl.start {
+			continue // notification, or skipped after the deadline
+		}
+		if dst[len(dst)-1] != '[' {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, (*bufs[sl.w])[sl.start:sl.end]...)
+	}
+	for _, b := range bufs {
+		putBuffer(b)
+	}
+	return dst
+}
+
+// Buffer pools. Buffers that grew very large are dropped rather than kept.
+const maxPooledBuffer = 1 << 20
+
+var bufferPool = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+
+func getBuffer() *[]byte { return bufferPool.Get().(*[]byte) }
+
+func putBuffer(b *[]byte) {
+	if cap(*b) > maxPooledBuffer {
+		return
+	}
+	*b = (*b)[:0]
+	bufferPool.Put(b)
+}
+
+var spanPool = sync.Pool{New: func() any { s := make([]span, 0, 16); return &s }}
+
+func getSpans() *[]span { return spanPool.Get().(*[]span) }
+
+func putSpans(s *[]span) {
+	if cap(*s) > 4096 {
+		return
+	}
+	*s = (*s)[:0]
+	spanPool.Put(s)
+}
