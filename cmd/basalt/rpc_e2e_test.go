@@ -90,8 +90,8 @@ func TestJSONRPCCore(t *testing.T) {
 			code   int
 		}{
 			{"eth_nope", nil, -32601},
-			{"admin_peers", nil, -32604},                 // known, group disabled
-			{"miner_start", nil, -32010},                 // no coinbase
+			{"admin_peers", nil, -32604}, // known, group disabled
+			{"miner_start", nil, -32010}, // no coinbase
 			{"eth_sendTransaction", []any{map[string]any{}}, -32604},
 			{"eth_getBalance", []any{"0x12", "latest"}, -32602},
 			{"eth_getBalance", []any{"0xfe3b557e8fb62b89f4916b721be55ceb828dbd73", "lateest"}, -32602},
