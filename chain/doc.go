@@ -12,10 +12,13 @@
 //     and number index and — if the block becomes the head — the canonical
 //     index, transaction lookups and the head pointer.
 //
-// The database's write-ahead log preserves write order, so after a kill at
-// any moment the head pointer names a block whose body and state are both on
-// disk. Open additionally rewinds the head to the newest ancestor whose state
-// is present, which only matters if the database itself was damaged.
+// The database's write-ahead log preserves write order, and ordinary inserts
+// flush it before returning, so after a kill at any moment the head pointer
+// names a block whose body and state are both on disk, and a head the node
+// reported is still there. Bulk imports (blocks import) write state only
+// every so many blocks; after a crash during one, Open finds the head's state
+// missing and re-executes the stored blocks from the newest ancestor whose
+// state is on disk, so the head stays where it was.
 //
 // Fork choice is by total difficulty: a block becomes the head when its total
 // difficulty is greater than the head's, or, for post-merge blocks (which

@@ -71,6 +71,9 @@ func BenchmarkImportChain(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
+		if err := c.Sync(); err != nil {
+			b.Fatal(err)
+		}
 		b.StopTimer()
 		c.Close()
 		db.Close()
@@ -99,10 +102,13 @@ func BenchmarkStateTransition(b *testing.B) {
 		for _, blk := range blocks {
 			blk = copyBlock(b, blk)
 			RecoverSenders(c.Config(), blk)
-			if _, err := Process(context.Background(), headers, c.Engine(), blk, c.Hash(blk.Header()), st, vm.Config{}); err != nil {
+			res, err := Process(context.Background(), headers, c.Engine(), blk, c.Hash(blk.Header()), st, vm.Config{})
+			if err != nil {
 				b.Fatal(err)
 			}
-			st.IntermediateRoot(Rules(c.Config(), blk.Header()))
+			if _, err := ValidateResult(c.Config(), blk.Header(), st, res); err != nil {
+				b.Fatal(err)
+			}
 			headers.byHash[c.Hash(blk.Header())] = blk.Header()
 		}
 	}

@@ -33,10 +33,11 @@ type InsertOptions struct {
 	// SkipSeal skips the engine's seal check (blocks import
 	// --skip-pow-validation-enabled).
 	SkipSeal bool
-	// NoSync skips flushing the write-ahead log to disk after the block
-	// becomes the head. Bulk imports set it and call Sync themselves; every
-	// other insert is durable when InsertBlock returns, so a head the node
-	// has reported survives a crash.
+	// NoSync marks a bulk import: the write-ahead log is not flushed after
+	// each block and states are written to disk only every so many blocks
+	// (see stateWriter). The importer calls Sync at the end. Every other
+	// insert is durable when InsertBlock returns, so a head the node has
+	// reported survives a crash.
 	NoSync bool
 	// Executed carries the state and result of a block the caller already
 	// executed (the miner), so it is not run twice.
@@ -124,7 +125,7 @@ func (c *Chain) InsertBlock(ctx context.Context, block *types.Block, opts Insert
 	if root != header.Root {
 		return res, fmt.Errorf("block %d: committed state root %s differs from header %s", number, root.Hex(), header.Root.Hex())
 	}
-	if err := c.triedb.Commit(root, false); err != nil {
+	if err := c.states.commit(root, number, opts.NoSync); err != nil {
 		return res, fmt.Errorf("block %d: flush state: %w", number, err)
 	}
 
@@ -156,7 +157,7 @@ func (c *Chain) InsertBlock(ctx context.Context, block *types.Block, opts Insert
 		return res, fmt.Errorf("block %d: write: %w", number, err)
 	}
 	if ev != nil && !opts.NoSync {
-		if err := c.Sync(); err != nil {
+		if err := c.db.SyncKeyValue(); err != nil {
 			return res, fmt.Errorf("block %d: sync: %w", number, err)
 		}
 	}
@@ -169,8 +170,16 @@ func (c *Chain) InsertBlock(ctx context.Context, block *types.Block, opts Insert
 	return res, nil
 }
 
-// Sync flushes every write so far to stable storage.
-func (c *Chain) Sync() error { return c.db.SyncKeyValue() }
+// Sync writes the in-memory state of a bulk import and flushes every write
+// so far to stable storage.
+func (c *Chain) Sync() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.states.flush(); err != nil {
+		return err
+	}
+	return c.db.SyncKeyValue()
+}
 
 // checkMergeTransition enforces the order PoW -> PoS. A genesis without a
 // terminal total difficulty (Besu's harness genesis files) accepts the

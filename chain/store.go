@@ -1,6 +1,7 @@
 package chain
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/big"
@@ -14,9 +15,11 @@ import (
 	"github.com/ethereum/go-ethereum/core/state"
 	"github.com/ethereum/go-ethereum/core/tracing"
 	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/core/vm"
 	"github.com/ethereum/go-ethereum/ethdb"
 	"github.com/ethereum/go-ethereum/ethdb/pebble"
 	"github.com/ethereum/go-ethereum/event"
+	"github.com/ethereum/go-ethereum/log"
 	"github.com/ethereum/go-ethereum/params"
 	"github.com/ethereum/go-ethereum/triedb"
 	"github.com/ethereum/go-ethereum/triedb/hashdb"
@@ -50,6 +53,7 @@ type Chain struct {
 	genesisHash common.Hash
 
 	mu       sync.Mutex // serialises writers
+	states   stateWriter
 	head     atomic.Pointer[headInfo]
 	headFeed event.Feed
 
@@ -86,6 +90,7 @@ func Open(db ethdb.Database, genesis *core.Genesis, engine consensus.Engine) (*C
 	// the trie nodes every block touches.
 	tdb := triedb.NewDatabase(db, &triedb.Config{HashDB: &hashdb.Config{CleanCacheSize: 256 << 20}})
 	c := &Chain{
+		states:        stateWriter{triedb: tdb},
 		db:            db,
 		triedb:        tdb,
 		stateDB:       state.NewDatabase(tdb, state.NewCodeDB(db)),
@@ -164,8 +169,8 @@ func (c *Chain) writeGenesis(g *core.Genesis, block *types.Block) error {
 	return batch.Write()
 }
 
-// loadHead reads the head pointer and rewinds it to the newest canonical
-// ancestor whose state is present.
+// loadHead reads the head pointer and makes sure the head's state is
+// available, re-executing blocks after a crash in a bulk import.
 func (c *Chain) loadHead() error {
 	hash := readHeadHash(c.db)
 	if hash == (common.Hash{}) {
@@ -179,38 +184,78 @@ func (c *Chain) loadHead() error {
 	if header == nil {
 		return fmt.Errorf("head block %s missing", hash.Hex())
 	}
-	rewound := false
-	for !c.HasState(header.Root) {
-		if header.Number.Sign() == 0 {
-			return errors.New("genesis state missing from database")
-		}
-		hash, number = header.ParentHash, number-1
-		header = c.GetHeader(hash, number)
-		if header == nil {
-			return fmt.Errorf("block %d missing while rewinding head", number)
-		}
-		rewound = true
-	}
 	td := readTD(c.db, hash, number)
 	if td == nil {
 		return fmt.Errorf("total difficulty of head %s missing", hash.Hex())
 	}
-	if rewound {
-		batch := c.db.NewBatch()
-		for n := number + 1; readCanonicalHash(c.db, n) != (common.Hash{}); n++ {
-			batch.Delete(canonicalKey(n))
-		}
-		batch.Put(keyHead, hash[:])
-		if err := batch.Write(); err != nil {
-			return err
-		}
+	if err := c.repairState(hash, header); err != nil {
+		return err
 	}
 	c.head.Store(&headInfo{header: header, hash: hash, td: td})
 	return nil
 }
 
-// Close releases the chain's resources; the caller closes the database.
-func (c *Chain) Close() error { return c.triedb.Close() }
+// repairState re-executes the blocks between the newest ancestor of the
+// head whose state is on disk and the head, and writes the head's state.
+func (c *Chain) repairState(hash common.Hash, header *types.Header) error {
+	type item struct {
+		hash   common.Hash
+		header *types.Header
+	}
+	var missing []item
+	for !c.HasState(header.Root) {
+		if header.Number.Sign() == 0 {
+			return errors.New("genesis state missing from database")
+		}
+		missing = append(missing, item{hash, header})
+		hash = header.ParentHash
+		header = c.GetHeader(hash, header.Number.Uint64()-1)
+		if header == nil {
+			return fmt.Errorf("block %s missing while repairing state", hash.Hex())
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	log.Warn("Re-executing blocks whose state was not written", "from", header.Number.Uint64()+1, "count", len(missing))
+	root := header.Root
+	for i := len(missing) - 1; i >= 0; i-- {
+		it := missing[i]
+		n := it.header.Number.Uint64()
+		block := c.GetBlock(it.hash, n)
+		if block == nil {
+			return fmt.Errorf("block %d missing while repairing state", n)
+		}
+		st, err := c.StateAt(root)
+		if err != nil {
+			return err
+		}
+		res, err := Process(context.Background(), c, c.engine, block, it.hash, st, vm.Config{})
+		if err != nil {
+			return fmt.Errorf("repair block %d: %w", n, err)
+		}
+		if _, err := ValidateResult(c.config, it.header, st, res); err != nil {
+			return fmt.Errorf("repair block %d: %w", n, err)
+		}
+		if root, err = st.Commit(Rules(c.config, it.header), n); err != nil {
+			return fmt.Errorf("repair block %d: %w", n, err)
+		}
+		if err := c.states.commit(root, n, true); err != nil {
+			return err
+		}
+	}
+	return c.states.flush()
+}
+
+// Close writes pending state and releases the chain's resources; the caller
+// closes the database.
+func (c *Chain) Close() error {
+	err := c.Sync()
+	if cerr := c.triedb.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
 
 // Config returns the chain's fork configuration.
 func (c *Chain) Config() *params.ChainConfig { return c.config }
