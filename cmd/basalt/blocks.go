@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -76,6 +77,9 @@ func newBlocksImportCommand() *cobra.Command {
 				total.Skipped += st.Skipped
 				total.Gas += st.Gas
 				total.Txs += st.Txs
+				if errors.Is(err, context.Canceled) {
+					return fmt.Errorf("import interrupted after %d blocks; the chain is consistent at block %d", total.Imported, c.CurrentHeader().Number)
+				}
 				if err != nil {
 					return fmt.Errorf("import %s: %w", path, err)
 				}
