@@ -15,6 +15,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/holiman/uint256"
 
 	"github.com/basaltchain/basalt/config"
 	"github.com/basaltchain/basalt/internal/testnode"
@@ -299,5 +300,55 @@ func TestImportInterrupted(t *testing.T) {
 				t.Logf("the first import made no progress before %v", sig)
 			}
 		})
+	}
+}
+
+// TestTypedTransactions sends an access-list (type 1) and a set-code (type
+// 4, Prague) transaction to a dev node; both are mined with status 1, and the
+// EIP-7702 delegation shows in the authority's code.
+func TestTypedTransactions(t *testing.T) {
+	n := startDevNode(t, t.TempDir())
+	chainID := big.NewInt(config.DevChainID)
+	signer := types.LatestSignerForChainID(chainID)
+	key, from := devKey(t, 2)
+	to := common.Address{0xaa}
+	price := big.NewInt(2000)
+
+	al := types.MustSignNewTx(key, signer, &types.AccessListTx{
+		ChainID: chainID, Nonce: 0, To: &to, Gas: 30000, GasPrice: price, Value: big.NewInt(5),
+		AccessList: types.AccessList{{Address: to, StorageKeys: []common.Hash{{1}}}},
+	})
+	if r := waitReceipt(t, n, sendRaw(t, n, al)); r.Status != 1 {
+		t.Fatalf("type 1 receipt %+v", r)
+	}
+
+	// Account 0 delegates its code to `delegate`; account 2 pays.
+	authKey, authority := devKey(t, 0)
+	var authNonce hexutil.Uint64
+	n.MustCall(&authNonce, "eth_getTransactionCount", authority, "latest")
+	delegate := common.HexToAddress("0x000000000000000000000000000000000000dead")
+	auth, err := types.SignSetCode(authKey, types.SetCodeAuthorization{
+		ChainID: *uint256.MustFromBig(chainID), Address: delegate, Nonce: uint64(authNonce),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	setCode := types.MustSignNewTx(key, signer, &types.SetCodeTx{
+		ChainID: uint256.MustFromBig(chainID), Nonce: 1, To: from, Gas: 100000,
+		GasFeeCap: uint256.MustFromBig(price), GasTipCap: uint256.MustFromBig(price),
+		AuthList: []types.SetCodeAuthorization{auth},
+	})
+	if r := waitReceipt(t, n, sendRaw(t, n, setCode)); r.Status != 1 {
+		t.Fatalf("type 4 receipt %+v", r)
+	}
+	var code hexutil.Bytes
+	n.MustCall(&code, "eth_getCode", authority, "latest")
+	if want := append(common.FromHex("ef0100"), delegate.Bytes()...); common.Bytes2Hex(code) != common.Bytes2Hex(want) {
+		t.Fatalf("authority code %x, want delegation %x", code, want)
+	}
+	var tx map[string]any
+	n.MustCall(&tx, "eth_getTransactionByHash", setCode.Hash())
+	if tx["type"] != "0x4" || tx["authorizationList"] == nil {
+		t.Fatalf("type 4 transaction object %v", tx)
 	}
 }
