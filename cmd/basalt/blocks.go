@@ -47,21 +47,11 @@ func newBlocksImportCommand() *cobra.Command {
 			if format != "" && format != "RLP" && format != "rlp" {
 				return fmt.Errorf("unsupported --format %q: only RLP is supported", format)
 			}
-			cfg, err := config.Load(cmd)
+			c, closeChain, err := openChain(cmd)
 			if err != nil {
 				return err
 			}
-			g, err := cfg.RequireGenesis()
-			if err != nil {
-				return err
-			}
-			db, c, err := node.OpenChain(cfg.DataPath, g)
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			defer c.Close()
-			defer c.Engine().Close()
+			defer closeChain()
 
 			out := cmd.ErrOrStderr()
 			var total chain.ImportStats
@@ -151,21 +141,11 @@ func newBlocksExportCommand() *cobra.Command {
 			if start < 0 {
 				return errors.New("--start-block must be >= 0")
 			}
-			cfg, err := config.Load(cmd)
+			c, closeChain, err := openChain(cmd)
 			if err != nil {
 				return err
 			}
-			g, err := cfg.RequireGenesis()
-			if err != nil {
-				return err
-			}
-			db, c, err := node.OpenChain(cfg.DataPath, g)
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			defer c.Close()
-			defer c.Engine().Close()
+			defer closeChain()
 			last := c.CurrentHeader().Number.Uint64()
 			if end >= 0 {
 				if end < start {
@@ -194,4 +174,26 @@ func newBlocksExportCommand() *cobra.Command {
 	cmd.Flags().Int64Var(&end, "end-block", -1, "Last block to export (default: the head)")
 	cmd.Flags().MarkHidden("from")
 	return cmd
+}
+
+// openChain opens the chain of the data path and network the command's
+// options select, for subcommands that work on the database without a node.
+func openChain(cmd *cobra.Command) (*chain.Chain, func(), error) {
+	cfg, err := config.Load(cmd)
+	if err != nil {
+		return nil, nil, err
+	}
+	g, err := cfg.RequireGenesis()
+	if err != nil {
+		return nil, nil, err
+	}
+	db, c, err := node.OpenChain(cfg.DataPath, g)
+	if err != nil {
+		return nil, nil, err
+	}
+	return c, func() {
+		c.Close()
+		c.Engine().Close()
+		db.Close()
+	}, nil
 }

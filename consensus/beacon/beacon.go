@@ -25,7 +25,6 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/consensus/misc/eip1559"
-	"github.com/ethereum/go-ethereum/consensus/misc/eip4844"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/core/vm"
 	"github.com/ethereum/go-ethereum/params"
@@ -141,70 +140,25 @@ func verifyPoSHeader(config *params.ChainConfig, header, parent *types.Header) e
 // chain store and the block processor. Amsterdam's fields follow the same
 // rule.
 func verifyForkFields(config *params.ChainConfig, header, parent *types.Header) error {
-	number, time := header.Number, header.Time
-
-	if config.IsShanghai(number, time) {
-		if header.WithdrawalsHash == nil {
-			return errors.New("beacon: header is missing withdrawalsRoot")
-		}
-	} else if header.WithdrawalsHash != nil {
-		return fmt.Errorf("beacon: invalid withdrawalsRoot before Shanghai: have %x, want none", *header.WithdrawalsHash)
+	if err := consensus.VerifyForkFields(config, header, parent); err != nil {
+		return fmt.Errorf("beacon: %w", err)
 	}
-
-	if config.IsCancun(number, time) {
-		if header.ParentBeaconRoot == nil {
-			return errors.New("beacon: header is missing parentBeaconBlockRoot")
-		}
-		if err := verifyBlobFields(config, parent, header); err != nil {
-			return fmt.Errorf("beacon: %w", err)
-		}
-	} else {
-		switch {
-		case header.BlobGasUsed != nil:
-			return fmt.Errorf("beacon: invalid blobGasUsed before Cancun: have %d, want none", *header.BlobGasUsed)
-		case header.ExcessBlobGas != nil:
-			return fmt.Errorf("beacon: invalid excessBlobGas before Cancun: have %d, want none", *header.ExcessBlobGas)
-		case header.ParentBeaconRoot != nil:
-			return fmt.Errorf("beacon: invalid parentBeaconBlockRoot before Cancun: have %x, want none", *header.ParentBeaconRoot)
-		}
-	}
-
-	if config.IsPrague(number, time) {
-		if header.RequestsHash == nil {
-			return errors.New("beacon: header is missing requestsHash")
-		}
-	} else if header.RequestsHash != nil {
-		return fmt.Errorf("beacon: invalid requestsHash before Prague: have %x, want none", *header.RequestsHash)
-	}
-
-	if config.IsAmsterdam(number, time) {
+	if config.IsAmsterdam(header.Number, header.Time) {
 		if header.BlockAccessListHash == nil {
 			return errors.New("beacon: header is missing blockAccessListHash")
 		}
 		if header.SlotNumber == nil {
 			return errors.New("beacon: header is missing slotNumber")
 		}
-	} else {
-		switch {
-		case header.BlockAccessListHash != nil:
-			return fmt.Errorf("beacon: invalid blockAccessListHash before Amsterdam: have %x, want none", *header.BlockAccessListHash)
-		case header.SlotNumber != nil:
-			return fmt.Errorf("beacon: invalid slotNumber before Amsterdam: have %d, want none", *header.SlotNumber)
-		}
+		return nil
+	}
+	switch {
+	case header.BlockAccessListHash != nil:
+		return fmt.Errorf("beacon: invalid blockAccessListHash before Amsterdam: have %x, want none", *header.BlockAccessListHash)
+	case header.SlotNumber != nil:
+		return fmt.Errorf("beacon: invalid slotNumber before Amsterdam: have %d, want none", *header.SlotNumber)
 	}
 	return nil
-}
-
-// verifyBlobFields checks blobGasUsed and excessBlobGas with go-ethereum's
-// EIP-4844 rules, turning their panic on a config without a blob schedule
-// for the active fork into an error.
-func verifyBlobFields(config *params.ChainConfig, parent, header *types.Header) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("cannot verify blob gas fields (is blobSchedule configured for this fork?): %v", r)
-		}
-	}()
-	return eip4844.VerifyEIP4844Header(config, parent, header)
 }
 
 // VerifyUncles rejects any ommer in a post-merge block and hands pre-merge

@@ -8,7 +8,6 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/consensus/misc"
 	"github.com/ethereum/go-ethereum/consensus/misc/eip1559"
-	"github.com/ethereum/go-ethereum/consensus/misc/eip4844"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/params"
 
@@ -114,46 +113,13 @@ func (e *Ethash) verifyHeader(config *params.ChainConfig, header, parent *types.
 //     requests by the block processor).
 //   - Amsterdam is not supported on proof of work; its fields must be absent.
 func verifyForkFields(config *params.ChainConfig, header, parent *types.Header) error {
-	number, time := header.Number, header.Time
-
-	if config.IsShanghai(number, time) {
-		if header.WithdrawalsHash == nil {
-			return errors.New("header is missing withdrawalsRoot")
-		}
-		if *header.WithdrawalsHash != types.EmptyWithdrawalsHash {
-			return fmt.Errorf("invalid withdrawalsRoot %x: proof-of-work blocks carry no withdrawals", *header.WithdrawalsHash)
-		}
-	} else if header.WithdrawalsHash != nil {
-		return fmt.Errorf("invalid withdrawalsRoot before Shanghai: have %x, want none", *header.WithdrawalsHash)
+	if err := consensus.VerifyForkFields(config, header, parent); err != nil {
+		return err
 	}
-
-	if config.IsCancun(number, time) {
-		if header.ParentBeaconRoot == nil {
-			return errors.New("header is missing parentBeaconBlockRoot")
-		}
-		if err := verifyBlobFields(config, parent, header); err != nil {
-			return err
-		}
-	} else {
-		switch {
-		case header.BlobGasUsed != nil:
-			return fmt.Errorf("invalid blobGasUsed before Cancun: have %d, want none", *header.BlobGasUsed)
-		case header.ExcessBlobGas != nil:
-			return fmt.Errorf("invalid excessBlobGas before Cancun: have %d, want none", *header.ExcessBlobGas)
-		case header.ParentBeaconRoot != nil:
-			return fmt.Errorf("invalid parentBeaconBlockRoot before Cancun: have %x, want none", *header.ParentBeaconRoot)
-		}
+	if h := header.WithdrawalsHash; h != nil && *h != types.EmptyWithdrawalsHash {
+		return fmt.Errorf("invalid withdrawalsRoot %x: proof-of-work blocks carry no withdrawals", *h)
 	}
-
-	if config.IsPrague(number, time) {
-		if header.RequestsHash == nil {
-			return errors.New("header is missing requestsHash")
-		}
-	} else if header.RequestsHash != nil {
-		return fmt.Errorf("invalid requestsHash before Prague: have %x, want none", *header.RequestsHash)
-	}
-
-	if config.IsAmsterdam(number, time) {
+	if config.IsAmsterdam(header.Number, header.Time) {
 		return errors.New("ethash does not support the Amsterdam fork")
 	}
 	switch {
@@ -163,19 +129,6 @@ func verifyForkFields(config *params.ChainConfig, header, parent *types.Header) 
 		return fmt.Errorf("invalid slotNumber: have %d, want none", *header.SlotNumber)
 	}
 	return nil
-}
-
-// verifyBlobFields checks blobGasUsed and excessBlobGas of a Cancun header
-// with go-ethereum's EIP-4844 rules. Those panic when the chain config has no
-// blob schedule for the active fork; that is turned into an error here, so a
-// misconfigured genesis fails the block instead of the process.
-func verifyBlobFields(config *params.ChainConfig, parent, header *types.Header) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("cannot verify blob gas fields (is blobSchedule configured for this fork?): %v", r)
-		}
-	}()
-	return eip4844.VerifyEIP4844Header(config, parent, header)
 }
 
 // VerifyUncles checks the block's ommers: at most 2, no duplicates, none an
