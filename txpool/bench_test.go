@@ -72,6 +72,26 @@ func BenchmarkEcrecover(b *testing.B) {
 	clock.report(b)
 }
 
+// BenchmarkSender is types.Sender on fresh transactions: the signature
+// hash (RLP + Keccak), the ecrecover and the Keccak of the public key. It is
+// the least any pool must spend per new transaction.
+func BenchmarkSender(b *testing.B) {
+	txs := signTransfers(b, b.N)
+	signer := types.LatestSignerForChainID(testChainID)
+	var next atomic.Int64
+	runtime.GC()
+	clock := startCPU(b)
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, err := types.Sender(signer, txs[next.Add(1)-1]); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	clock.report(b)
+}
+
 // benchSenders is how many distinct senders the insertion benchmarks use.
 const benchSenders = 1024
 

@@ -2,7 +2,7 @@ package txpool
 
 import (
 	"cmp"
-	"fmt"
+	"errors"
 	"math/big"
 	"slices"
 	"sync"
@@ -91,7 +91,7 @@ func newPool(cfg Config, chainCfg *params.ChainConfig, head *types.Header, st St
 		return nil, err
 	}
 	if chainCfg == nil || head == nil || head.Number == nil || st == nil {
-		return nil, fmt.Errorf("txpool: chain config, head and state are required")
+		return nil, errors.New("txpool: chain config, head and state are required")
 	}
 	p := &Pool{
 		cfg:          cfg,
@@ -161,9 +161,15 @@ func (p *Pool) SetSenderFilter(allowed func(common.Address) bool) {
 // SubscribeNewTxs delivers a NewTxsEvent for every batch of accepted
 // transactions. Sending blocks the adding caller until every subscriber has
 // taken the event, so subscribers should use a buffered channel and keep
-// reading.
+// reading. Close ends all subscriptions; after Close the subscription
+// returned is already ended.
 func (p *Pool) SubscribeNewTxs(ch chan<- NewTxsEvent) event.Subscription {
-	return p.scope.Track(p.feed.Subscribe(ch))
+	sub := p.feed.Subscribe(ch)
+	if tracked := p.scope.Track(sub); tracked != nil {
+		return tracked
+	}
+	sub.Unsubscribe()
+	return event.NewSubscription(func(<-chan struct{}) error { return nil })
 }
 
 // Get returns the pooled transaction with hash h, or nil.

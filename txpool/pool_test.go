@@ -462,6 +462,12 @@ func TestSubscribeNewTxs(t *testing.T) {
 	if _, ok := <-sub.Err(); ok {
 		t.Fatal("subscription still open after Close")
 	}
+	late := env.pool.SubscribeNewTxs(ch)
+	if _, ok := <-late.Err(); ok {
+		t.Fatal("subscription after Close is open")
+	}
+	late.Unsubscribe()
+	env.pool.AddRemotes([]*types.Transaction{legacy(t, a, 2, 1000)}) // no subscriber, must not block
 }
 
 // TestConcurrency adds from many goroutines while others reset and read.
