@@ -1,0 +1,24 @@
+// Command basalt-privacy is Basalt's private transaction manager, compatible
+// with Orion: it stores and distributes encrypted private payloads between
+// the parties of private transactions and manages privacy groups.
+//
+//	basalt-privacy [config.toml]                 run (Orion's orion.conf format)
+//	basalt-privacy --generatekeys a,b [config]   write a.pub/a.key, b.pub/b.key and exit
+//
+// Every configuration key can be overridden by BASALT_PRIVACY_<KEY> or
+// ORION_<KEY>; see package ptm/config and ptm/README.md.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := execute(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}

@@ -1,0 +1,285 @@
+// Package instance assembles a running basalt-privacy from a Config: keys,
+// stores, node table, the two HTTP servers and discovery; and stops it.
+package instance
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/basaltchain/basalt/ptm/clientapi"
+	"github.com/basaltchain/basalt/ptm/config"
+	"github.com/basaltchain/basalt/ptm/discovery"
+	"github.com/basaltchain/basalt/ptm/enclave"
+	"github.com/basaltchain/basalt/ptm/manager"
+	"github.com/basaltchain/basalt/ptm/nodeapi"
+	"github.com/basaltchain/basalt/ptm/storage"
+)
+
+// PortsFile is the file, in workdir, where a running instance writes its
+// actual ports (Orion's orion.ports, Java properties format); it is removed
+// on a clean stop.
+const PortsFile = "orion.ports"
+
+// bodySlack is what a request body may hold beyond the payload limit: Base64
+// and JSON around a /send payload (4/3 of it, counted separately), the
+// encrypted keys of a pushed payload, or a party-info table.
+const bodySlack = 1 << 20
+
+// Options are the start-up settings that are not configuration keys.
+type Options struct {
+	Log *slog.Logger
+	// Version is reported by GET /version.
+	Version string
+	// ClearKnownNodes empties the persisted node table first
+	// (--clear-known-nodes).
+	ClearKnownNodes bool
+}
+
+// Instance is a running basalt-privacy.
+type Instance struct {
+	cfg *config.Config
+	log *slog.Logger
+
+	Manager *manager.Manager
+	Table   *discovery.Table
+
+	store, knownStore  storage.KV
+	nodeSrv, clientSrv *http.Server
+	nodeURL, clientURL string
+
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	once   sync.Once
+}
+
+// Start starts an instance. On error everything already opened is closed.
+func Start(ctx context.Context, cfg *config.Config, opts Options) (_ *Instance, err error) {
+	log := opts.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	in := &Instance{cfg: cfg, log: log}
+	defer func() {
+		if err != nil {
+			in.closeResources()
+		}
+	}()
+
+	pairs, always, err := loadKeys(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if len(pairs) == 0 {
+		log.Warn("no keys configured (publickeys/privatekeys): this instance can store pushed payloads for no one and send nothing")
+	}
+	if cfg.LibSodiumPath != "" {
+		log.Info("libsodiumpath is ignored: basalt-privacy has its own NaCl implementation", "libsodiumpath", cfg.LibSodiumPath)
+	}
+	if err := os.MkdirAll(cfg.WorkDir, 0o755); err != nil {
+		return nil, fmt.Errorf("workdir %s: %w", cfg.WorkDir, err)
+	}
+	if in.store, err = openStore(ctx, "storage", cfg.StorageSpec, log); err != nil {
+		return nil, err
+	}
+	if in.knownStore, err = openStore(ctx, "knownnodesstorage", cfg.KnownNodesSpec, log); err != nil {
+		return nil, err
+	}
+	if opts.ClearKnownNodes {
+		if err := discovery.Clear(ctx, in.knownStore); err != nil {
+			return nil, fmt.Errorf("--clear-known-nodes: %w", err)
+		}
+	}
+
+	tlsSet, err := newTLS(cfg, log)
+	if err != nil {
+		return nil, err
+	}
+
+	nodeLn, err := listen(cfg.NodeNetworkInterface, cfg.NodePort, "nodeport")
+	if err != nil {
+		return nil, err
+	}
+	clientLn, err := listen(cfg.ClientNetworkInterface, cfg.ClientPort, "clientport")
+	if err != nil {
+		nodeLn.Close()
+		return nil, err
+	}
+	nodePort := nodeLn.Addr().(*net.TCPAddr).Port
+	clientPort := clientLn.Addr().(*net.TCPAddr).Port
+	in.nodeURL = cfg.NodeURL
+	if in.nodeURL == "" {
+		in.nodeURL = tlsSet.nodeScheme() + "://" + net.JoinHostPort(cfg.NodeNetworkInterface, strconv.Itoa(nodePort))
+		if ip, err := netip.ParseAddr(cfg.NodeNetworkInterface); err == nil && ip.IsUnspecified() {
+			log.Warn("nodeurl is not set and nodenetworkinterface is unspecified: peers are told "+in.nodeURL+", which they cannot reach; set nodeurl", "nodeurl", in.nodeURL)
+		}
+	}
+	in.clientURL = tlsSet.clientScheme() + "://" + net.JoinHostPort(cfg.ClientNetworkInterface, strconv.Itoa(clientPort))
+
+	enc := enclave.New(pairs, always)
+	if in.Table, err = discovery.NewTable(ctx, in.knownStore, in.nodeURL, enc.NodeKeys()); err != nil {
+		nodeLn.Close()
+		clientLn.Close()
+		return nil, err
+	}
+	peers := nodeapi.NewClient(tlsSet.peerDial)
+	in.Manager = &manager.Manager{
+		Enclave:    enc,
+		Store:      in.store,
+		Table:      in.Table,
+		Peers:      peers,
+		Log:        log,
+		MaxPayload: cfg.MaxPayloadSize,
+	}
+	var allow []netip.Addr
+	for _, ip := range cfg.IPWhitelist {
+		allow = append(allow, netip.MustParseAddr(ip)) // validated by config
+	}
+	maxBody := int64(cfg.MaxPayloadSize)/3*4 + 4 + bodySlack
+	nodeAPI := &nodeapi.Server{Manager: in.Manager, Table: in.Table, Log: log.With("api", "node"), MaxBody: maxBody, Allow: allow}
+	clientAPI := &clientapi.Server{Manager: in.Manager, Table: in.Table, Log: log.With("api", "client"), Version: opts.Version, MaxBody: maxBody}
+	in.nodeSrv = newServer(nodeAPI.Handler(), tlsSet.nodeServer, log)
+	in.clientSrv = newServer(clientAPI.Handler(), tlsSet.clientServer, log)
+
+	runCtx, cancel := context.WithCancel(context.Background())
+	in.cancel = cancel
+	in.serve(in.nodeSrv, nodeLn, "node")
+	in.serve(in.clientSrv, clientLn, "client")
+	d := &discovery.Discovery{Table: in.Table, Poller: peers, BootNodes: cfg.OtherNodes, Log: log.With("component", "discovery")}
+	in.wg.Add(1)
+	go func() {
+		defer in.wg.Done()
+		d.Run(runCtx)
+	}()
+
+	if err := in.writePortsFile(nodePort, clientPort); err != nil {
+		log.Warn("could not write the ports file", "err", err)
+	}
+	log.Info("basalt-privacy started",
+		"nodeurl", in.nodeURL, "node", nodeLn.Addr().String(), "client", clientLn.Addr().String(),
+		"keys", len(pairs), "storage", describe(cfg.StorageSpec), "knownnodesstorage", describe(cfg.KnownNodesSpec),
+		"othernodes", len(cfg.OtherNodes))
+	for _, k := range enc.NodeKeys() {
+		log.Info("hosting key", "publicKey", k.String())
+	}
+	return in, nil
+}
+
+func describe(s storage.Spec) string {
+	switch s.Kind {
+	case storage.Pebble:
+		return "pebble:" + s.Path
+	case storage.Postgres:
+		return "postgres"
+	default:
+		return string(s.Kind)
+	}
+}
+
+func openStore(ctx context.Context, key string, spec storage.Spec, log *slog.Logger) (storage.KV, error) {
+	if spec.Alias != "" {
+		log.Info(key+": "+spec.Alias+" is served by the embedded Pebble store", "path", spec.Path)
+	}
+	octx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	kv, err := storage.Open(octx, spec)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", key, err)
+	}
+	return kv, nil
+}
+
+func listen(iface string, port int, key string) (net.Listener, error) {
+	addr := net.JoinHostPort(iface, strconv.Itoa(port))
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("%s: listen on %s: %w", key, addr, err)
+	}
+	return ln, nil
+}
+
+func newServer(h http.Handler, tlsConfig *tls.Config, log *slog.Logger) *http.Server {
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
+		TLSConfig:         tlsConfig, // nil: plain HTTP
+	}
+	return srv
+}
+
+func (in *Instance) serve(srv *http.Server, ln net.Listener, name string) {
+	in.wg.Add(1)
+	go func() {
+		defer in.wg.Done()
+		var err error
+		if srv.TLSConfig != nil {
+			err = srv.ServeTLS(ln, "", "")
+		} else {
+			err = srv.Serve(ln)
+		}
+		if err != nil && !errors.Is(err, http.ErrServerClosed) {
+			in.log.Error(name+" API server stopped", "err", err)
+		}
+	}()
+}
+
+// NodeURL returns the URL advertised to peers.
+func (in *Instance) NodeURL() string { return in.nodeURL }
+
+// ClientURL returns the client API's base URL.
+func (in *Instance) ClientURL() string { return in.clientURL }
+
+func (in *Instance) writePortsFile(nodePort, clientPort int) error {
+	content := fmt.Sprintf("#This file contains the ports used by the running instance of basalt-privacy. This file will be deleted after the node is shutdown.\n#%s\nhttp-node-port=%d\nhttp-client-port=%d\n",
+		time.Now().UTC().Format(time.RFC1123), nodePort, clientPort)
+	return os.WriteFile(filepath.Join(in.cfg.WorkDir, PortsFile), []byte(content), 0o644)
+}
+
+// Close stops the servers (letting requests in flight finish, up to 10 s),
+// discovery, and closes the stores.
+func (in *Instance) Close() error {
+	var err error
+	in.once.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		for _, srv := range []*http.Server{in.nodeSrv, in.clientSrv} {
+			if srv != nil {
+				if e := srv.Shutdown(ctx); e != nil {
+					srv.Close()
+				}
+			}
+		}
+		if in.cancel != nil {
+			in.cancel()
+		}
+		in.wg.Wait()
+		err = in.closeResources()
+		os.Remove(filepath.Join(in.cfg.WorkDir, PortsFile))
+	})
+	return err
+}
+
+func (in *Instance) closeResources() error {
+	var errs []error
+	for _, kv := range []storage.KV{in.store, in.knownStore} {
+		if kv != nil {
+			errs = append(errs, kv.Close())
+		}
+	}
+	in.store, in.knownStore = nil, nil
+	return errors.Join(errs...)
+}

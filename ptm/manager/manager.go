@@ -1,0 +1,196 @@
+// Package manager is the privacy manager's service layer: sending,
+// receiving and privacy groups, over the enclave, the store, the node table
+// and the peers. Both HTTP APIs call it; neither touches storage itself.
+//
+// Storage layout (Orion's, so an Orion PostgreSQL store can be read): one
+// key space, keys are the UTF-8 bytes of Base64 ids, values are CBOR.
+//
+//	payload digest (Base64 SHA-512/256 of the cipher text) -> EncryptedPayload
+//	privacy group id                                       -> PrivacyGroup
+//	enclave.IndexKey(member set)                           -> GroupIndex
+//
+// The three kinds of key are 32-byte hashes of different inputs, so they do
+// not collide.
+//
+// Write order and crashes: a payload is pushed to every remote recipient's
+// instance (each stores it durably before answering) and then stored
+// locally, and only then is its key returned; so once /send has answered,
+// every party can receive it, whatever crashes next. A failed push fails the
+// send before anything is stored locally; a retry encrypts under a fresh key
+// and so gets a new payload key, and copies already pushed are unreferenced
+// rather than wrong. Group writes store the membership index entry before
+// the group, and readers skip index entries whose group is missing, so a
+// crash between the two leaves nothing visible half-done.
+package manager
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+
+	"github.com/basaltchain/basalt/ptm"
+	"github.com/basaltchain/basalt/ptm/discovery"
+	"github.com/basaltchain/basalt/ptm/enclave"
+	"github.com/basaltchain/basalt/ptm/payload"
+	"github.com/basaltchain/basalt/ptm/storage"
+)
+
+// Peers delivers payloads and privacy groups to other instances (package
+// nodeapi's Client). Each call returns the text body of a 200 answer; any
+// other answer or a transport failure is an error.
+type Peers interface {
+	Push(ctx context.Context, nodeURL string, p *payload.EncryptedPayload) (string, error)
+	PushGroup(ctx context.Context, nodeURL string, g *payload.PrivacyGroup) (string, error)
+}
+
+// PeerStatusError is the error Peers return for a non-200 answer.
+type PeerStatusError struct {
+	URL    string
+	Status int
+	Body   string
+}
+
+// Error implements error.
+func (e *PeerStatusError) Error() string {
+	return fmt.Sprintf("%s answered %d: %q", e.URL, e.Status, e.Body)
+}
+
+// Manager sends and receives payloads and manages privacy groups.
+type Manager struct {
+	Enclave *enclave.Enclave
+	Store   storage.KV
+	Table   *discovery.Table
+	Peers   Peers
+	Log     *slog.Logger
+	// MaxPayload is the largest plaintext /send accepts, in bytes (0: no
+	// limit). Larger payloads fail with ptm.PayloadTooLarge.
+	MaxPayload int
+}
+
+func (m *Manager) log() *slog.Logger {
+	if m.Log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return m.Log
+}
+
+// getPayload reads a stored payload.
+func (m *Manager) getPayload(ctx context.Context, digest string) (*payload.EncryptedPayload, error) {
+	data, err := m.Store.Get(ctx, []byte(digest))
+	if err != nil {
+		return nil, err
+	}
+	p, err := payload.DecodeEncryptedPayload(data)
+	if err != nil {
+		return nil, fmt.Errorf("stored payload %s: %w", digest, err)
+	}
+	return p, nil
+}
+
+func (m *Manager) putPayload(ctx context.Context, p *payload.EncryptedPayload) (string, error) {
+	data, err := p.MarshalCBOR()
+	if err != nil {
+		return "", err
+	}
+	digest := p.Digest()
+	if err := m.Store.Put(ctx, []byte(digest), data); err != nil {
+		return "", fmt.Errorf("store payload %s: %w", digest, err)
+	}
+	return digest, nil
+}
+
+// getGroup reads a stored privacy group; storage.ErrNotFound if absent.
+func (m *Manager) getGroup(ctx context.Context, id string) (*payload.PrivacyGroup, error) {
+	data, err := m.Store.Get(ctx, []byte(id))
+	if err != nil {
+		return nil, err
+	}
+	g, err := payload.DecodePrivacyGroup(data)
+	if err != nil {
+		return nil, fmt.Errorf("stored privacy group %s: %w", id, err)
+	}
+	return g, nil
+}
+
+// storeGroup writes the index entry for g's members (adding id, or removing
+// it for a deleted group), then g itself.
+func (m *Manager) storeGroup(ctx context.Context, id string, g *payload.PrivacyGroup) error {
+	if err := m.updateIndex(ctx, g, id); err != nil {
+		return ptm.Wrap(ptm.PrivacyGroupNotStored, err)
+	}
+	data, err := g.MarshalCBOR()
+	if err != nil {
+		return ptm.Wrap(ptm.PrivacyGroupNotStored, err)
+	}
+	if err := m.Store.Put(ctx, []byte(id), data); err != nil {
+		return ptm.Wrap(ptm.PrivacyGroupNotStored, fmt.Errorf("store privacy group %s: %w", id, err))
+	}
+	return nil
+}
+
+func (m *Manager) updateIndex(ctx context.Context, g *payload.PrivacyGroup, id string) error {
+	members, err := g.Members()
+	if err != nil {
+		return err
+	}
+	remove := g.State == payload.Deleted
+	key := enclave.IndexKey(members)
+	return m.Store.Update(ctx, []byte(key), func(old []byte, found bool) ([]byte, bool, error) {
+		x := &payload.GroupIndex{Addresses: g.Addresses}
+		if found {
+			var err error
+			if x, err = payload.DecodeGroupIndex(old); err != nil {
+				return nil, false, fmt.Errorf("stored group index %s: %w", key, err)
+			}
+		}
+		at := -1
+		for i, have := range x.PrivacyGroupIDs {
+			if have == id {
+				at = i
+				break
+			}
+		}
+		switch {
+		case remove && at < 0, !remove && at >= 0:
+			return nil, false, nil
+		case remove:
+			x.PrivacyGroupIDs = append(x.PrivacyGroupIDs[:at], x.PrivacyGroupIDs[at+1:]...)
+		default:
+			x.PrivacyGroupIDs = append(x.PrivacyGroupIDs, id)
+		}
+		if x.PrivacyGroupIDs == nil {
+			x.PrivacyGroupIDs = []string{}
+		}
+		data, err := x.MarshalCBOR()
+		return data, err == nil, err
+	})
+}
+
+// isSelf reports whether a node URL is this instance's own.
+func (m *Manager) isSelf(nodeURL string) bool {
+	return sameURL(nodeURL, m.Table.Self())
+}
+
+// sameURL compares node URLs as Orion's pushes use them: scheme, host and
+// port (a trailing slash or path does not matter).
+func sameURL(a, b string) bool {
+	if a == b {
+		return true
+	}
+	ua, errA := url.Parse(a)
+	ub, errB := url.Parse(b)
+	return errA == nil && errB == nil && ua.Scheme == ub.Scheme && ua.Host == ub.Host
+}
+
+// pushFailure maps a failed push to Orion's code: a peer that answered
+// wrongly is NodePropagatingToAllPeers, one that could not be reached
+// NodePushingToPeer.
+func pushFailure(err error) *ptm.Error {
+	var se *PeerStatusError
+	if errors.As(err, &se) {
+		return ptm.Wrap(ptm.NodePropagatingToAllPeers, err)
+	}
+	return ptm.Wrap(ptm.NodePushingToPeer, err)
+}

@@ -1,0 +1,149 @@
+// Package nodeapi is the node-to-node HTTP API of basalt-privacy (Orion's
+// "node" port, 8080 by default) and the client other instances use to call it:
+//
+//	GET  /upcheck           "I'm up!"
+//	POST /partyinfo         CBOR node table in (the caller's), CBOR out (ours); the caller's is merged
+//	POST /push              CBOR EncryptedPayload, stripped to our keys; answers its digest
+//	POST /pushPrivacyGroup  CBOR PrivacyGroup; answers its id
+//
+// Failures answer 500 {"error":"<Orion code>"} (413 PayloadTooLarge for a
+// body over the limit); a request no route matches answers 404.
+package nodeapi
+
+import (
+	"io"
+	"log/slog"
+	"net/http"
+	"net/netip"
+
+	"github.com/basaltchain/basalt/internal/httpmw"
+	"github.com/basaltchain/basalt/ptm"
+	"github.com/basaltchain/basalt/ptm/discovery"
+	"github.com/basaltchain/basalt/ptm/manager"
+)
+
+// Server holds what the node API handlers need.
+type Server struct {
+	Manager *manager.Manager
+	Table   *discovery.Table
+	Log     *slog.Logger
+	// MaxBody is the largest request body accepted, in bytes (0: no limit).
+	MaxBody int64
+	// Allow, when not empty, is the list of client IP addresses allowed to
+	// connect (Orion's ipwhitelist); others are answered 403.
+	Allow []netip.Addr
+}
+
+// Handler returns the node API.
+func (s *Server) Handler() http.Handler {
+	router := ptm.NewRouter(
+		ptm.Route{Method: http.MethodGet, Path: "/upcheck", Handler: func(w http.ResponseWriter, _ *http.Request) { ptm.WriteText(w, ptm.Upcheck) }},
+		ptm.Route{Method: http.MethodPost, Path: "/partyinfo", Consumes: []string{ptm.MediaCBOR}, Handler: s.partyInfo},
+		ptm.Route{Method: http.MethodPost, Path: "/push", Consumes: []string{ptm.MediaCBOR}, Handler: s.push},
+		ptm.Route{Method: http.MethodPost, Path: "/pushPrivacyGroup", Consumes: []string{ptm.MediaCBOR}, Handler: s.pushGroup},
+	)
+	tooLarge := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		ptm.WriteError(w, http.StatusRequestEntityTooLarge, ptm.PayloadTooLarge)
+	})
+	return httpmw.Chain(router, s.allowlist, httpmw.BodyLimit(s.MaxBody, tooLarge))
+}
+
+func (s *Server) log() *slog.Logger {
+	if s.Log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return s.Log
+}
+
+// allowlist enforces Allow on the connection's remote address.
+func (s *Server) allowlist(next http.Handler) http.Handler {
+	if len(s.Allow) == 0 {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if ap, err := netip.ParseAddrPort(r.RemoteAddr); err == nil {
+			ip := ap.Addr().Unmap()
+			for _, a := range s.Allow {
+				if a.Unmap() == ip {
+					next.ServeHTTP(w, r)
+					return
+				}
+			}
+		}
+		w.Header().Set("Content-Type", ptm.MediaText)
+		w.WriteHeader(http.StatusForbidden)
+		io.WriteString(w, "address not in ipwhitelist\n")
+	})
+}
+
+// readBody reads the request body, answering the error itself when it fails.
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		if httpmw.IsTooLarge(err) {
+			ptm.WriteError(w, http.StatusRequestEntityTooLarge, ptm.PayloadTooLarge)
+		} else {
+			ptm.WriteError(w, http.StatusBadRequest, ptm.ObjectJSONDeserialization)
+		}
+		return nil, false
+	}
+	return body, true
+}
+
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
+	code := ptm.CodeOf(err)
+	s.log().Warn("node API request failed", "path", r.URL.Path, "remote", r.RemoteAddr, "code", code, "err", err)
+	ptm.WriteError(w, http.StatusInternalServerError, code)
+}
+
+func (s *Server) partyInfo(w http.ResponseWriter, r *http.Request) {
+	body, ok := s.readBody(w, r)
+	if !ok {
+		return
+	}
+	_, entries, err := discovery.DecodePartyInfo(body)
+	if err != nil {
+		s.fail(w, r, ptm.Wrap(ptm.ObjectJSONDeserialization, err))
+		return
+	}
+	reply, err := s.Table.PartyInfo().Encode()
+	if err != nil {
+		s.fail(w, r, ptm.Wrap(ptm.ObjectJSONSerialization, err))
+		return
+	}
+	w.Header().Set("Content-Type", ptm.MediaCBOR)
+	w.Write(reply)
+	// The reply carries our table as it was; the caller's entries are merged
+	// after, as in Orion.
+	if n, err := s.Table.Merge(r.Context(), entries); err != nil {
+		s.log().Warn("merge party info", "remote", r.RemoteAddr, "err", err)
+	} else if n > 0 {
+		s.log().Info("discovered keys", "from", r.RemoteAddr, "added", n)
+	}
+}
+
+func (s *Server) push(w http.ResponseWriter, r *http.Request) {
+	body, ok := s.readBody(w, r)
+	if !ok {
+		return
+	}
+	digest, err := s.Manager.StorePushed(r.Context(), body)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	ptm.WriteText(w, digest)
+}
+
+func (s *Server) pushGroup(w http.ResponseWriter, r *http.Request) {
+	body, ok := s.readBody(w, r)
+	if !ok {
+		return
+	}
+	id, err := s.Manager.StorePushedGroup(r.Context(), body)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	ptm.WriteText(w, id)
+}
