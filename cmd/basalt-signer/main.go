@@ -1,0 +1,27 @@
+// Command basalt-signer is Basalt's transaction-signing proxy, compatible
+// with EthSigner: it holds signing keys, answers eth_accounts, eth_sign,
+// eth_signTransaction, eth_sendTransaction and eea_sendTransaction, and
+// passes every other request to a downstream node.
+//
+//	basalt-signer --chain-id=1337 --downstream-http-port=8545 --http-listen-port=9545 \
+//	    file-based-signer -k key.json -p key.password
+//
+// Run `basalt-signer --help` for the options. Options are read from the
+// command line, ETHSIGNER_* environment variables and a TOML file
+// (--config-file). See signer/README.md.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	a := &app{stdout: os.Stdout, stderr: os.Stderr, lookupEnv: os.LookupEnv}
+	code := a.execute(ctx, os.Args[1:])
+	stop()
+	os.Exit(code)
+}

@@ -1,0 +1,90 @@
+// Package signer is basalt-signer's JSON-RPC signing proxy, compatible
+// with EthSigner: it holds signing keys, answers the methods that need them
+// and passes everything else to a downstream node.
+//
+// # HTTP surface
+//
+//	GET  /upcheck   "I'm up!" (text/plain)
+//	POST /          JSON-RPC: the methods below are answered here, every
+//	                other request goes to the node unchanged
+//	anything else   relayed to the node unchanged
+//
+// Relayed requests keep their method, path (under --downstream-http-path),
+// query, headers (but Content-Length, Origin and hop-by-hop headers; Host
+// becomes X-Forwarded-Host) and body; the node's status, headers (but
+// Access-Control-Allow-Origin) and body come back unchanged. Every request
+// first passes the Host allowlist (403), CORS (403 for a refused origin)
+// and the body limit (413, nothing forwarded).
+//
+// # Methods
+//
+//   - eth_accounts: the keys' addresses, lower case, sorted.
+//   - eth_sign [address, message]: r ‖ s ‖ v (v 27/28) over
+//     keccak256("\x19Ethereum Signed Message:\n" + len + message); a 0x
+//     message is hex, any other UTF-8.
+//   - eth_signTransaction [tx]: the signed raw transaction (nonce required).
+//   - eth_sendTransaction [tx]: signed and sent as eth_sendRawTransaction.
+//   - eea_sendTransaction [tx]: a Besu private transaction (package
+//     privtx) sent as eea_sendRawTransaction.
+//
+// Send-transaction calls whose transaction has no nonce get one from the
+// node (eth_getTransactionCount pending; priv_getTransactionCount or
+// priv_getEeaTransactionCount for private ones) through a nonce manager
+// (package nonce), and are signed again with a new nonce, up to ten times,
+// when the node answers Nonce too low, Known transaction or Replacement
+// transaction underpriced. A call that got no answer from the node is
+// never signed again.
+//
+// # Errors and HTTP statuses (EthSigner's)
+//
+//   - -32602 Invalid params, -32600, -32700: HTTP 400; the reason is given
+//     in the message as current Besu does ("Invalid params (gas must be a
+//     hex quantity ...)").
+//   - -32000 "No unlocked account matches the Sender": HTTP 400 for
+//     eth_sendTransaction and eea_sendTransaction, 200 for eth_sign and
+//     eth_signTransaction.
+//   - Node unreachable: 504 -32000 "Failed to connect to downstream node";
+//     no answer within the timeout: 504 -32000 "Connection to downstream
+//     node timed out"; connection broken mid-request: 502 with the former.
+//   - Nonce retries exhausted: 400 -32603 "Internal error (...)".
+//   - The node's own answers (results and errors) are returned as the node
+//     gave them.
+//
+// # Choices where EthSigner and the spec differ or are silent
+//
+//   - Defaults: gas 90000 and gasPrice 0, as the spec (Document 3) and
+//     EthSigner have them. The signer never asks the node for a gas
+//     estimate or price: EthSigner does not either, and a default that
+//     changes with the node's state would make the same request sign
+//     different transactions. A node with a minimum gas price (Besu's and
+//     Basalt's default is 1000 wei) refuses a transaction without gasPrice
+//     ("Gas price below configured minimum gas price"); give gasPrice, or
+//     maxFeePerGas and maxPriorityFeePerGas.
+//   - EIP-1559 and EIP-2930: maxFeePerGas with maxPriorityFeePerGas make a
+//     type 2 transaction, accessList alone a type 1 one, otherwise a legacy
+//     EIP-155 transaction (EthSigner's only kind). "type" may be given;
+//     gasPrice with fee caps, or one fee cap without the other, is -32602.
+//     Private transactions are legacy only.
+//   - A chainId in the transaction must equal --chain-id (-32602),
+//     input is accepted as an alias of data, and eth_sendTransaction
+//     refuses privateFrom, privateFor and privacyGroupId (-32602) instead
+//     of signing a public transaction the caller meant to be private.
+//   - eea_sendTransaction: restriction must be "restricted" and value
+//     absent or zero; privateFrom, privateFor and privacyGroupId are Base64
+//     32-byte keys.
+//   - Nonces: EthSigner's read-and-retry alone lets concurrent sends from
+//     one account collide until the retries run out; the nonce manager
+//     gives each its own nonce (see package nonce). Private nonces are read
+//     at the node's chain head, so they are neither managed nor retried
+//     (EthSigner issue #257): the node's error is returned.
+//   - Batches, which EthSigner does not take, are handled (see batch.go).
+//   - A request for a signer method without an id is answered with id
+//     null, as EthSigner does; requests for other methods follow the node's
+//     rules.
+//   - A Host allowlist (--http-host-allowlist, default localhost and
+//     127.0.0.1, as in Besu and Web3Signer) guards against DNS rebinding:
+//     a page that rebinds its name to 127.0.0.1 must not reach a process
+//     that signs transactions. EthSigner has none; give "*" to admit every
+//     Host.
+//   - Bodies are capped at 5 MiB (413); EthSigner has no cap.
+package signer

@@ -1,0 +1,204 @@
+package signer
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+
+	"github.com/basaltchain/basalt/rpc"
+	"github.com/basaltchain/basalt/signer/downstream"
+)
+
+// The signer's own errors (EthSigner's JsonRpcError catalogue); the other
+// codes come from package rpc.
+var (
+	// ErrNoUnlockedAccount answers a from or eth_sign address the signer has
+	// no key for.
+	ErrNoUnlockedAccount = rpc.NewError(-32000, "No unlocked account matches the Sender")
+	// ErrDownstreamTimeout answers (HTTP 504) when the node did not answer
+	// within --downstream-http-request-timeout.
+	ErrDownstreamTimeout = rpc.NewError(-32000, "Connection to downstream node timed out")
+	// ErrDownstreamConnect answers (HTTP 504) when the node cannot be
+	// reached, and (HTTP 502) when the connection broke.
+	ErrDownstreamConnect = rpc.NewError(-32000, "Failed to connect to downstream node")
+)
+
+// envelope is a JSON-RPC request object, its members kept raw.
+type envelope struct {
+	// ID is nil when the member is absent (a notification), "null" when
+	// null.
+	ID     json.RawMessage `json:"id"`
+	Method json.RawMessage `json:"method"`
+	Params json.RawMessage `json:"params"`
+}
+
+// method returns the method name, or "" when it is missing or not a string.
+func (e *envelope) method() string {
+	if len(e.Method) == 0 || e.Method[0] != '"' {
+		return ""
+	}
+	var m string
+	if json.Unmarshal(e.Method, &m) != nil {
+		return ""
+	}
+	return m
+}
+
+// idValid reports whether the id is absent, a string, a number or null.
+func (e *envelope) idValid() bool {
+	if e.ID == nil {
+		return true
+	}
+	switch c := e.ID[0]; {
+	case c == '"' || c == '-' || c == 'n' || (c >= '0' && c <= '9'):
+		return true
+	}
+	return false
+}
+
+// responseID is the id to answer with: the request's as sent, or null.
+func (e *envelope) responseID() json.RawMessage {
+	if e.ID == nil {
+		return nullID
+	}
+	return e.ID
+}
+
+var nullID = json.RawMessage("null")
+
+// reply is the answer to one request: a JSON-RPC response object, and, for
+// a single request, the HTTP status and the headers to send with it.
+type reply struct {
+	status int
+	header http.Header // headers of a relayed node answer; nil otherwise
+	body   []byte
+}
+
+// resultReply answers id with result.
+func resultReply(id json.RawMessage, result any) *reply {
+	res, err := json.Marshal(result)
+	if err != nil {
+		return errorReply(id, rpc.ErrInternal)
+	}
+	b := make([]byte, 0, 48+len(id)+len(res))
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = append(b, id...)
+	b = append(b, `,"result":`...)
+	b = append(b, res...)
+	b = append(b, '}')
+	return &reply{status: http.StatusOK, body: b}
+}
+
+// errorReply answers id with e, with EthSigner's HTTP status for its code.
+func errorReply(id json.RawMessage, e *rpc.Error) *reply {
+	return errorReplyStatus(id, e, statusFor(e))
+}
+
+// errorReplyStatus answers id with e and the given HTTP status.
+func errorReplyStatus(id json.RawMessage, e *rpc.Error, status int) *reply {
+	obj := struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+		Data    any    `json:"data,omitempty"`
+	}{e.Code, e.Message, e.Data}
+	eb, err := json.Marshal(obj)
+	if err != nil {
+		eb = []byte(`{"code":` + strconv.Itoa(e.Code) + `,"message":"Internal error"}`)
+	}
+	b := make([]byte, 0, 48+len(id)+len(eb))
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = append(b, id...)
+	b = append(b, `,"error":`...)
+	b = append(b, eb...)
+	b = append(b, '}')
+	return &reply{status: status, body: b}
+}
+
+// statusFor is EthSigner's HTTP status for an error it answers itself:
+// 400 for the request errors (parse error, invalid request, invalid
+// params), 200 for the others. Send-transaction calls add one exception:
+// an unknown sender is 400.
+func statusFor(e *rpc.Error) int {
+	switch e.Code {
+	case rpc.CodeParseError, rpc.CodeInvalidRequest, rpc.CodeInvalidParams:
+		return http.StatusBadRequest
+	}
+	return http.StatusOK
+}
+
+// asRPCError returns err as an *rpc.Error, or Internal error.
+func asRPCError(err error) *rpc.Error {
+	var e *rpc.Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return rpc.ErrInternal
+}
+
+// transportReply answers a request whose downstream call got no response.
+func transportReply(id json.RawMessage, err error) *reply {
+	var de *downstream.Error
+	if errors.As(err, &de) {
+		switch de.Kind {
+		case downstream.Timeout:
+			return errorReplyStatus(id, ErrDownstreamTimeout, http.StatusGatewayTimeout)
+		case downstream.Connect:
+			return errorReplyStatus(id, ErrDownstreamConnect, http.StatusGatewayTimeout)
+		case downstream.Broken:
+			return errorReplyStatus(id, ErrDownstreamConnect, http.StatusBadGateway)
+		}
+	}
+	return errorReplyStatus(id, rpc.ErrInternal, http.StatusInternalServerError)
+}
+
+// rpcResponse is a JSON-RPC response from the node.
+type rpcResponse struct {
+	ID     json.RawMessage `json:"id"`
+	Result json.RawMessage `json:"result"`
+	Error  *struct {
+		Code    int             `json:"code"`
+		Message string          `json:"message"`
+		Data    json.RawMessage `json:"data,omitempty"`
+	} `json:"error"`
+}
+
+// parseResponse decodes a node's JSON-RPC response object; ok is false
+// when the body is not one.
+func parseResponse(body []byte) (r rpcResponse, ok bool) {
+	b := bytes.TrimSpace(body)
+	if len(b) == 0 || b[0] != '{' {
+		return r, false
+	}
+	if json.Unmarshal(b, &r) != nil {
+		return r, false
+	}
+	if r.Error == nil && r.Result == nil {
+		return r, false
+	}
+	return r, true
+}
+
+// rpcError turns a node's error object into an *rpc.Error.
+func (r *rpcResponse) rpcError() *rpc.Error {
+	e := rpc.NewError(r.Error.Code, r.Error.Message)
+	if len(r.Error.Data) > 0 {
+		e.Data = r.Error.Data
+	}
+	return e
+}
+
+// writeReply writes a single request's reply.
+func writeReply(w http.ResponseWriter, rp *reply) {
+	h := w.Header()
+	if rp.header != nil {
+		downstream.CopyResponseHeader(h, rp.header)
+	}
+	if h.Get("Content-Type") == "" {
+		h.Set("Content-Type", "application/json")
+	}
+	h.Set("Content-Length", strconv.Itoa(len(rp.body)))
+	w.WriteHeader(rp.status)
+	_, _ = w.Write(rp.body)
+}

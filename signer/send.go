@@ -1,0 +1,255 @@
+package signer
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/basaltchain/basalt/rpc"
+	"github.com/basaltchain/basalt/signer/downstream"
+	"github.com/basaltchain/basalt/signer/keys"
+	"github.com/basaltchain/basalt/signer/nonce"
+)
+
+// ethSendTransaction answers eth_sendTransaction: sign, then
+// eth_sendRawTransaction on the node.
+func (s *Server) ethSendTransaction(ctx context.Context, r *http.Request, env *envelope) *reply {
+	return s.send(ctx, r, env, false)
+}
+
+// eeaSendTransaction answers eea_sendTransaction: sign a private
+// transaction, then eea_sendRawTransaction on the node.
+func (s *Server) eeaSendTransaction(ctx context.Context, r *http.Request, env *envelope) *reply {
+	return s.send(ctx, r, env, true)
+}
+
+// send signs and submits a transaction. With a nonce in the request it is
+// signed and sent once and the node's answer returned as is. Without one,
+// the nonce comes from the node (eth_getTransactionCount pending, or the
+// private counts) and, for public transactions, through the nonce manager;
+// when the node answers Nonce too low, Known transaction or Replacement
+// transaction underpriced, the transaction is signed again with a new
+// nonce, up to NonceRetries times. A request that got no answer from the
+// node is never signed again: the node may have the transaction, and a
+// second one with another nonce could move the same value twice.
+func (s *Server) send(ctx context.Context, r *http.Request, env *envelope, private bool) *reply {
+	id := env.responseID()
+	args, e := parseTx(env.Params, s.chainID, private)
+	if e != nil {
+		return errorReply(id, e)
+	}
+	key, ok := s.keys.Key(args.from)
+	if !ok {
+		return errorReplyStatus(id, ErrNoUnlockedAccount, http.StatusBadRequest)
+	}
+	// The transaction is the caller's, not the connection's: once started,
+	// finish it (and the nonce bookkeeping) even if the client goes away.
+	ctx = context.WithoutCancel(ctx)
+	hdr := callHeader(r)
+	method := "eth_sendRawTransaction"
+	if private {
+		method = "eea_sendRawTransaction"
+	}
+
+	if args.nonce != nil {
+		raw, hash, err := s.sign(key, args, *args.nonce)
+		if err != nil {
+			s.log.Error("Signing failed", "from", args.from.Hex(), "err", err)
+			return errorReply(id, rpc.ErrInternal)
+		}
+		resp, err := s.call(ctx, hdr, id, method, hexutil.Bytes(raw))
+		if err != nil {
+			s.log.Warn("Transaction sent without an answer", "from", args.from.Hex(), "nonce", *args.nonce, "hash", hash.Hex(), "err", err)
+			return transportReply(id, err)
+		}
+		return relayed(resp)
+	}
+
+	// Private nonces are read at the chain head by the node, so managing
+	// them here or retrying cannot help (EthSigner issue #257); they pass
+	// through a nil session.
+	var sess *nonce.Session
+	if !private {
+		sess = s.nonces.Begin(args.from)
+		defer sess.End()
+	}
+	for attempt := 0; ; attempt++ {
+		pending, rp := s.pendingNonce(ctx, hdr, id, args)
+		if rp != nil {
+			return rp
+		}
+		n := sess.Next(pending)
+		s.log.Debug("Nonce chosen", "from", args.from.Hex(), "pending", pending, "nonce", n, "attempt", attempt)
+		raw, hash, err := s.sign(key, args, n)
+		if err != nil {
+			sess.Settle(nonce.Free)
+			s.log.Error("Signing failed", "from", args.from.Hex(), "err", err)
+			return errorReply(id, rpc.ErrInternal)
+		}
+		resp, err := s.call(ctx, hdr, id, method, hexutil.Bytes(raw))
+		if err != nil {
+			sess.Settle(nonce.Unknown)
+			s.log.Warn("Transaction sent without an answer", "from", args.from.Hex(), "nonce", n, "hash", hash.Hex(), "err", err)
+			return transportReply(id, err)
+		}
+		outcome, retry, reason := classifySend(resp)
+		sess.Settle(outcome)
+		if !retry || sess == nil {
+			if outcome == nonce.Accepted {
+				s.log.Debug("Transaction sent", "from", args.from.Hex(), "nonce", n, "hash", hash.Hex())
+			}
+			return relayed(resp)
+		}
+		if attempt >= NonceRetries {
+			s.log.Warn("Nonce retries exhausted", "from", args.from.Hex(), "last", reason)
+			return errorReplyStatus(id, rpc.ErrInternal.WithReason("no free nonce after "+
+				strconv.Itoa(NonceRetries)+" retries: "+reason), http.StatusBadRequest)
+		}
+		s.log.Debug("Nonce refused, signing again", "from", args.from.Hex(), "nonce", n, "reason", reason)
+	}
+}
+
+// classifySend reads the node's answer to a raw transaction: what became of
+// the nonce, whether to retry with another one, and the node's message.
+func classifySend(resp *downstream.Response) (o nonce.Outcome, retry bool, msg string) {
+	res, ok := parseResponse(resp.Body)
+	if !ok {
+		// Not JSON-RPC (a proxy's error page?): the node may or may not
+		// have the transaction.
+		return nonce.Unknown, false, ""
+	}
+	if res.Error == nil {
+		return nonce.Accepted, false, ""
+	}
+	msg = res.Error.Message
+	m := strings.ToLower(msg)
+	switch {
+	case strings.HasPrefix(m, "nonce too low"):
+		return nonce.Free, true, msg
+	case strings.HasPrefix(m, "known transaction"), strings.HasPrefix(m, "already known"),
+		strings.HasPrefix(m, "replacement transaction underpriced"):
+		return nonce.Occupied, true, msg
+	}
+	return nonce.Free, false, msg
+}
+
+// relayed answers with the node's response as it came.
+func relayed(resp *downstream.Response) *reply {
+	return &reply{status: resp.Status, header: resp.Header, body: resp.Body}
+}
+
+// callHeader is the header of the signer's own requests to the node on
+// behalf of r: the client's (so a JWT reaches the node), but no
+// Accept-Encoding, as the signer reads the answers.
+func callHeader(r *http.Request) http.Header {
+	h := downstream.ForwardHeader(r)
+	h.Del("Accept-Encoding")
+	h.Set("Content-Type", "application/json")
+	return h
+}
+
+// call sends a JSON-RPC request to the node.
+func (s *Server) call(ctx context.Context, hdr http.Header, id json.RawMessage, method string, params ...any) (*downstream.Response, error) {
+	p, err := json.Marshal(params)
+	if err != nil {
+		return nil, err
+	}
+	body := make([]byte, 0, 64+len(method)+len(p)+len(id))
+	body = append(body, `{"jsonrpc":"2.0","method":`...)
+	body = strconv.AppendQuote(body, method)
+	body = append(body, `,"params":`...)
+	body = append(body, p...)
+	body = append(body, `,"id":`...)
+	body = append(body, id...)
+	body = append(body, '}')
+	return s.ds.Do(ctx, &downstream.Request{Method: http.MethodPost, Path: "/", Header: hdr, Body: body})
+}
+
+// pendingNonce asks the node for the sender's next nonce. On failure it
+// returns the reply for the client: the node's error with the client's id,
+// or a transport error.
+func (s *Server) pendingNonce(ctx context.Context, hdr http.Header, id json.RawMessage, a *txArgs) (uint64, *reply) {
+	from := strings.ToLower(a.from.Hex())
+	var (
+		method string
+		params []any
+	)
+	switch {
+	case !a.private:
+		method, params = "eth_getTransactionCount", []any{from, "pending"}
+	case a.privacyGroupID != nil:
+		method, params = "priv_getTransactionCount", []any{from, base64.StdEncoding.EncodeToString(a.privacyGroupID)}
+	default:
+		to := make([]string, len(a.privateFor))
+		for i, k := range a.privateFor {
+			to[i] = base64.StdEncoding.EncodeToString(k)
+		}
+		method, params = "priv_getEeaTransactionCount", []any{from, base64.StdEncoding.EncodeToString(a.privateFrom), to}
+	}
+	ownID := json.RawMessage(strconv.FormatUint(s.nextID.Add(1), 10))
+	resp, err := s.call(ctx, hdr, ownID, method, params...)
+	if err != nil {
+		return 0, transportReply(id, err)
+	}
+	res, ok := parseResponse(resp.Body)
+	if !ok {
+		return 0, errorReplyStatus(id, rpc.ErrInternal.WithReason(fmt.Sprintf(
+			"the node's answer to %s is not JSON-RPC (HTTP %d)", method, resp.Status)), http.StatusBadGateway)
+	}
+	if res.Error != nil {
+		// The node's error, with the node's HTTP status (e.g. 401 for a
+		// missing JWT).
+		return 0, errorReplyStatus(id, res.rpcError(), resp.Status)
+	}
+	var q string
+	if json.Unmarshal(res.Result, &q) == nil {
+		if n, ok := parseQuantity(q); ok && n.IsUint64() {
+			return n.Uint64(), nil
+		}
+	}
+	return 0, errorReplyStatus(id, rpc.ErrInternal.WithReason(fmt.Sprintf(
+		"the node's answer to %s is not a nonce: %.64s", method, res.Result)), http.StatusBadGateway)
+}
+
+// sign signs the transaction with nonce n and returns its encoding and
+// hash.
+func (s *Server) sign(key keys.Key, a *txArgs, n uint64) ([]byte, common.Hash, error) {
+	if !a.private {
+		return s.signEth(key, a, n)
+	}
+	tx := a.privateTx(n)
+	if err := tx.Sign(s.chainID, key.Sign); err != nil {
+		return nil, common.Hash{}, err
+	}
+	raw, err := tx.MarshalBinary()
+	if err != nil {
+		return nil, common.Hash{}, err
+	}
+	return raw, crypto.Keccak256Hash(raw), nil
+}
+
+// signEth signs a public transaction with nonce n.
+func (s *Server) signEth(key keys.Key, a *txArgs, n uint64) ([]byte, common.Hash, error) {
+	tx := a.ethTx(s.chainID, n)
+	sig, err := key.Sign(s.txSigner.Hash(tx).Bytes())
+	if err != nil {
+		return nil, common.Hash{}, err
+	}
+	signed, err := tx.WithSignature(s.txSigner, sig)
+	if err != nil {
+		return nil, common.Hash{}, err
+	}
+	raw, err := signed.MarshalBinary()
+	if err != nil {
+		return nil, common.Hash{}, err
+	}
+	return raw, signed.Hash(), nil
+}

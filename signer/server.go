@@ -1,0 +1,222 @@
+package signer
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/big"
+	"net/http"
+	"sync/atomic"
+
+	"github.com/ethereum/go-ethereum/core/types"
+
+	"github.com/basaltchain/basalt/internal/httpmw"
+	"github.com/basaltchain/basalt/rpc"
+	"github.com/basaltchain/basalt/signer/downstream"
+	"github.com/basaltchain/basalt/signer/keys"
+	"github.com/basaltchain/basalt/signer/nonce"
+)
+
+// Defaults.
+const (
+	// DefaultMaxRequestBytes caps request bodies, as the node does.
+	DefaultMaxRequestBytes = rpc.DefaultMaxRequestBytes
+	// DefaultMaxBatchSize caps a batch that the signer takes apart (one
+	// holding a method it answers itself), Besu's default batch limit.
+	DefaultMaxBatchSize = 1024
+	// NonceRetries is how many times a send whose nonce the signer chose is
+	// signed again with a new nonce after the node refused the nonce
+	// (EthSigner's current limit).
+	NonceRetries = 10
+)
+
+// Config is what a Server needs.
+type Config struct {
+	// ChainID is the chain the signer signs for (--chain-id); required.
+	ChainID *big.Int
+	// Keys holds the signing keys; required.
+	Keys keys.Store
+	// Downstream is the node; required.
+	Downstream *downstream.Client
+	// CORSOrigins is --http-cors-origins: empty refuses cross-origin
+	// requests, "*" or "all" admits every origin.
+	CORSOrigins []string
+	// HostAllowlist is --http-host-allowlist; nil means localhost and
+	// 127.0.0.1, "*" admits every Host.
+	HostAllowlist []string
+	// MaxRequestBytes caps request bodies: 0 means DefaultMaxRequestBytes,
+	// negative no limit.
+	MaxRequestBytes int64
+	// MaxBatchSize caps batches the signer takes apart; 0 means
+	// DefaultMaxBatchSize.
+	MaxBatchSize int
+	// Logger receives the signer's log; nil discards it.
+	Logger *slog.Logger
+}
+
+// Server is the signing proxy's HTTP handler.
+type Server struct {
+	chainID  *big.Int
+	txSigner types.Signer
+	keys     keys.Store
+	ds       *downstream.Client
+	nonces   *nonce.Manager
+	log      *slog.Logger
+	maxBatch int
+	limit    int64
+	handler  http.Handler
+	nextID   atomic.Uint64 // ids of the signer's own requests to the node
+}
+
+// New returns a Server for cfg.
+func New(cfg Config) (*Server, error) {
+	switch {
+	case cfg.ChainID == nil || cfg.ChainID.Sign() <= 0:
+		return nil, errors.New("signer: a positive chain ID is required")
+	case cfg.Keys == nil:
+		return nil, errors.New("signer: a key store is required")
+	case cfg.Downstream == nil:
+		return nil, errors.New("signer: a downstream node is required")
+	}
+	s := &Server{
+		chainID:  new(big.Int).Set(cfg.ChainID),
+		txSigner: types.LatestSignerForChainID(cfg.ChainID),
+		keys:     cfg.Keys,
+		ds:       cfg.Downstream,
+		nonces:   nonce.New(),
+		log:      cfg.Logger,
+		maxBatch: cfg.MaxBatchSize,
+		limit:    cfg.MaxRequestBytes,
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	if s.maxBatch <= 0 {
+		s.maxBatch = DefaultMaxBatchSize
+	}
+	if s.limit == 0 {
+		s.limit = DefaultMaxRequestBytes
+	}
+	var tooLarge http.Handler
+	if s.limit > 0 {
+		tooLarge = http.HandlerFunc(s.writeTooLarge)
+	}
+	s.handler = httpmw.Chain(http.HandlerFunc(s.route),
+		httpmw.HostAllowlist(cfg.HostAllowlist),
+		httpmw.CORS(cfg.CORSOrigins),
+		httpmw.BodyLimit(s.limit, tooLarge),
+	)
+	return s, nil
+}
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+// route sends GET /upcheck and POST / to the signer and everything else to
+// the node.
+func (s *Server) route(w http.ResponseWriter, r *http.Request) {
+	switch {
+	case r.URL.Path == "/upcheck" && r.Method == http.MethodGet:
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		_, _ = io.WriteString(w, "I'm up!")
+	case r.URL.Path == "/" && r.Method == http.MethodPost:
+		s.serveJSONRPC(w, r)
+	default:
+		body, ok := s.readBody(w, r)
+		if ok {
+			s.relay(w, r, body)
+		}
+	}
+}
+
+// readBody reads the request body; on failure it answers (413) or gives up
+// (the client went away).
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		if httpmw.IsTooLarge(err) {
+			s.writeTooLarge(w, r)
+		}
+		return nil, false
+	}
+	return body, true
+}
+
+// writeTooLarge answers a body over the limit: 413 with -32600.
+func (s *Server) writeTooLarge(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Connection", "close")
+	rp := errorReplyStatus(nullID,
+		rpc.ErrInvalidRequest.WithReason(fmt.Sprintf("request body larger than %d bytes", s.limit)),
+		http.StatusRequestEntityTooLarge)
+	writeReply(w, rp)
+}
+
+// relay passes a request to the node unchanged and its answer back.
+func (s *Server) relay(w http.ResponseWriter, r *http.Request, body []byte) {
+	req := &downstream.Request{
+		Method:   r.Method,
+		Path:     r.URL.EscapedPath(),
+		RawQuery: r.URL.RawQuery,
+		Header:   downstream.ForwardHeader(r),
+		Body:     body,
+	}
+	if err := s.ds.Relay(r.Context(), w, req); err != nil {
+		s.log.Debug("Proxied request failed", "path", r.URL.Path, "err", err)
+		writeReply(w, transportReply(nullID, err))
+	}
+}
+
+// serveJSONRPC handles POST /: requests for a method the signer answers are
+// handled here, everything else (other methods, malformed messages) goes to
+// the node as it came.
+func (s *Server) serveJSONRPC(w http.ResponseWriter, r *http.Request) {
+	body, ok := s.readBody(w, r)
+	if !ok {
+		return
+	}
+	trimmed := bytes.TrimLeft(body, " \t\r\n")
+	if len(trimmed) > 0 && trimmed[0] == '[' {
+		s.serveBatch(w, r, body)
+		return
+	}
+	var env envelope
+	if len(trimmed) == 0 || trimmed[0] != '{' || json.Unmarshal(body, &env) != nil {
+		s.relay(w, r, body)
+		return
+	}
+	h := s.handlerFor(env.method())
+	if h == nil {
+		s.relay(w, r, body)
+		return
+	}
+	if !env.idValid() {
+		writeReply(w, errorReply(nullID, rpc.ErrInvalidRequest))
+		return
+	}
+	writeReply(w, h(s, r.Context(), r, &env))
+}
+
+// methodHandler answers one request.
+type methodHandler func(s *Server, ctx context.Context, r *http.Request, env *envelope) *reply
+
+// handlerFor returns the handler of a method the signer answers itself,
+// or nil for a method that goes to the node.
+func (s *Server) handlerFor(method string) methodHandler {
+	switch method {
+	case "eth_accounts":
+		return (*Server).ethAccounts
+	case "eth_sign":
+		return (*Server).ethSign
+	case "eth_signTransaction":
+		return (*Server).ethSignTransaction
+	case "eth_sendTransaction":
+		return (*Server).ethSendTransaction
+	case "eea_sendTransaction":
+		return (*Server).eeaSendTransaction
+	}
+	return nil
+}
