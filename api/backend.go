@@ -11,6 +11,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/basaltchain/basalt/chain"
+	"github.com/basaltchain/basalt/filters"
 	"github.com/basaltchain/basalt/miner"
 	"github.com/basaltchain/basalt/rpc"
 )
@@ -20,6 +21,19 @@ type TxPool interface {
 	AddLocal(tx *types.Transaction) error
 	PendingNonce(addr common.Address) uint64
 	Get(hash common.Hash) *types.Transaction
+}
+
+// SyncStatus is the progress of a running synchronisation (eth_syncing).
+type SyncStatus struct {
+	StartingBlock uint64
+	CurrentBlock  uint64
+	HighestBlock  uint64
+}
+
+// Service is where one of the node's services listens (net_services).
+type Service struct {
+	Host string `json:"host"`
+	Port string `json:"port"`
 }
 
 // Backend gives the methods access to the node's services.
@@ -33,71 +47,106 @@ type Backend struct {
 	// Hashrate reports the local hash rate (nil when the engine has none).
 	Hashrate       func() uint64
 	SubmitHashrate func(id common.Hash, rate uint64)
+	// Syncing reports a running synchronisation; nil, or a nil result, means
+	// the node is not synchronising.
+	Syncing func() *SyncStatus
+	// Enode returns the node's enode URL; nil while peer-to-peer networking
+	// is off (net_enode then answers Besu's "P2P has been disabled").
+	Enode func() (string, error)
+	// Services lists the enabled network services by name (jsonrpc, ws,
+	// p2p, metrics, graphQL) for net_services.
+	Services func() map[string]Service
+	// Network is the peer-to-peer service (ADMIN peer methods, NET); nil
+	// while --p2p-enabled=false.
+	Network Network
+	// Filters serves eth_getLogs, the filter methods and eth_subscribe;
+	// nil leaves them unregistered.
+	Filters *filters.System
 }
 
-// resolve returns the header a block parameter names, or nil when there is
-// no such block (methods answer null then).
-func (b *Backend) resolve(p BlockParam) (*types.Header, common.Hash) {
+// headerFor resolves a block-or-hash parameter the way Besu's
+// AbstractBlockParameterOrBlockHashMethod does: a negative number is
+// "Invalid block number params", a block that does not exist (a number
+// past the head, an unknown hash) is a nil header (the method answers
+// null), and a hash that must be canonical but is not is -32000 "Invalid
+// input".
+func (b *Backend) headerFor(p BlockParam) (*types.Header, common.Hash, error) {
 	c := b.Chain
 	switch {
-	case p.Negative:
-		return nil, common.Hash{}
 	case p.Hash != nil:
 		h := c.GetHeaderByHash(*p.Hash)
 		if h == nil {
-			return nil, common.Hash{}
+			return nil, common.Hash{}, nil
 		}
 		if p.RequireCanonical && c.GetCanonicalHash(h.Number.Uint64()) != *p.Hash {
-			return nil, common.Hash{}
+			return nil, common.Hash{}, errNotCanonical
 		}
-		return h, *p.Hash
+		return h, *p.Hash, nil
+	case p.Tag == tagEarliest:
+		return c.Genesis(), c.GenesisHash(), nil
+	case p.Tag != "":
+		// latest, pending, safe and finalized are the head on these chains.
+		return c.CurrentHeader(), c.CurrentHash(), nil
+	case p.Number < 0:
+		return nil, common.Hash{}, rpc.ErrInvalidBlockNumberParams
+	}
+	h, hash := b.canonical(uint64(p.Number))
+	return h, hash, nil
+}
+
+// headerForNumber resolves a plain block parameter (Besu's
+// AbstractBlockParameterMethod); nil when there is no such block.
+func (b *Backend) headerForNumber(p BlockNumber) (*types.Header, common.Hash) {
+	c := b.Chain
+	switch {
 	case p.Tag == tagEarliest:
 		return c.Genesis(), c.GenesisHash()
 	case p.Tag != "":
-		// latest, pending, safe and finalized are the head on these chains.
 		return c.CurrentHeader(), c.CurrentHash()
+	case p.Number < 0:
+		return nil, common.Hash{}
 	}
-	hash := c.GetCanonicalHash(p.Number)
+	return b.canonical(uint64(p.Number))
+}
+
+func (b *Backend) canonical(n uint64) (*types.Header, common.Hash) {
+	hash := b.Chain.GetCanonicalHash(n)
 	if hash == (common.Hash{}) {
 		return nil, hash
 	}
-	return c.GetHeader(hash, p.Number), hash
+	return b.Chain.GetHeader(hash, n), hash
 }
 
-// stateAt opens the state after the block p names; nil state when there is
-// no such block.
-func (b *Backend) stateAt(p BlockParam) (*state.StateDB, *types.Header, error) {
-	h, _ := b.resolve(p)
-	if h == nil {
-		return nil, nil, nil
+// ensureState makes the block's post-state readable (historic states of a
+// bulk-imported chain are re-executed on first use).
+func (b *Backend) ensureState(header *types.Header, hash common.Hash) error {
+	if err := b.Chain.EnsureState(hash, header); err != nil {
+		return errWorldStateUnavail
 	}
-	st, err := b.Chain.StateAt(h.Root)
+	return nil
+}
+
+// stateOf opens a private copy of the block's post-state.
+func (b *Backend) stateOf(header *types.Header, hash common.Hash) (*state.StateDB, error) {
+	if err := b.ensureState(header, hash); err != nil {
+		return nil, err
+	}
+	st, err := b.Chain.StateAt(header.Root)
 	if err != nil {
-		return nil, nil, errWorldStateUnavail
+		return nil, errWorldStateUnavail
 	}
-	return st, h, nil
+	return st, nil
 }
 
-// account reads an account of the state after the block p names; found is
-// false when there is no such block. A missing account reads as empty.
-func (b *Backend) account(p BlockParam, addr common.Address) (acct *types.StateAccount, root common.Hash, found bool, err error) {
-	h, _ := b.resolve(p)
-	if h == nil {
-		return nil, common.Hash{}, false, nil
+// account reads an account of the block's post-state; a missing account
+// reads as empty.
+func (b *Backend) account(header *types.Header, hash common.Hash, addr common.Address) (*types.StateAccount, error) {
+	if err := b.ensureState(header, hash); err != nil {
+		return nil, err
 	}
-	acct, err = b.Chain.Account(h.Root, addr)
+	acct, err := b.Chain.Account(header.Root, addr)
 	if err != nil {
-		return nil, common.Hash{}, false, errWorldStateUnavail
+		return nil, errWorldStateUnavail
 	}
-	return acct, h.Root, true, nil
+	return acct, nil
 }
-
-// blockParamOrLatest defaults an absent block parameter to latest.
-func blockParamOrLatest(p *BlockParam) BlockParam {
-	if p == nil {
-		return Latest
-	}
-	return *p
-}
-
-var _ = rpc.ErrInternal

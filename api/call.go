@@ -2,202 +2,363 @@ package api
 
 import (
 	"context"
-	"errors"
 	"math/big"
+	"slices"
 
-	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/consensus/misc/eip1559"
+	"github.com/ethereum/go-ethereum/consensus/misc/eip4844"
 	"github.com/ethereum/go-ethereum/core"
 	"github.com/ethereum/go-ethereum/core/state"
+	"github.com/ethereum/go-ethereum/core/tracing"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/core/vm"
 	"github.com/ethereum/go-ethereum/params"
-	"github.com/holiman/uint256"
 
-	"github.com/basaltchain/basalt/chain"
 	"github.com/basaltchain/basalt/rpc"
 )
 
-// CallArgs is the call object of eth_call and eth_estimateGas.
-type CallArgs struct {
-	From                 *common.Address   `json:"from"`
-	To                   *common.Address   `json:"to"`
-	Gas                  *hexutil.Uint64   `json:"gas"`
-	GasPrice             *hexutil.Big      `json:"gasPrice"`
-	MaxFeePerGas         *hexutil.Big      `json:"maxFeePerGas"`
-	MaxPriorityFeePerGas *hexutil.Big      `json:"maxPriorityFeePerGas"`
-	Value                *hexutil.Big      `json:"value"`
-	Nonce                *hexutil.Uint64   `json:"nonce"`
-	Data                 *hexutil.Bytes    `json:"data"`
-	Input                *hexutil.Bytes    `json:"input"`
-	AccessList           *types.AccessList `json:"accessList"`
-}
-
-func (a *CallArgs) data() []byte {
-	if a.Input != nil {
-		return *a.Input
+// Call is eth_call: the call object runs on the state after the block,
+// nothing is kept. Without "strict", a call that names no price is free
+// (the balance is not checked), as in Besu.
+func (e *Eth) Call(ctx context.Context, args CallArgs, p BlockParam, overrides *StateOverrides) (*hexutil.Bytes, error) {
+	header, hash, err := e.b.headerFor(p)
+	if header == nil || err != nil {
+		return nil, err
 	}
-	if a.Data != nil {
-		return *a.Data
-	}
-	return nil
-}
-
-// validate rejects contradictory arguments.
-func (a *CallArgs) validate() error {
-	if a.Input != nil && a.Data != nil && string(*a.Input) != string(*a.Data) {
-		return rpc.ErrInvalidCallParams.WithReason("both input and data provided with different values")
-	}
-	if a.GasPrice != nil && (a.MaxFeePerGas != nil || a.MaxPriorityFeePerGas != nil) {
-		return rpc.ErrInvalidCallParams.WithReason("gasPrice and maxFeePerGas/maxPriorityFeePerGas are exclusive")
-	}
-	return nil
-}
-
-// message converts the call into a core.Message with gas limit gas.
-func (a *CallArgs) message(gas uint64, nonce uint64) *core.Message {
-	msg := &core.Message{
-		To:         a.To,
-		Nonce:      nonce,
-		Value:      new(uint256.Int),
-		GasLimit:   gas,
-		GasPrice:   new(uint256.Int),
-		GasFeeCap:  new(uint256.Int),
-		GasTipCap:  new(uint256.Int),
-		Data:       a.data(),
-		AccessList: nil,
-	}
-	if a.From != nil {
-		msg.From = *a.From
-	}
-	if a.Value != nil {
-		msg.Value = uint256.MustFromBig((*big.Int)(a.Value))
-	}
-	switch {
-	case a.GasPrice != nil:
-		p := uint256.MustFromBig((*big.Int)(a.GasPrice))
-		msg.GasPrice, msg.GasFeeCap, msg.GasTipCap = p, p, p
-	case a.MaxFeePerGas != nil || a.MaxPriorityFeePerGas != nil:
-		if a.MaxFeePerGas != nil {
-			msg.GasFeeCap = uint256.MustFromBig((*big.Int)(a.MaxFeePerGas))
-		}
-		if a.MaxPriorityFeePerGas != nil {
-			msg.GasTipCap = uint256.MustFromBig((*big.Int)(a.MaxPriorityFeePerGas))
-		}
-		msg.GasPrice = msg.GasFeeCap
-	}
-	if a.AccessList != nil {
-		msg.AccessList = *a.AccessList
-	}
-	msg.SkipEOACheck()
-	if a.Nonce == nil {
-		msg.SkipNonceCheck()
-	}
-	return msg
-}
-
-// callGasCap bounds the gas of calls without an explicit limit.
-const callGasCap = 50_000_000
-
-// defaultGas is the gas a call gets when it names none: the block gas
-// limit, bounded by the call cap and the Osaka per-transaction cap.
-func defaultGas(cfg *params.ChainConfig, header *types.Header) uint64 {
-	gas := min(header.GasLimit, callGasCap)
-	if cfg.IsOsaka(header.Number, header.Time) {
-		gas = min(gas, params.MaxTxGas)
-	}
-	return gas
-}
-
-// doCall executes args on a copy of st in the context of header.
-func (b *Backend) doCall(ctx context.Context, args *CallArgs, header *types.Header, st *state.StateDB, gas uint64) (*core.ExecutionResult, error) {
-	c := b.Chain
-	cfg := c.Config()
-	nonce := uint64(0)
-	if args.Nonce != nil {
-		nonce = uint64(*args.Nonce)
-	} else if args.From != nil {
-		nonce = st.GetNonce(*args.From)
-	}
-	msg := args.message(gas, nonce)
-	blockCtx := chain.NewBlockContext(cfg, c.Engine(), c, header)
-	// A zero-priced call must not fail on the base fee (NoBaseFee below);
-	// a priced one is checked against it as a transaction would be.
-	evm := vm.NewEVM(blockCtx, st, cfg, vm.Config{NoBaseFee: msg.GasFeeCap.IsZero()})
-	defer evm.Release()
-
-	done := make(chan struct{})
-	defer close(done)
-	go func() {
-		select {
-		case <-ctx.Done():
-			evm.Cancel()
-		case <-done:
-		}
-	}()
-	gp := core.NewGasPool(max(gas, header.GasLimit))
-	res, err := core.ApplyMessage(evm, msg, gp)
+	st, err := e.b.stateOf(header, hash)
 	if err != nil {
-		return nil, txError(err)
+		return nil, err
 	}
-	if evm.Cancelled() {
-		return nil, rpc.ErrTimeout
+	mode := simMode{allowExceedingBalance: callIsFree(&args, header)}
+	if args.Strict != nil {
+		mode.allowExceedingBalance = !*args.Strict
 	}
-	return res, nil
+	sim := &simulation{b: e.b, header: header, st: st, mode: mode, args: &args, once: true}
+	if overrides != nil {
+		sim.override = *overrides
+	}
+	gas := defaultCallGas(e.b.Chain.Config(), header)
+	if args.Gas != nil {
+		gas = uint64(*args.Gas)
+	}
+	res, err := sim.run(ctx, gas)
+	if err != nil {
+		return nil, err
+	}
+	if res.Err != nil {
+		return nil, resultError(res)
+	}
+	out := hexutil.Bytes(res.ReturnData)
+	if out == nil {
+		out = hexutil.Bytes{}
+	}
+	return &out, nil
 }
 
-// revertError is Besu's (and geth's) error for a reverted call: code 3 with
-// the revert data, and the decoded reason when the data is Error(string).
-func revertError(res *core.ExecutionResult) error {
-	data := res.Revert()
-	e := rpc.NewError(3, "Execution reverted")
-	if reason, err := abi.UnpackRevert(data); err == nil {
-		e = e.WithReason(reason)
+// callIsFree is Besu's choice, for eth_call without "strict", of whether
+// the call may exceed the sender's balance: before London when it names no
+// (or a zero) gas price; after London when it names no non-zero price, or
+// is a blob call without a blob fee.
+func callIsFree(a *CallArgs, header *types.Header) bool {
+	isZero := func(q *Quantity) bool { return q == nil || q.Big().Sign() == 0 }
+	if header.BaseFee == nil {
+		return isZero(a.GasPrice)
 	}
-	return e.WithData(hexutil.Encode(data))
+	if a.BlobVersionedHashes != nil && isZero(a.MaxFeePerBlobGas) {
+		return true
+	}
+	return isZero(a.GasPrice) && isZero(a.MaxFeePerGas) && isZero(a.MaxPriorityFeePerGas)
 }
 
-// estimate binary-searches the lowest gas limit with which args succeeds.
-func (b *Backend) estimate(ctx context.Context, args *CallArgs, header *types.Header, st *state.StateDB) (uint64, error) {
-	hi := defaultGas(b.Chain.Config(), header)
-	if args.Gas != nil && uint64(*args.Gas) >= params.TxGas {
-		hi = uint64(*args.Gas)
+// estimateMode is Besu's choice for eth_estimateGas and
+// eth_createAccessList: strict (the default) keeps the caller's prices but
+// lets the simulation run underpriced; "strict": false makes it free.
+func estimateMode(a *CallArgs) simMode {
+	if a.Strict != nil && !*a.Strict {
+		return simMode{allowExceedingBalance: true}
 	}
-	run := func(gas uint64) (*core.ExecutionResult, error) {
-		return b.doCall(ctx, args, header, st.Copy(), gas)
+	return simMode{allowUnderpriced: true}
+}
+
+// Besu's eth_estimateGas constants: the gas a value transfer needs, the
+// stipend and the 64/63 rule for the first guess, and the tolerance at
+// which the binary search stops (--estimate-gas-tolerance-ratio 0.015).
+const (
+	minTxCost         = params.TxGas
+	callStipend       = 2300
+	estimateTolerance = 0.015
+)
+
+// estimation prepares an eth_estimateGas or eth_createAccessList run.
+func (e *Eth) estimation(args *CallArgs, p *BlockNumber, overrides *StateOverrides) (*simulation, uint64, error) {
+	bp := BlockNumber{Tag: tagPending}
+	if p != nil {
+		bp = *p
 	}
-	res, err := run(hi)
+	var (
+		header *types.Header
+		st     *state.StateDB
+		err    error
+	)
+	if bp.Tag == tagPending {
+		header = e.b.pendingHeader()
+		st, err = e.b.stateOf(e.b.Chain.CurrentHeader(), e.b.Chain.CurrentHash())
+	} else {
+		h, hash := e.b.headerForNumber(bp)
+		if h == nil {
+			return nil, 0, rpc.ErrBlockNotFound
+		}
+		header = h
+		st, err = e.b.stateOf(h, hash)
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	sim := &simulation{b: e.b, header: header, st: st, mode: estimateMode(args), args: args}
+	if overrides != nil {
+		sim.override = *overrides
+	}
+	upper := e.gasUpperBound(args, header, st)
+	if upper < minTxCost {
+		return nil, 0, rpc.ErrUpfrontCostExceedsBalance
+	}
+	return sim, upper, nil
+}
+
+// gasUpperBound is Besu's calculateGasLimitUpperBound: the block's gas
+// limit (and the per-transaction cap), or, for a strict call with a price,
+// what the sender's balance can pay for.
+func (e *Eth) gasUpperBound(a *CallArgs, header *types.Header, st *state.StateDB) uint64 {
+	upper := defaultCallGas(e.b.Chain.Config(), header)
+	if a.From == nil || (a.Strict != nil && !*a.Strict) {
+		return upper
+	}
+	var price *big.Int
+	switch {
+	case a.MaxFeePerGas != nil:
+		price = a.MaxFeePerGas.Big()
+	case a.GasPrice != nil:
+		price = a.GasPrice.Big()
+	}
+	if price == nil || price.Sign() == 0 {
+		return upper
+	}
+	balance := st.GetBalance(a.sender()).ToBig()
+	if balance.Sign() == 0 {
+		return 0
+	}
+	balance.Sub(balance, a.value())
+	if balance.Sign() <= 0 {
+		return 0
+	}
+	n := balance.Div(balance, price)
+	if !n.IsUint64() || n.Uint64() > upper {
+		return upper
+	}
+	return n.Uint64()
+}
+
+// EstimateGas is eth_estimateGas with Besu's algorithm (so the answers are
+// Besu's): a plain transfer tries 21000 first; otherwise a run at the upper
+// bound, a guess of (used + 2300) × 64/63, and a binary search that stops
+// within 1.5 %.
+func (e *Eth) EstimateGas(ctx context.Context, args CallArgs, p *BlockNumber, overrides *StateOverrides) (hexutil.Uint64, error) {
+	sim, upper, err := e.estimation(&args, p, overrides)
 	if err != nil {
 		return 0, err
 	}
-	if res.Failed() {
-		if errors.Is(res.Err, vm.ErrExecutionReverted) {
-			return 0, revertError(res)
+	if len(args.data()) == 0 {
+		if res, err := sim.run(ctx, minTxCost); err == nil && res.Err == nil {
+			return hexutil.Uint64(minTxCost), nil
 		}
-		return 0, rpc.NewError(-32000, res.Err.Error())
 	}
-	// The gas actually consumed (before refunds) is a lower bound; calls with
-	// the 63/64 rule may need more, which the search finds.
-	lo := res.MaxUsedGas - 1
-	if res.MaxUsedGas == 0 || lo >= hi {
-		return hi, nil
+	res, err := sim.run(ctx, upper)
+	if err != nil {
+		return 0, err
 	}
-	if r, err := run(res.MaxUsedGas); err == nil && !r.Failed() {
-		return res.MaxUsedGas, nil
+	if res.Err != nil {
+		return 0, resultError(res)
 	}
-	lo = res.MaxUsedGas
+	lo, hi := res.MaxUsedGas-1, upper
+	guess := uint64(float64(res.MaxUsedGas+callStipend) * (64.0 / 63.0))
+	if r, err := sim.run(ctx, guess); err == nil && r.Err == nil {
+		hi = guess
+	} else {
+		lo = guess
+	}
 	for lo+1 < hi {
+		if float64(hi-lo)/float64(hi) < estimateTolerance {
+			break
+		}
 		if ctx.Err() != nil {
 			return 0, rpc.ErrTimeout
 		}
-		mid := lo + (hi-lo)/2
-		r, err := run(mid)
-		if err != nil || r.Failed() {
+		mid := (lo + hi) / 2
+		if r, err := sim.run(ctx, mid); err != nil || r.Err != nil {
 			lo = mid
 		} else {
 			hi = mid
 		}
 	}
-	return hi, nil
+	return hexutil.Uint64(hi), nil
+}
+
+// AccessListResult is eth_createAccessList's answer.
+type AccessListResult struct {
+	AccessList types.AccessList `json:"accessList"`
+	GasUsed    hexutil.Uint64   `json:"gasUsed"`
+	Error      string           `json:"error,omitempty"`
+}
+
+// CreateAccessList is eth_createAccessList as Besu answers it: the storage
+// slots the call touches, per contract (addresses without slots are left
+// out), and the gas the call uses with that list.
+func (e *Eth) CreateAccessList(ctx context.Context, args CallArgs, p *BlockNumber, overrides *StateOverrides) (*AccessListResult, error) {
+	sim, upper, err := e.estimation(&args, p, overrides)
+	if err != nil {
+		return nil, err
+	}
+	tracer := newSlotTracer(args.AccessList)
+	sim.tracer = tracer.hooks()
+	if len(args.data()) == 0 {
+		if res, err := sim.run(ctx, minTxCost); err == nil && res.Err == nil {
+			return &AccessListResult{AccessList: tracer.list(), GasUsed: hexutil.Uint64(minTxCost)}, nil
+		}
+		tracer.reset(args.AccessList)
+	}
+	run := func(a *CallArgs, t *slotTracer) (*core.ExecutionResult, error) {
+		s := *sim
+		s.args, s.tracer = a, t.hooks()
+		return s.run(ctx, upper)
+	}
+	res, err := run(&args, tracer)
+	list := tracer.list()
+	if len(list) > 0 && (args.AccessList == nil || !slices.EqualFunc(list, *args.AccessList, accessTupleEqual)) {
+		with := args
+		with.AccessList = &list
+		tracer = newSlotTracer(&list)
+		res, err = run(&with, tracer)
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := &AccessListResult{AccessList: tracer.list(), GasUsed: hexutil.Uint64(res.UsedGas)}
+	if res.Err != nil {
+		out.Error = "execution reverted"
+	}
+	return out, nil
+}
+
+func accessTupleEqual(a, b types.AccessTuple) bool {
+	return a.Address == b.Address && slices.Equal(a.StorageKeys, b.StorageKeys)
+}
+
+// slotTracer records the storage slots a call reads or writes, per
+// contract, in the order contracts are first touched (Besu's
+// AccessListOperationTracer, which reports the frame's warmed-up storage).
+type slotTracer struct {
+	order []common.Address
+	slots map[common.Address]map[common.Hash]struct{}
+}
+
+func newSlotTracer(initial *types.AccessList) *slotTracer {
+	t := &slotTracer{}
+	t.reset(initial)
+	return t
+}
+
+// reset starts over with the slots of the call's own access list, which
+// are warm from the start.
+func (t *slotTracer) reset(initial *types.AccessList) {
+	t.order = nil
+	t.slots = make(map[common.Address]map[common.Hash]struct{})
+	if initial == nil {
+		return
+	}
+	for _, tuple := range *initial {
+		for _, k := range tuple.StorageKeys {
+			t.add(tuple.Address, k)
+		}
+	}
+}
+
+func (t *slotTracer) add(addr common.Address, key common.Hash) {
+	m, ok := t.slots[addr]
+	if !ok {
+		m = make(map[common.Hash]struct{})
+		t.slots[addr] = m
+		t.order = append(t.order, addr)
+	}
+	m[key] = struct{}{}
+}
+
+func (t *slotTracer) hooks() *tracing.Hooks {
+	return &tracing.Hooks{
+		OnOpcode: func(pc uint64, op byte, gas, cost uint64, scope tracing.OpContext, rData []byte, depth int, err error) {
+			if err != nil {
+				return
+			}
+			if op := vm.OpCode(op); op == vm.SLOAD || op == vm.SSTORE {
+				stack := scope.StackData()
+				if len(stack) > 0 {
+					t.add(scope.Address(), common.Hash(stack[len(stack)-1].Bytes32()))
+				}
+			}
+		},
+	}
+}
+
+// list is the access list: contracts with their slots sorted.
+func (t *slotTracer) list() types.AccessList {
+	out := types.AccessList{}
+	for _, addr := range t.order {
+		keys := make([]common.Hash, 0, len(t.slots[addr]))
+		for k := range t.slots[addr] {
+			keys = append(keys, k)
+		}
+		slices.SortFunc(keys, func(a, b common.Hash) int { return a.Cmp(b) })
+		out = append(out, types.AccessTuple{Address: addr, StorageKeys: keys})
+	}
+	return out
+}
+
+// pendingHeader is the header of the block that would follow the head, as
+// Besu simulates it for "pending" estimates: the head's gas limit, the next
+// base fee and blob excess, a slot later, the miner's coinbase.
+func (b *Backend) pendingHeader() *types.Header {
+	c := b.Chain
+	cfg := c.Config()
+	parent := c.CurrentHeader()
+	h := &types.Header{
+		ParentHash: c.CurrentHash(),
+		Number:     new(big.Int).Add(parent.Number, common.Big1),
+		GasLimit:   parent.GasLimit,
+		Difficulty: new(big.Int).Set(parent.Difficulty),
+		MixDigest:  parent.MixDigest,
+		Time:       parent.Time + 1,
+		UncleHash:  types.EmptyUncleHash,
+	}
+	if parent.Difficulty.Sign() == 0 {
+		h.Time = parent.Time + 12 // a proof-of-stake slot
+	}
+	if b.Miner != nil {
+		if cb, ok := b.Miner.Coinbase(); ok {
+			h.Coinbase = cb
+		}
+	}
+	if cfg.IsLondon(h.Number) {
+		h.BaseFee = eip1559.CalcBaseFee(cfg, parent)
+	}
+	if cfg.IsShanghai(h.Number, h.Time) {
+		h.WithdrawalsHash = &types.EmptyWithdrawalsHash
+	}
+	if cfg.IsCancun(h.Number, h.Time) {
+		excess := eip4844.CalcExcessBlobGas(cfg, parent, h.Time)
+		used := uint64(0)
+		h.ExcessBlobGas, h.BlobGasUsed = &excess, &used
+		h.ParentBeaconRoot = &common.Hash{}
+	}
+	return h
 }

@@ -1,19 +1,19 @@
 package api
 
 import (
-	"context"
-	"errors"
 	"math/big"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
-	"github.com/ethereum/go-ethereum/core/vm"
+	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/basaltchain/basalt/rpc"
 )
 
-// Eth is the ETH method group.
+// Eth is the ETH method group. Parameters and answers follow current Besu;
+// where a method reads a block parameter first (Besu's block-parameter
+// methods), register.go declares that order.
 type Eth struct{ b *Backend }
 
 // ethProtocolVersion is the highest eth capability the node speaks (eth/68).
@@ -25,7 +25,29 @@ func (e *Eth) ChainID() hexutil.Big {
 
 func (e *Eth) ProtocolVersion() hexutil.Uint64 { return ethProtocolVersion }
 
-func (e *Eth) Syncing() any { return false }
+// SyncingResult is eth_syncing's object while the node synchronises.
+type SyncingResult struct {
+	StartingBlock hexutil.Uint64 `json:"startingBlock"`
+	CurrentBlock  hexutil.Uint64 `json:"currentBlock"`
+	HighestBlock  hexutil.Uint64 `json:"highestBlock"`
+}
+
+// Syncing answers the synchronisation status object, or false when the
+// node is not synchronising.
+func (e *Eth) Syncing() any {
+	if e.b.Syncing == nil {
+		return false
+	}
+	s := e.b.Syncing()
+	if s == nil {
+		return false
+	}
+	return &SyncingResult{
+		StartingBlock: hexutil.Uint64(s.StartingBlock),
+		CurrentBlock:  hexutil.Uint64(s.CurrentBlock),
+		HighestBlock:  hexutil.Uint64(s.HighestBlock),
+	}
+}
 
 func (e *Eth) BlockNumber() hexutil.Uint64 {
 	return hexutil.Uint64(e.b.Chain.CurrentHeader().Number.Uint64())
@@ -33,94 +55,115 @@ func (e *Eth) BlockNumber() hexutil.Uint64 {
 
 func (e *Eth) Accounts() []common.Address { return []common.Address{} }
 
-// GasPrice suggests the minimum gas price the pool accepts, or the head's
-// base fee plus that price when it is higher.
-func (e *Eth) GasPrice() *hexutil.Big {
-	price := new(big.Int).Set(e.b.MinGasPrice)
-	if bf := e.b.Chain.CurrentHeader().BaseFee; bf != nil && bf.Sign() > 0 {
-		price.Add(price, bf)
+func (e *Eth) GetBalance(addr Address, p BlockParam) (*hexutil.Big, error) {
+	header, hash, err := e.b.headerFor(p)
+	if header == nil || err != nil {
+		return nil, err
 	}
-	return (*hexutil.Big)(price)
-}
-
-func (e *Eth) GetBalance(addr common.Address, p *BlockParam) (*hexutil.Big, error) {
-	acct, _, ok, err := e.b.account(blockParamOrLatest(p), addr)
-	if !ok || err != nil {
+	acct, err := e.b.account(header, hash, common.Address(addr))
+	if err != nil {
 		return nil, err
 	}
 	return (*hexutil.Big)(acct.Balance.ToBig()), nil
 }
 
-func (e *Eth) GetTransactionCount(addr common.Address, p *BlockParam) (*hexutil.Uint64, error) {
-	bp := blockParamOrLatest(p)
-	if bp.Tag == tagPending && e.b.Pool != nil {
-		n := hexutil.Uint64(e.b.Pool.PendingNonce(addr))
-		return &n, nil
-	}
-	acct, _, ok, err := e.b.account(bp, addr)
-	if !ok || err != nil {
+// GetTransactionCount answers the account nonce; with "pending", the
+// higher of the pool's next nonce and the head's.
+func (e *Eth) GetTransactionCount(addr Address, p BlockParam) (*hexutil.Uint64, error) {
+	header, hash, err := e.b.headerFor(p)
+	if header == nil || err != nil {
 		return nil, err
 	}
-	n := hexutil.Uint64(acct.Nonce)
-	return &n, nil
+	acct, err := e.b.account(header, hash, common.Address(addr))
+	if err != nil {
+		return nil, err
+	}
+	n := acct.Nonce
+	if p.Tag == tagPending && e.b.Pool != nil {
+		n = max(n, e.b.Pool.PendingNonce(common.Address(addr)))
+	}
+	return (*hexutil.Uint64)(&n), nil
 }
 
-func (e *Eth) GetCode(addr common.Address, p *BlockParam) (*hexutil.Bytes, error) {
-	acct, root, ok, err := e.b.account(blockParamOrLatest(p), addr)
-	if !ok || err != nil {
+func (e *Eth) GetCode(addr Address, p BlockParam) (*hexutil.Bytes, error) {
+	header, hash, err := e.b.headerFor(p)
+	if header == nil || err != nil {
+		return nil, err
+	}
+	acct, err := e.b.account(header, hash, common.Address(addr))
+	if err != nil {
 		return nil, err
 	}
 	code := hexutil.Bytes{}
 	if common.BytesToHash(acct.CodeHash) != types.EmptyCodeHash {
-		rd, err := e.b.Chain.StateReader(root)
+		rd, err := e.b.Chain.StateReader(header.Root)
 		if err != nil {
 			return nil, errWorldStateUnavail
 		}
-		code = rd.Code(addr, common.BytesToHash(acct.CodeHash))
+		code = rd.Code(common.Address(addr), common.BytesToHash(acct.CodeHash))
 	}
 	return &code, nil
 }
 
-// StorageKey is a storage position: any quantity up to 32 bytes.
+// StorageKey is a storage position: Besu's UInt256Parameter (hex, 0x
+// optional, at most 64 digits).
 type StorageKey common.Hash
 
-// UnmarshalJSON accepts a hex quantity or a 32-byte hex string.
+// UnmarshalJSON implements json.Unmarshaler.
 func (k *StorageKey) UnmarshalJSON(data []byte) error {
 	var s string
-	if err := jsonUnmarshal(data, &s); err != nil {
-		return rpc.ErrInvalidPositionParams
+	if err := unquote(data, &s); err != nil {
+		return errBadParam
 	}
-	n, ok := parseBig(s)
-	if !ok || n.BitLen() > 256 || n.Sign() < 0 {
-		return rpc.ErrInvalidPositionParams
+	h, err := parseLenientHash(s)
+	if err != nil {
+		return errBadParam
 	}
-	*k = StorageKey(common.BigToHash(n))
+	*k = StorageKey(h)
 	return nil
 }
 
-func (e *Eth) GetStorageAt(addr common.Address, key StorageKey, p *BlockParam) (*common.Hash, error) {
-	_, root, ok, err := e.b.account(blockParamOrLatest(p), addr)
-	if !ok || err != nil {
+func (e *Eth) GetStorageAt(addr Address, key StorageKey, p BlockParam) (*common.Hash, error) {
+	header, hash, err := e.b.headerFor(p)
+	if header == nil || err != nil {
 		return nil, err
 	}
-	rd, err := e.b.Chain.StateReader(root)
+	if err := e.b.ensureState(header, hash); err != nil {
+		return nil, err
+	}
+	rd, err := e.b.Chain.StateReader(header.Root)
 	if err != nil {
 		return nil, errWorldStateUnavail
 	}
-	v, err := rd.Storage(addr, common.Hash(key))
+	v, err := rd.Storage(common.Address(addr), common.Hash(key))
 	if err != nil {
 		return nil, errWorldStateUnavail
 	}
 	return &v, nil
 }
 
-func (e *Eth) SendRawTransaction(raw hexutil.Bytes) (common.Hash, error) {
+// secp256k1N is the order of the curve; signature values must be below it.
+var secp256k1N = crypto.S256().Params().N
+
+// SendRawTransaction decodes a signed transaction (hex, 0x optional) and
+// hands it to the pool. Undecodable input and impossible signature values
+// are Besu's "Invalid params"; pool refusals are Besu's codes without a
+// reason, as current Besu answers them.
+func (e *Eth) SendRawTransaction(raw string) (common.Hash, error) {
+	data, err := evenHex(raw)
+	if err != nil {
+		return common.Hash{}, rpc.ErrInvalidParams
+	}
 	tx := new(types.Transaction)
-	if err := tx.UnmarshalBinary(raw); err != nil {
+	if err := tx.UnmarshalBinary(data); err != nil {
+		return common.Hash{}, rpc.ErrInvalidParams
+	}
+	_, r, s := tx.RawSignatureValues()
+	if r.Sign() <= 0 || s.Sign() <= 0 || r.Cmp(secp256k1N) >= 0 || s.Cmp(secp256k1N) >= 0 {
 		return common.Hash{}, rpc.ErrInvalidParams
 	}
 	if e.b.Pool == nil {
-		return common.Hash{}, rpc.NewError(-32002, "Transaction pool not enabled")
+		return common.Hash{}, rpc.ErrTxPoolDisabled
 	}
 	if err := e.b.Pool.AddLocal(tx); err != nil {
 		return common.Hash{}, poolError(err)
@@ -132,25 +175,25 @@ func (e *Eth) SendTransaction() (common.Hash, error) {
 	return common.Hash{}, errSendTxNotSupported
 }
 
-func (e *Eth) GetTransactionByHash(hash common.Hash) (*TxJSON, error) {
+func (e *Eth) GetTransactionByHash(hash Hash) (*TxJSON, error) {
 	c := e.b.Chain
-	if tx, loc, ok := c.GetTransaction(hash); ok {
+	if tx, loc, ok := c.GetTransaction(common.Hash(hash)); ok {
 		header := c.GetHeader(loc.BlockHash, loc.BlockNumber)
 		if header != nil {
 			return txJSON(c.Config(), tx, &TxContext{BlockHash: loc.BlockHash, Header: header, Index: loc.Index}), nil
 		}
 	}
 	if e.b.Pool != nil {
-		if tx := e.b.Pool.Get(hash); tx != nil {
+		if tx := e.b.Pool.Get(common.Hash(hash)); tx != nil {
 			return txJSON(c.Config(), tx, nil), nil
 		}
 	}
 	return nil, nil
 }
 
-func (e *Eth) GetTransactionReceipt(hash common.Hash) (*ReceiptJSON, error) {
+func (e *Eth) GetTransactionReceipt(hash Hash) (*ReceiptJSON, error) {
 	c := e.b.Chain
-	tx, loc, ok := c.GetTransaction(hash)
+	tx, loc, ok := c.GetTransaction(common.Hash(hash))
 	if !ok {
 		return nil, nil
 	}
@@ -160,6 +203,27 @@ func (e *Eth) GetTransactionReceipt(hash common.Hash) (*ReceiptJSON, error) {
 		return nil, nil
 	}
 	return receiptJSON(c.Config(), receipts[loc.Index], tx, header), nil
+}
+
+// GetBlockReceipts answers the receipts of every transaction of a block,
+// null when there is no such block.
+func (e *Eth) GetBlockReceipts(p BlockParam) ([]*ReceiptJSON, error) {
+	header, hash, err := e.b.headerFor(p)
+	if header == nil || err != nil {
+		return nil, err
+	}
+	c := e.b.Chain
+	number := header.Number.Uint64()
+	body := c.GetBody(hash, number)
+	receipts := c.GetReceipts(hash, number)
+	if body == nil || len(receipts) != len(body.Transactions) {
+		return nil, nil
+	}
+	out := make([]*ReceiptJSON, len(receipts))
+	for i, r := range receipts {
+		out[i] = receiptJSON(c.Config(), r, body.Transactions[i], header)
+	}
+	return out, nil
 }
 
 // blockJSON renders a stored block; full selects transaction objects.
@@ -185,40 +249,41 @@ func (e *Eth) blockJSON(header *types.Header, hash common.Hash, full bool) *Bloc
 		}
 	}
 	if out.WithdrawalsRoot != nil {
-		out.Withdrawals = body.Withdrawals
-		if out.Withdrawals == nil {
-			out.Withdrawals = types.Withdrawals{}
+		w := types.Withdrawals(body.Withdrawals)
+		if w == nil {
+			w = types.Withdrawals{}
 		}
+		out.Withdrawals = &w
 	}
 	return out
 }
 
-func (e *Eth) GetBlockByNumber(p BlockParam, full *bool) (*BlockJSON, error) {
-	h, hash := e.b.resolve(p)
-	if h == nil {
-		return nil, nil
-	}
-	return e.blockJSON(h, hash, full != nil && *full), nil
-}
-
-func (e *Eth) GetBlockByHash(hash common.Hash, full *bool) (*BlockJSON, error) {
-	h := e.b.Chain.GetHeaderByHash(hash)
-	if h == nil {
-		return nil, nil
-	}
-	return e.blockJSON(h, hash, full != nil && *full), nil
-}
-
-func (e *Eth) GetBlockTransactionCountByHash(hash common.Hash) *hexutil.Uint64 {
-	h := e.b.Chain.GetHeaderByHash(hash)
+func (e *Eth) GetBlockByNumber(p BlockNumber, full bool) *BlockJSON {
+	h, hash := e.b.headerForNumber(p)
 	if h == nil {
 		return nil
 	}
-	return e.txCount(h, hash)
+	return e.blockJSON(h, hash, full)
 }
 
-func (e *Eth) GetBlockTransactionCountByNumber(p BlockParam) *hexutil.Uint64 {
-	h, hash := e.b.resolve(p)
+func (e *Eth) GetBlockByHash(hash Hash, full bool) *BlockJSON {
+	h := e.b.Chain.GetHeaderByHash(common.Hash(hash))
+	if h == nil {
+		return nil
+	}
+	return e.blockJSON(h, common.Hash(hash), full)
+}
+
+func (e *Eth) GetBlockTransactionCountByHash(hash Hash) *hexutil.Uint64 {
+	h := e.b.Chain.GetHeaderByHash(common.Hash(hash))
+	if h == nil {
+		return nil
+	}
+	return e.txCount(h, common.Hash(hash))
+}
+
+func (e *Eth) GetBlockTransactionCountByNumber(p BlockNumber) *hexutil.Uint64 {
+	h, hash := e.b.headerForNumber(p)
 	if h == nil {
 		return nil
 	}
@@ -234,16 +299,16 @@ func (e *Eth) txCount(h *types.Header, hash common.Hash) *hexutil.Uint64 {
 	return &n
 }
 
-func (e *Eth) GetUncleCountByBlockHash(hash common.Hash) *hexutil.Uint64 {
-	h := e.b.Chain.GetHeaderByHash(hash)
+func (e *Eth) GetUncleCountByBlockHash(hash Hash) *hexutil.Uint64 {
+	h := e.b.Chain.GetHeaderByHash(common.Hash(hash))
 	if h == nil {
 		return nil
 	}
-	return e.uncleCount(h, hash)
+	return e.uncleCount(h, common.Hash(hash))
 }
 
-func (e *Eth) GetUncleCountByBlockNumber(p BlockParam) *hexutil.Uint64 {
-	h, hash := e.b.resolve(p)
+func (e *Eth) GetUncleCountByBlockNumber(p BlockNumber) *hexutil.Uint64 {
+	h, hash := e.b.headerForNumber(p)
 	if h == nil {
 		return nil
 	}
@@ -259,16 +324,16 @@ func (e *Eth) uncleCount(h *types.Header, hash common.Hash) *hexutil.Uint64 {
 	return &n
 }
 
-func (e *Eth) GetTransactionByBlockHashAndIndex(hash common.Hash, index hexutil.Uint64) *TxJSON {
-	h := e.b.Chain.GetHeaderByHash(hash)
+func (e *Eth) GetTransactionByBlockHashAndIndex(hash Hash, index UintIndex) *TxJSON {
+	h := e.b.Chain.GetHeaderByHash(common.Hash(hash))
 	if h == nil {
 		return nil
 	}
-	return e.txAt(h, hash, uint64(index))
+	return e.txAt(h, common.Hash(hash), uint64(index))
 }
 
-func (e *Eth) GetTransactionByBlockNumberAndIndex(p BlockParam, index hexutil.Uint64) *TxJSON {
-	h, hash := e.b.resolve(p)
+func (e *Eth) GetTransactionByBlockNumberAndIndex(p BlockNumber, index UintIndex) *TxJSON {
+	h, hash := e.b.headerForNumber(p)
 	if h == nil {
 		return nil
 	}
@@ -283,74 +348,34 @@ func (e *Eth) txAt(h *types.Header, hash common.Hash, index uint64) *TxJSON {
 	return txJSON(e.b.Chain.Config(), body.Transactions[index], &TxContext{BlockHash: hash, Header: h, Index: index})
 }
 
-func (e *Eth) GetUncleByBlockHashAndIndex(hash common.Hash, index hexutil.Uint64) *BlockJSON {
-	h := e.b.Chain.GetHeaderByHash(hash)
+func (e *Eth) GetUncleByBlockHashAndIndex(hash Hash, index UintIndex) *BlockJSON {
+	h := e.b.Chain.GetHeaderByHash(common.Hash(hash))
+	if h == nil {
+		return nil
+	}
+	return e.uncleAt(h, common.Hash(hash), uint64(index))
+}
+
+func (e *Eth) GetUncleByBlockNumberAndIndex(p BlockNumber, index UintIndex) *BlockJSON {
+	h, hash := e.b.headerForNumber(p)
 	if h == nil {
 		return nil
 	}
 	return e.uncleAt(h, hash, uint64(index))
 }
 
-func (e *Eth) GetUncleByBlockNumberAndIndex(p BlockParam, index hexutil.Uint64) *BlockJSON {
-	h, hash := e.b.resolve(p)
-	if h == nil {
-		return nil
-	}
-	return e.uncleAt(h, hash, uint64(index))
-}
-
+// uncleAt renders an uncle as Besu does: a block object without
+// transactions or uncles, total difficulty zero.
 func (e *Eth) uncleAt(h *types.Header, hash common.Hash, index uint64) *BlockJSON {
 	body := e.b.Chain.GetBody(hash, h.Number.Uint64())
 	if body == nil || index >= uint64(len(body.Uncles)) {
 		return nil
 	}
 	u := body.Uncles[index]
-	out := headerJSON(u, e.b.Chain.Hash(u), nil)
+	out := headerJSON(u, e.b.Chain.Hash(u), new(big.Int))
 	out.Size = hexutil.Uint64(types.NewBlockWithHeader(u).Size())
+	out.Transactions = []any{}
 	return out
-}
-
-func (e *Eth) Call(ctx context.Context, args CallArgs, p *BlockParam) (hexutil.Bytes, error) {
-	if err := args.validate(); err != nil {
-		return nil, err
-	}
-	st, header, err := e.b.stateAt(blockParamOrLatest(p))
-	if err != nil {
-		return nil, err
-	}
-	if st == nil {
-		return nil, rpc.ErrInvalidBlockParams
-	}
-	gas := defaultGas(e.b.Chain.Config(), header)
-	if args.Gas != nil {
-		gas = uint64(*args.Gas)
-	}
-	res, err := e.b.doCall(ctx, &args, header, st, gas)
-	if err != nil {
-		return nil, err
-	}
-	if errors.Is(res.Err, vm.ErrExecutionReverted) {
-		return nil, revertError(res)
-	}
-	if res.Err != nil {
-		return nil, rpc.NewError(-32000, res.Err.Error())
-	}
-	return res.ReturnData, nil
-}
-
-func (e *Eth) EstimateGas(ctx context.Context, args CallArgs, p *BlockParam) (hexutil.Uint64, error) {
-	if err := args.validate(); err != nil {
-		return 0, err
-	}
-	st, header, err := e.b.stateAt(blockParamOrLatest(p))
-	if err != nil {
-		return 0, err
-	}
-	if st == nil {
-		return 0, rpc.ErrInvalidBlockParams
-	}
-	gas, err := e.b.estimate(ctx, &args, header, st)
-	return hexutil.Uint64(gas), err
 }
 
 func (e *Eth) Mining() bool { return e.b.Miner != nil && e.b.Miner.Mining() }
@@ -368,7 +393,7 @@ func (e *Eth) Coinbase() (common.Address, error) {
 			return cb, nil
 		}
 	}
-	return common.Address{}, rpc.NewError(-32000, "Coinbase must be explicitly specified")
+	return common.Address{}, rpc.ErrCoinbaseNotSpecified
 }
 
 func (e *Eth) GetWork() ([3]string, error) {

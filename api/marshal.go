@@ -12,33 +12,33 @@ import (
 // BlockJSON is the block object of the spec, plus the fields of later forks
 // that today's client libraries read. Field order follows Besu's.
 type BlockJSON struct {
-	Number                *hexutil.Big      `json:"number"`
-	Hash                  common.Hash       `json:"hash"`
-	MixHash               common.Hash       `json:"mixHash"`
-	ParentHash            common.Hash       `json:"parentHash"`
-	Nonce                 types.BlockNonce  `json:"nonce"`
-	Sha3Uncles            common.Hash       `json:"sha3Uncles"`
-	LogsBloom             types.Bloom       `json:"logsBloom"`
-	TransactionsRoot      common.Hash       `json:"transactionsRoot"`
-	StateRoot             common.Hash       `json:"stateRoot"`
-	ReceiptsRoot          common.Hash       `json:"receiptsRoot"`
-	Miner                 common.Address    `json:"miner"`
-	Difficulty            *hexutil.Big      `json:"difficulty"`
-	TotalDifficulty       *hexutil.Big      `json:"totalDifficulty,omitempty"`
-	ExtraData             hexutil.Bytes     `json:"extraData"`
-	BaseFeePerGas         *hexutil.Big      `json:"baseFeePerGas,omitempty"`
-	Size                  hexutil.Uint64    `json:"size"`
-	GasLimit              hexutil.Uint64    `json:"gasLimit"`
-	GasUsed               hexutil.Uint64    `json:"gasUsed"`
-	Timestamp             hexutil.Uint64    `json:"timestamp"`
-	Uncles                []common.Hash     `json:"uncles"`
-	Transactions          []any             `json:"transactions,omitempty"`
-	WithdrawalsRoot       *common.Hash      `json:"withdrawalsRoot,omitempty"`
-	Withdrawals           types.Withdrawals `json:"withdrawals,omitempty"`
-	BlobGasUsed           *hexutil.Uint64   `json:"blobGasUsed,omitempty"`
-	ExcessBlobGas         *hexutil.Uint64   `json:"excessBlobGas,omitempty"`
-	ParentBeaconBlockRoot *common.Hash      `json:"parentBeaconBlockRoot,omitempty"`
-	RequestsHash          *common.Hash      `json:"requestsHash,omitempty"`
+	Number                *hexutil.Big       `json:"number"`
+	Hash                  common.Hash        `json:"hash"`
+	MixHash               common.Hash        `json:"mixHash"`
+	ParentHash            common.Hash        `json:"parentHash"`
+	Nonce                 types.BlockNonce   `json:"nonce"`
+	Sha3Uncles            common.Hash        `json:"sha3Uncles"`
+	LogsBloom             types.Bloom        `json:"logsBloom"`
+	TransactionsRoot      common.Hash        `json:"transactionsRoot"`
+	StateRoot             common.Hash        `json:"stateRoot"`
+	ReceiptsRoot          common.Hash        `json:"receiptsRoot"`
+	Miner                 common.Address     `json:"miner"`
+	Difficulty            *hexutil.Big       `json:"difficulty"`
+	TotalDifficulty       *hexutil.Big       `json:"totalDifficulty,omitempty"`
+	ExtraData             hexutil.Bytes      `json:"extraData"`
+	BaseFeePerGas         *hexutil.Big       `json:"baseFeePerGas,omitempty"`
+	Size                  hexutil.Uint64     `json:"size"`
+	GasLimit              hexutil.Uint64     `json:"gasLimit"`
+	GasUsed               hexutil.Uint64     `json:"gasUsed"`
+	Timestamp             hexutil.Uint64     `json:"timestamp"`
+	Uncles                []common.Hash      `json:"uncles"`
+	Transactions          []any              `json:"transactions,omitempty"`
+	WithdrawalsRoot       *common.Hash       `json:"withdrawalsRoot,omitempty"`
+	Withdrawals           *types.Withdrawals `json:"withdrawals,omitempty"`
+	BlobGasUsed           *hexutil.Uint64    `json:"blobGasUsed,omitempty"`
+	ExcessBlobGas         *hexutil.Uint64    `json:"excessBlobGas,omitempty"`
+	ParentBeaconBlockRoot *common.Hash       `json:"parentBeaconBlockRoot,omitempty"`
+	RequestsHash          *common.Hash       `json:"requestsHash,omitempty"`
 }
 
 // headerJSON fills the header fields of a block object.

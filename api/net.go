@@ -4,6 +4,8 @@ import (
 	"strconv"
 
 	"github.com/ethereum/go-ethereum/common/hexutil"
+
+	"github.com/basaltchain/basalt/rpc"
 )
 
 // Net is the NET method group.
@@ -11,7 +13,32 @@ type Net struct{ b *Backend }
 
 func (n *Net) Version() string { return strconv.FormatUint(n.b.NetworkID, 10) }
 
-// Listening reports whether the p2p listener runs (none until p2p exists).
-func (n *Net) Listening() bool { return false }
+// Listening reports whether the node accepts peer connections.
+func (n *Net) Listening() bool { return n.b.Network != nil && n.b.Network.Listening() }
 
-func (n *Net) PeerCount() hexutil.Uint64 { return 0 }
+// PeerCount is the number of connected peers; with p2p disabled Besu
+// answers P2P_DISABLED.
+func (n *Net) PeerCount() (hexutil.Uint64, error) {
+	if n.b.Network == nil {
+		return 0, rpc.ErrP2PDisabled
+	}
+	return hexutil.Uint64(n.b.Network.PeerCount()), nil
+}
+
+// Enode answers the node's enode URL, or Besu's "P2P has been disabled"
+// while peer-to-peer networking is off.
+func (n *Net) Enode() (string, error) {
+	if n.b.Enode == nil {
+		return "", rpc.ErrP2PDisabled
+	}
+	return n.b.Enode()
+}
+
+// Services lists the enabled network services with their host and port,
+// e.g. {"jsonrpc": {"host": "127.0.0.1", "port": "8545"}}.
+func (n *Net) Services() map[string]Service {
+	if n.b.Services == nil {
+		return map[string]Service{}
+	}
+	return n.b.Services()
+}

@@ -7,46 +7,52 @@ import (
 	"github.com/basaltchain/basalt/txpool"
 )
 
-// poolError maps a pool rejection to Besu's JSON-RPC error, appending the
-// pool's detail as the reason the way current Besu does.
+// poolError maps a pool refusal to the error current Besu answers for
+// eth_sendRawTransaction (its JsonRpcErrorConverter): the catalogued code
+// and message, without the pool's detail. Refusals Besu has no code for
+// (oversized data, init code too large, …) answer -32602 with the detail,
+// where Besu would say "Internal error".
 func poolError(err error) error {
 	var pe *txpool.Error
 	if !errors.As(err, &pe) {
 		return err
 	}
-	var base *rpc.Error
 	switch pe.Reason {
 	case txpool.NonceTooLow:
-		base = errNonceTooLow
+		return rpc.ErrNonceTooLow
 	case txpool.NonceTooFarInFutureForSender:
-		base = errNonceTooHigh
+		return rpc.ErrNonceTooFarInFutureForSender
 	case txpool.InvalidSignature:
-		base = errInvalidSignature
+		return rpc.ErrInvalidTransactionSignature
 	case txpool.IntrinsicGasExceedsGasLimit:
-		base = errIntrinsicGas
+		return rpc.ErrIntrinsicGasExceedsLimit
 	case txpool.UpfrontCostExceedsBalance:
-		base = errUpfrontCost
+		return rpc.ErrUpfrontCostExceedsBalance
 	case txpool.ExceedsBlockGasLimit:
-		base = errExceedsBlockGas
+		return rpc.ErrExceedsBlockGasLimit
 	case txpool.GasPriceTooLow:
-		base = errGasPriceTooLow
+		return rpc.ErrGasPriceTooLow
 	case txpool.TxSenderNotAuthorized:
-		base = rpc.NewError(-32007, "Sender account not authorized to send transactions")
+		return rpc.ErrTxSenderNotAuthorized
 	case txpool.TransactionAlreadyKnown:
-		return errKnownTransaction
+		return rpc.ErrKnownTransaction
 	case txpool.TransactionReplacementUnderpriced:
-		return errReplacementPrice
+		return rpc.ErrReplacementUnderpriced
 	case txpool.TxPoolFull:
 		return errPoolFull
 	case txpool.MaxPriorityFeePerGasExceedsMaxFeePerGas:
-		return errTipAboveFeeCap
-	default:
-		// WRONG_CHAIN_ID, unsupported types and the other format problems
-		// are Besu's -32602 Invalid params with the reason.
-		base = rpc.ErrInvalidParams
+		return rpc.ErrMaxPriorityFeeExceedsMaxFee
+	case txpool.WrongChainID:
+		return rpc.ErrWrongChainID
+	case txpool.ReplayProtectedSignaturesNotSupported:
+		return rpc.ErrReplayProtectedSignaturesNotSupported
+	case txpool.TxFeecapExceeded:
+		return rpc.ErrTxFeeCapExceeded
+	case txpool.InvalidTransactionFormat:
+		return rpc.ErrInvalidTransactionType
 	}
 	if pe.Detail != "" {
-		return base.WithReason(pe.Detail)
+		return rpc.ErrInvalidParams.WithReason(pe.Detail)
 	}
-	return base
+	return rpc.ErrInvalidParams
 }

@@ -6,13 +6,17 @@ import "github.com/basaltchain/basalt/rpc"
 func Register(r *rpc.Registry, b *Backend) error {
 	e, n, w, m := &Eth{b}, &Net{b}, &Web3{b}, &Miner{b}
 	var (
-		addr   = rpc.ErrInvalidAddressParams
-		block  = rpc.ErrInvalidBlockParams
-		hash   = rpc.ErrInvalidBlockHashParams
-		txHash = rpc.ErrInvalidTransactionHashParams
-		full   = rpc.ErrInvalidReturnCompleteTxParams
-		index  = rpc.ErrInvalidTransactionIndexParams
-		call   = rpc.ErrInvalidCallParams
+		addr    = rpc.ErrInvalidAddressParams
+		block   = rpc.ErrInvalidBlockParams
+		hash    = rpc.ErrInvalidBlockHashParams
+		txHash  = rpc.ErrInvalidTransactionHashParams
+		full    = rpc.ErrInvalidReturnCompleteTxParams
+		call    = rpc.ErrInvalidCallParams
+		uncleIx = rpc.ErrInvalidBlockIndexParams
+		// Besu's block-parameter methods read the block first, so with a
+		// block parameter missing or bad that is the error reported.
+		blockSecond = []int{1, 0}
+		blockThird  = []int{2, 0, 1}
 	)
 	eth := []rpc.Method{
 		{Name: "eth_chainId", Fn: e.ChainID},
@@ -21,26 +25,33 @@ func Register(r *rpc.Registry, b *Backend) error {
 		{Name: "eth_blockNumber", Fn: e.BlockNumber},
 		{Name: "eth_accounts", Fn: e.Accounts},
 		{Name: "eth_gasPrice", Fn: e.GasPrice},
-		{Name: "eth_getBalance", Fn: e.GetBalance, ParamErrors: []*rpc.Error{addr, block}},
-		{Name: "eth_getTransactionCount", Fn: e.GetTransactionCount, ParamErrors: []*rpc.Error{addr, block}},
-		{Name: "eth_getCode", Fn: e.GetCode, ParamErrors: []*rpc.Error{addr, block}},
-		{Name: "eth_getStorageAt", Fn: e.GetStorageAt, ParamErrors: []*rpc.Error{addr, rpc.ErrInvalidPositionParams, block}},
-		{Name: "eth_sendRawTransaction", Fn: e.SendRawTransaction, ParamErrors: []*rpc.Error{rpc.ErrInvalidParams}},
+		{Name: "eth_maxPriorityFeePerGas", Fn: e.MaxPriorityFeePerGas},
+		{Name: "eth_blobBaseFee", Fn: e.BlobBaseFee},
+		{Name: "eth_feeHistory", Fn: e.FeeHistory, ParamErrors: []*rpc.Error{rpc.ErrInvalidBlockCountParams, block, rpc.ErrInvalidRewardPercentilesParams}},
+		{Name: "eth_config", Fn: e.Config},
+		{Name: "eth_getBalance", Fn: e.GetBalance, ParamErrors: []*rpc.Error{addr, block}, ParamOrder: blockSecond},
+		{Name: "eth_getTransactionCount", Fn: e.GetTransactionCount, ParamErrors: []*rpc.Error{addr, block}, ParamOrder: blockSecond},
+		{Name: "eth_getCode", Fn: e.GetCode, ParamErrors: []*rpc.Error{addr, block}, ParamOrder: blockSecond},
+		{Name: "eth_getStorageAt", Fn: e.GetStorageAt, ParamErrors: []*rpc.Error{addr, rpc.ErrInvalidPositionParams, block}, ParamOrder: blockThird},
+		{Name: "eth_getProof", Fn: e.GetProof, ParamErrors: []*rpc.Error{addr, rpc.ErrInvalidStorageKeysParams, block}, ParamOrder: blockThird},
+		{Name: "eth_sendRawTransaction", Fn: e.SendRawTransaction, ParamErrors: []*rpc.Error{rpc.ErrInvalidTransactionParams}, ExactParamCount: true},
 		{Name: "eth_sendTransaction", Fn: e.SendTransaction, AllowExtraParams: true},
-		{Name: "eth_getTransactionByHash", Fn: e.GetTransactionByHash, ParamErrors: []*rpc.Error{txHash}},
+		{Name: "eth_getTransactionByHash", Fn: e.GetTransactionByHash, ParamErrors: []*rpc.Error{txHash}, ExactParamCount: true},
 		{Name: "eth_getTransactionReceipt", Fn: e.GetTransactionReceipt, ParamErrors: []*rpc.Error{txHash}},
-		{Name: "eth_getBlockByNumber", Fn: e.GetBlockByNumber, ParamErrors: []*rpc.Error{block, full}},
+		{Name: "eth_getBlockReceipts", Fn: e.GetBlockReceipts, ParamErrors: []*rpc.Error{block}},
+		{Name: "eth_getBlockByNumber", Fn: e.GetBlockByNumber, ParamErrors: []*rpc.Error{rpc.ErrInvalidBlockNumberParams, full}},
 		{Name: "eth_getBlockByHash", Fn: e.GetBlockByHash, ParamErrors: []*rpc.Error{hash, full}},
 		{Name: "eth_getBlockTransactionCountByHash", Fn: e.GetBlockTransactionCountByHash, ParamErrors: []*rpc.Error{hash}},
 		{Name: "eth_getBlockTransactionCountByNumber", Fn: e.GetBlockTransactionCountByNumber, ParamErrors: []*rpc.Error{block}},
 		{Name: "eth_getUncleCountByBlockHash", Fn: e.GetUncleCountByBlockHash, ParamErrors: []*rpc.Error{hash}},
 		{Name: "eth_getUncleCountByBlockNumber", Fn: e.GetUncleCountByBlockNumber, ParamErrors: []*rpc.Error{block}},
-		{Name: "eth_getTransactionByBlockHashAndIndex", Fn: e.GetTransactionByBlockHashAndIndex, ParamErrors: []*rpc.Error{hash, rpc.ErrInvalidTransactionIDParams}},
-		{Name: "eth_getTransactionByBlockNumberAndIndex", Fn: e.GetTransactionByBlockNumberAndIndex, ParamErrors: []*rpc.Error{block, index}},
-		{Name: "eth_getUncleByBlockHashAndIndex", Fn: e.GetUncleByBlockHashAndIndex, ParamErrors: []*rpc.Error{hash, rpc.ErrInvalidBlockIndexParams}},
-		{Name: "eth_getUncleByBlockNumberAndIndex", Fn: e.GetUncleByBlockNumberAndIndex, ParamErrors: []*rpc.Error{block, rpc.ErrInvalidBlockIndexParams}},
-		{Name: "eth_call", Fn: e.Call, ParamErrors: []*rpc.Error{call, block}},
-		{Name: "eth_estimateGas", Fn: e.EstimateGas, ParamErrors: []*rpc.Error{call, block}},
+		{Name: "eth_getTransactionByBlockHashAndIndex", Fn: e.GetTransactionByBlockHashAndIndex, ParamErrors: []*rpc.Error{txHash, rpc.ErrInvalidTransactionIDParams}},
+		{Name: "eth_getTransactionByBlockNumberAndIndex", Fn: e.GetTransactionByBlockNumberAndIndex, ParamErrors: []*rpc.Error{block, rpc.ErrInvalidTransactionIndexParams}},
+		{Name: "eth_getUncleByBlockHashAndIndex", Fn: e.GetUncleByBlockHashAndIndex, ParamErrors: []*rpc.Error{hash, uncleIx}},
+		{Name: "eth_getUncleByBlockNumberAndIndex", Fn: e.GetUncleByBlockNumberAndIndex, ParamErrors: []*rpc.Error{block, uncleIx}},
+		{Name: "eth_call", Fn: e.Call, ParamErrors: []*rpc.Error{call, block, call}, ParamOrder: blockSecond},
+		{Name: "eth_estimateGas", Fn: e.EstimateGas, ParamErrors: []*rpc.Error{call, block, call}, ParamOrder: blockSecond},
+		{Name: "eth_createAccessList", Fn: e.CreateAccessList, ParamErrors: []*rpc.Error{call, block, call}, ParamOrder: blockSecond},
 		{Name: "eth_mining", Fn: e.Mining},
 		{Name: "eth_hashrate", Fn: e.Hashrate},
 		{Name: "eth_coinbase", Fn: e.Coinbase},
@@ -55,17 +66,25 @@ func Register(r *rpc.Registry, b *Backend) error {
 		{Name: "net_version", Fn: n.Version},
 		{Name: "net_listening", Fn: n.Listening},
 		{Name: "net_peerCount", Fn: n.PeerCount},
+		{Name: "net_enode", Fn: n.Enode},
+		{Name: "net_services", Fn: n.Services},
 	}); err != nil {
 		return err
 	}
 	if err := r.RegisterGroup("WEB3", []rpc.Method{
 		{Name: "web3_clientVersion", Fn: w.ClientVersion},
-		{Name: "web3_sha3", Fn: w.Sha3, ParamErrors: []*rpc.Error{rpc.ErrInvalidDataParams}},
+		{Name: "web3_sha3", Fn: w.Sha3, ParamErrors: []*rpc.Error{rpc.ErrInvalidDataParams}, ExactParamCount: true},
 	}); err != nil {
 		return err
 	}
-	return r.RegisterGroup("MINER", []rpc.Method{
+	if err := r.RegisterGroup("MINER", []rpc.Method{
 		{Name: "miner_start", Fn: m.Start},
 		{Name: "miner_stop", Fn: m.Stop},
-	})
+	}); err != nil {
+		return err
+	}
+	if err := registerNetwork(r, b); err != nil {
+		return err
+	}
+	return RegisterFilters(r, b)
 }

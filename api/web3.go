@@ -1,8 +1,12 @@
 package api
 
 import (
+	"strings"
+
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/basaltchain/basalt/rpc"
 )
 
 // Web3 is the WEB3 method group.
@@ -10,5 +14,15 @@ type Web3 struct{ b *Backend }
 
 func (w *Web3) ClientVersion() string { return w.b.ClientVersion }
 
-// Sha3 is Keccak-256, not the standardised SHA3-256.
-func (w *Web3) Sha3(data hexutil.Bytes) hexutil.Bytes { return crypto.Keccak256(data) }
+// Sha3 is Keccak-256, not the standardised SHA3-256, of 0x-prefixed hex
+// data (the empty string hashes no data, as in Besu).
+func (w *Web3) Sha3(data string) (hexutil.Bytes, error) {
+	if data != "" && !strings.HasPrefix(data, "0x") {
+		return nil, rpc.ErrInvalidDataParams
+	}
+	b, err := evenHex(data)
+	if err != nil {
+		return nil, rpc.ErrInvalidDataParams
+	}
+	return crypto.Keccak256(b), nil
+}

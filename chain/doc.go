@@ -20,6 +20,12 @@
 // missing and re-executes the stored blocks from the newest ancestor whose
 // state is on disk, so the head stays where it was.
 //
+// Historic state: a bulk import keeps only every so many blocks' states.
+// EnsureState produces a missing one on first use by re-executing from the
+// newest ancestor whose state is stored and writing the states it computes
+// (trie nodes only, step 1 above; no block data, no head change), so a
+// crash during it leaves at worst unreferenced trie nodes.
+//
 // Fork choice is by total difficulty: a block becomes the head when its total
 // difficulty is greater than the head's, or, for post-merge blocks (which
 // add no difficulty), when it is equal and the block is higher.

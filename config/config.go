@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/spf13/cobra"
@@ -61,6 +62,21 @@ type Config struct {
 	HostAllowlist []string
 	// P2P holds the peer-to-peer options.
 	P2P P2PConfig
+	// GraphQL holds the --graphql-http-* options.
+	GraphQL GraphQLConfig
+}
+
+// GraphQLConfig holds the --graphql-http-* options.
+type GraphQLConfig struct {
+	// HTTPEnabled is --graphql-http-enabled.
+	HTTPEnabled bool
+	// HTTPHost is --graphql-http-host.
+	HTTPHost string
+	// HTTPPort is --graphql-http-port (0 picks a free port).
+	HTTPPort int
+	// HTTPCORSOrigins is --graphql-http-cors-origins, read like
+	// --rpc-http-cors-origins.
+	HTTPCORSOrigins []string
 }
 
 // MinerConfig holds the --miner-* options.
@@ -101,6 +117,21 @@ type RPCConfig struct {
 	// MaxLogsRange is --rpc-max-logs-range: the most blocks one
 	// eth_getLogs may cover; 0 means no limit.
 	MaxLogsRange int64
+
+	// WSEnabled is --rpc-ws-enabled.
+	WSEnabled bool
+	// WSHost is --rpc-ws-host.
+	WSHost string
+	// WSPort is --rpc-ws-port (0 picks a free port).
+	WSPort int
+	// WSAPIs is --rpc-ws-api: the method groups enabled over WebSocket,
+	// like HTTPAPIs.
+	WSAPIs []string
+	// WSMaxFrameSize is --rpc-ws-max-frame-size: the largest message, in
+	// bytes, a WebSocket client may send.
+	WSMaxFrameSize int
+	// WSMaxActiveConnections is --rpc-ws-max-active-connections.
+	WSMaxActiveConnections int
 }
 
 // P2PConfig holds the peer-to-peer options.
@@ -119,6 +150,10 @@ type P2PConfig struct {
 	DiscoveryEnabled bool
 	// Bootnodes is --bootnodes: enode URLs.
 	Bootnodes []string
+	// StaticReconnectInterval is how often dropped static nodes are
+	// redialed: 60 seconds as in Besu; the hidden
+	// --Xp2p-static-reconnect-seconds shortens it for tests.
+	StaticReconnectInterval time.Duration
 }
 
 // Slog levels for Besu's logging levels that slog lacks.
@@ -176,7 +211,7 @@ func AddFlags(root *cobra.Command) {
 			}
 			f := fs.VarPF(v, name, shorthand, usage)
 			f.DefValue = o.def
-			f.Hidden = i > 0
+			f.Hidden = i > 0 || o.hidden
 			if o.kind == kindBool {
 				f.NoOptDefVal = "true"
 			}
@@ -319,6 +354,8 @@ func (c *Config) finish() error {
 		flag string
 	}{
 		{c.RPC.HTTPEnabled, c.RPC.HTTPPort, "--rpc-http-port"},
+		{c.RPC.WSEnabled, c.RPC.WSPort, "--rpc-ws-port"},
+		{c.GraphQL.HTTPEnabled, c.GraphQL.HTTPPort, "--graphql-http-port"},
 		{c.P2P.Enabled, c.P2P.Port, "--p2p-port"},
 	} {
 		if !p.on || p.port == 0 {

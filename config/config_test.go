@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/spf13/cobra"
@@ -57,9 +58,16 @@ func TestDefaults(t *testing.T) {
 			HTTPAPIs:         []string{"ETH", "NET", "WEB3"},
 			HTTPMaxBatchSize: 1024,
 			MaxLogsRange:     5000,
+
+			WSHost:                 "127.0.0.1",
+			WSPort:                 8546,
+			WSAPIs:                 []string{"ETH", "NET", "WEB3"},
+			WSMaxFrameSize:         1 << 20,
+			WSMaxActiveConnections: 80,
 		},
 		HostAllowlist: []string{"localhost", "127.0.0.1"},
-		P2P:           P2PConfig{Enabled: true, Host: "127.0.0.1", Interface: "0.0.0.0", Port: 30303, MaxPeers: 25, DiscoveryEnabled: true},
+		P2P:           P2PConfig{Enabled: true, Host: "127.0.0.1", Interface: "0.0.0.0", Port: 30303, MaxPeers: 25, DiscoveryEnabled: true, StaticReconnectInterval: time.Minute},
+		GraphQL:       GraphQLConfig{HTTPHost: "127.0.0.1", HTTPPort: 8547},
 	}
 	if cfg.MinGasPrice == nil || cfg.MinGasPrice.Int64() != 1000 {
 		t.Errorf("min gas price %v", cfg.MinGasPrice)
@@ -211,6 +219,15 @@ func TestValues(t *testing.T) {
 	if cfg.MinGasPrice.Int64() != 16 || cfg.Logging != "TRACE" || cfg.LogLevel != LevelTrace || cfg.RPC.HTTPMaxBatchSize != -1 || cfg.RPC.MaxLogsRange != 0 {
 		t.Errorf("%+v", cfg)
 	}
+	ws := mustLoad(t, map[string]string{"BASALT_RPC_WS_API": "net,eth"}, "--rpc-ws-enabled", "--rpc-ws-host=0.0.0.0", "--rpc-ws-port=0",
+		"--rpc-ws-max-frame-size=2048", "--rpc-ws-max-active-connections=3").RPC
+	if !ws.WSEnabled || ws.WSHost != "0.0.0.0" || ws.WSPort != 0 || !reflect.DeepEqual(ws.WSAPIs, []string{"NET", "ETH"}) ||
+		ws.WSMaxFrameSize != 2048 || ws.WSMaxActiveConnections != 3 {
+		t.Errorf("ws options %+v", ws)
+	}
+	if got := mustLoad(t, nil, "--rpc-ws-apis=miner").RPC.WSAPIs; !reflect.DeepEqual(got, []string{"MINER"}) {
+		t.Errorf("--rpc-ws-apis: %v", got)
+	}
 	if got := mustLoad(t, nil, "--network=dev").NetworkID; got != DevChainID {
 		t.Errorf("network id default %d", got)
 	}
@@ -259,7 +276,9 @@ func TestBadValues(t *testing.T) {
 		{[]string{"--rpc-http-max-batch-size=0"}, `for --rpc-http-max-batch-size: expected -1 (no limit) or a positive integer`},
 		{[]string{"--rpc-max-logs-range=-5"}, `for --rpc-max-logs-range: must be at least 0`},
 		{[]string{"--max-peers=-1"}, `for --max-peers`},
-		{[]string{"--bootnodes=enode://bad"}, `for --bootnodes: invalid enode URL "enode://bad"`},
+		{[]string{"--bootnodes=enode://bad"}, `for --bootnodes: Invalid enode URL syntax 'enode://bad'`},
+		{[]string{"--bootnodes=enode://0x1234@127.0.0.1:30303"}, `Invalid node ID: node ID must have exactly 128 hexadecimal characters`},
+		{[]string{"--Xp2p-static-reconnect-seconds=0"}, `for --Xp2p-static-reconnect-seconds: must be at least 1`},
 		{[]string{"--network=mainnet"}, `invalid value "mainnet" for --network: network "mainnet" is not supported`},
 		{[]string{"--network=foo"}, `invalid value "foo" for --network: unknown network (supported: dev)`},
 		{[]string{"--network=dev", "--genesis-file=" + badGenesis}, "--network and --genesis-file can't be used at the same time"},
@@ -267,6 +286,12 @@ func TestBadValues(t *testing.T) {
 		{[]string{"--genesis-file=/nonexistent.json"}, "--genesis-file: open /nonexistent.json"},
 		{[]string{"--miner-enabled"}, "Unable to mine without a valid coinbase"},
 		{[]string{"--rpc-http-enabled", "--rpc-http-port=30303"}, "port 30303 is given to both --rpc-http-port and --p2p-port"},
+		{[]string{"--rpc-ws-enabled", "--rpc-http-enabled", "--rpc-ws-port=8545"}, "port 8545 is given to both --rpc-http-port and --rpc-ws-port"},
+		{[]string{"--rpc-ws-port=70000"}, `invalid value "70000" for --rpc-ws-port`},
+		{[]string{"--rpc-ws-host= "}, `for --rpc-ws-host: must not be empty`},
+		{[]string{"--rpc-ws-api=ETH,BAR"}, `for --rpc-ws-api: unknown API group "BAR"`},
+		{[]string{"--rpc-ws-max-frame-size=0"}, `for --rpc-ws-max-frame-size: must be at least 1`},
+		{[]string{"--rpc-ws-max-active-connections=x"}, `for --rpc-ws-max-active-connections: expected an integer`},
 	}
 	for _, tc := range cases {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {

@@ -7,9 +7,11 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/BurntSushi/toml"
-	"github.com/ethereum/go-ethereum/p2p/enode"
+
+	"github.com/basaltchain/basalt/p2p/enodeurl"
 )
 
 // optionKind is how an option's value is written.
@@ -35,10 +37,12 @@ type option struct {
 	def        string // default, written as on the command line
 	usage      string
 	persistent bool // shared with subcommands
+	hidden     bool // left out of --help (Besu's --X options)
 	apply      func(c *Config, v string) error
 }
 
-// rpcAPIGroups are the JSON-RPC method groups --rpc-http-api accepts.
+// rpcAPIGroups are the JSON-RPC method groups --rpc-http-api and
+// --rpc-ws-api accept.
 var rpcAPIGroups = []string{"ETH", "NET", "WEB3", "ADMIN", "DEBUG", "MINER", "TXPOOL", "CLIQUE", "IBFT", "PERM", "EEA", "PRIV"}
 
 // options returns the table of every option, in no particular order (help
@@ -188,6 +192,54 @@ func options() []option {
 				c.RPC.MaxLogsRange = int64(n)
 				return nil
 			}},
+		{name: "rpc-ws-enabled", kind: kindBool, def: "false",
+			usage: "Enable the JSON-RPC WebSocket service",
+			apply: func(c *Config, v string) (err error) { c.RPC.WSEnabled, err = parseBoolValue(v); return err }},
+		{name: "rpc-ws-host", typ: "host", def: "127.0.0.1",
+			usage: "Host the JSON-RPC WebSocket service listens on",
+			apply: func(c *Config, v string) error {
+				if strings.TrimSpace(v) == "" {
+					return errors.New("must not be empty")
+				}
+				c.RPC.WSHost = v
+				return nil
+			}},
+		{name: "rpc-ws-port", typ: "port", def: "8546",
+			usage: "Port the JSON-RPC WebSocket service listens on (0 picks a free port)",
+			apply: func(c *Config, v string) (err error) { c.RPC.WSPort, err = parsePort(v); return err }},
+		{name: "rpc-ws-api", aliases: []string{"rpc-ws-apis"}, kind: kindList, typ: "list", def: "ETH,NET,WEB3",
+			usage: "Comma-separated method groups enabled over WebSocket: " + strings.Join(rpcAPIGroups, ", "),
+			apply: func(c *Config, v string) (err error) { c.RPC.WSAPIs, err = parseAPIs(v); return err }},
+		{name: "rpc-ws-max-frame-size", typ: "bytes", def: "1048576",
+			usage: "Largest WebSocket message, in bytes, a client may send; a bigger one closes the connection",
+			apply: func(c *Config, v string) (err error) { c.RPC.WSMaxFrameSize, err = parseIntValue(v, 1); return err }},
+		{name: "rpc-ws-max-active-connections", typ: "int", def: "80",
+			usage: "Most open WebSocket connections",
+			apply: func(c *Config, v string) (err error) {
+				c.RPC.WSMaxActiveConnections, err = parseIntValue(v, 1)
+				return err
+			}},
+		{name: "graphql-http-enabled", kind: kindBool, def: "false",
+			usage: "Enable the GraphQL HTTP service",
+			apply: func(c *Config, v string) (err error) { c.GraphQL.HTTPEnabled, err = parseBoolValue(v); return err }},
+		{name: "graphql-http-host", typ: "host", def: "127.0.0.1",
+			usage: "Host the GraphQL HTTP service listens on",
+			apply: func(c *Config, v string) error {
+				if strings.TrimSpace(v) == "" {
+					return errors.New("must not be empty")
+				}
+				c.GraphQL.HTTPHost = v
+				return nil
+			}},
+		{name: "graphql-http-port", typ: "port", def: "8547",
+			usage: "Port the GraphQL HTTP service listens on (0 picks a free port)",
+			apply: func(c *Config, v string) (err error) { c.GraphQL.HTTPPort, err = parsePort(v); return err }},
+		{name: "graphql-http-cors-origins", kind: kindList, typ: "list",
+			usage: "Comma-separated origins (regular expressions) browsers may call the GraphQL service from; \"all\" or \"*\" for any (default none)",
+			apply: func(c *Config, v string) (err error) {
+				c.GraphQL.HTTPCORSOrigins, err = parseCORSOrigins(v)
+				return err
+			}},
 		{name: "p2p-enabled", kind: kindBool, def: "true",
 			usage: "Enable peer-to-peer networking",
 			apply: func(c *Config, v string) (err error) { c.P2P.Enabled, err = parseBoolValue(v); return err }},
@@ -223,12 +275,19 @@ func options() []option {
 			apply: func(c *Config, v string) error {
 				urls := splitList(v)
 				for _, u := range urls {
-					if _, err := enode.ParseV4(u); err != nil {
-						return fmt.Errorf("invalid enode URL %q: %v", u, err)
+					if _, err := enodeurl.Parse(u); err != nil {
+						return err
 					}
 				}
 				c.P2P.Bootnodes = urls
 				return nil
+			}},
+		{name: "Xp2p-static-reconnect-seconds", typ: "int", def: "60", hidden: true,
+			usage: "Seconds between redials of dropped static nodes",
+			apply: func(c *Config, v string) error {
+				n, err := parseIntValue(v, 1)
+				c.P2P.StaticReconnectInterval = time.Duration(n) * time.Second
+				return err
 			}},
 	}
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/basaltchain/basalt/consensus/beacon"
 	"github.com/basaltchain/basalt/consensus/ethash"
 	"github.com/basaltchain/basalt/miner"
+	"github.com/basaltchain/basalt/p2p"
 	"github.com/basaltchain/basalt/txpool"
 )
 
@@ -40,16 +41,18 @@ func ClientVersion() string { return ClientName + "/" + Version }
 
 // Node is a running node.
 type Node struct {
-	cfg    *config.Config
-	log    *slog.Logger
-	key    *ecdsa.PrivateKey
-	db     ethdb.Database
-	engine consensus.Engine
-	pow    *ethash.Ethash // nil for engines without proof of work
-	chain  *chain.Chain
-	pool   *txpool.Pool
-	miner  *miner.Miner
-	rpc    *rpcServers
+	cfg     *config.Config
+	log     *slog.Logger
+	key     *ecdsa.PrivateKey
+	db      ethdb.Database
+	engine  consensus.Engine
+	pow     *ethash.Ethash // nil for engines without proof of work
+	chain   *chain.Chain
+	pool    *txpool.Pool
+	miner   *miner.Miner
+	rpc     *rpcServers
+	graphql *graphQLServer
+	p2p     *p2p.Service // nil when --p2p-enabled=false
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -138,7 +141,15 @@ func New(cfg *config.Config, log *slog.Logger) (*Node, error) {
 		mcfg.PoW = &miner.PoW{SealHash: ethash.SealHash, SeedHash: ethash.SeedHash}
 	}
 	n.miner = miner.New(c, poolSource{n.pool}, mcfg, log)
+	if n.p2p, err = newP2P(n); err != nil {
+		n.pool.Close()
+		n.closeStorage()
+		return nil, err
+	}
 	n.rpc, err = newRPCServers(n)
+	if err == nil {
+		n.graphql, err = newGraphQLServer(n)
+	}
 	if err != nil {
 		n.pool.Close()
 		n.closeStorage()
@@ -159,6 +170,18 @@ func (n *Node) Start() error {
 		defer sub.Unsubscribe()
 		n.followHead(heads)
 	}()
+	// Peer-to-peer before the front ends, so they report a running network.
+	if n.p2p != nil {
+		if err := n.p2p.Start(); err != nil {
+			n.Close()
+			return err
+		}
+	}
+	// GraphQL first: a client that sees JSON-RPC answer finds GraphQL up.
+	if err := n.graphql.start(); err != nil {
+		n.Close()
+		return err
+	}
 	if err := n.rpc.start(); err != nil {
 		n.Close()
 		return err
@@ -221,8 +244,12 @@ func (n *Node) Close() error {
 	if n.cancel != nil {
 		n.cancel()
 	}
+	if n.p2p != nil {
+		n.p2p.Stop()
+	}
 	n.miner.Stop()
 	n.rpc.stop()
+	n.graphql.stop()
 	n.wg.Wait()
 	n.pool.Close()
 	return n.closeStorage()

@@ -9,12 +9,25 @@ import (
 	"time"
 
 	"github.com/basaltchain/basalt/api"
+	"github.com/basaltchain/basalt/filters"
 	"github.com/basaltchain/basalt/rpc"
 )
 
-// rpcServers owns the JSON-RPC HTTP listener.
+// rpcServers owns the JSON-RPC front ends (HTTP and WebSocket listeners)
+// and the filter system behind eth_getLogs, filters and subscriptions.
 type rpcServers struct {
 	n       *Node
+	filters *filters.System
+	http    *listener
+	ws      *listener
+	wsH     *rpc.WSHandler
+}
+
+// listener is one HTTP server of a front end.
+type listener struct {
+	name    string
+	host    string
+	port    int
 	handler http.Handler
 	srv     *http.Server
 	ln      net.Listener
@@ -23,6 +36,9 @@ type rpcServers struct {
 
 func newRPCServers(n *Node) (*rpcServers, error) {
 	reg := rpc.NewRegistry()
+	s := &rpcServers{n: n}
+	cfg := n.cfg.RPC
+	s.filters = filters.New(n.chain, n.pool, filters.Config{MaxLogsRange: cfg.MaxLogsRange, Logger: n.log})
 	backend := &api.Backend{
 		Chain:         n.chain,
 		Pool:          n.pool,
@@ -30,69 +46,114 @@ func newRPCServers(n *Node) (*rpcServers, error) {
 		NetworkID:     n.cfg.NetworkID,
 		ClientVersion: ClientVersion(),
 		MinGasPrice:   n.cfg.MinGasPrice,
+		Filters:       s.filters,
 	}
 	if n.pow != nil {
 		backend.Hashrate = func() uint64 { return uint64(n.pow.Hashrate()) }
 		backend.SubmitHashrate = n.pow.SubmitHashrate
 	}
+	backend.Services = s.services
+	n.wireNetwork(backend)
 	if err := api.Register(reg, backend); err != nil {
 		return nil, err
 	}
-	s := &rpcServers{n: n}
-	if !n.cfg.RPC.HTTPEnabled {
-		return s, nil
+	if cfg.HTTPEnabled {
+		srv, err := rpc.NewServer(reg, rpc.Config{
+			APIs:         cfg.HTTPAPIs,
+			MaxBatchSize: cfg.HTTPMaxBatchSize,
+			Logger:       n.log,
+		})
+		if err != nil {
+			return nil, err
+		}
+		s.http = &listener{name: "HTTP", host: cfg.HTTPHost, port: cfg.HTTPPort, handler: rpc.NewHTTPHandler(srv, rpc.HTTPConfig{
+			HostAllowlist: n.cfg.HostAllowlist,
+			CORSOrigins:   cfg.HTTPCORSOrigins,
+		})}
 	}
-	srv, err := rpc.NewServer(reg, rpc.Config{
-		APIs:         n.cfg.RPC.HTTPAPIs,
-		MaxBatchSize: n.cfg.RPC.HTTPMaxBatchSize,
-		Logger:       n.log,
-	})
-	if err != nil {
-		return nil, err
+	if cfg.WSEnabled {
+		srv, err := rpc.NewServer(reg, rpc.Config{APIs: cfg.WSAPIs, Logger: n.log})
+		if err != nil {
+			return nil, err
+		}
+		s.wsH = rpc.NewWSHandler(srv, rpc.WSConfig{
+			HostAllowlist:   n.cfg.HostAllowlist,
+			MaxMessageBytes: int64(cfg.WSMaxFrameSize),
+			MaxConnections:  cfg.WSMaxActiveConnections,
+			Logger:          n.log,
+		})
+		s.ws = &listener{name: "WebSocket", host: cfg.WSHost, port: cfg.WSPort, handler: s.wsH}
 	}
-	s.handler = rpc.NewHTTPHandler(srv, rpc.HTTPConfig{
-		HostAllowlist: n.cfg.HostAllowlist,
-		CORSOrigins:   n.cfg.RPC.HTTPCORSOrigins,
-	})
 	return s, nil
 }
 
 func (s *rpcServers) start() error {
-	if s.handler == nil {
+	if s.http == nil && s.ws == nil {
 		return nil
 	}
-	cfg := s.n.cfg.RPC
-	addr := net.JoinHostPort(cfg.HTTPHost, strconv.Itoa(cfg.HTTPPort))
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return fmt.Errorf("JSON-RPC HTTP server: listen on %s: %w", addr, err)
-	}
-	s.ln = ln
-	s.srv = &http.Server{Handler: s.handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
-	s.done = make(chan struct{})
-	go func() {
-		defer close(s.done)
-		if err := s.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			s.n.log.Error("JSON-RPC HTTP server failed", "err", err)
+	s.filters.Start()
+	// WebSocket first: a client that sees HTTP answer finds WS up too.
+	for _, l := range []*listener{s.ws, s.http} {
+		if l == nil {
+			continue
 		}
-	}()
-	s.n.log.Info("JSON-RPC HTTP service started", "address", ln.Addr().String())
+		if err := l.start(s.n); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
-func (s *rpcServers) stop() {
-	if s == nil || s.srv == nil {
+func (l *listener) start(n *Node) error {
+	addr := net.JoinHostPort(l.host, strconv.Itoa(l.port))
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("JSON-RPC %s server: listen on %s: %w", l.name, addr, err)
+	}
+	l.ln = ln
+	l.srv = &http.Server{Handler: l.handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	l.done = make(chan struct{})
+	go func() {
+		defer close(l.done)
+		if err := l.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			n.log.Error("JSON-RPC server failed", "service", l.name, "err", err)
+		}
+	}()
+	n.log.Info("JSON-RPC "+l.name+" service started", "address", ln.Addr().String())
+	return nil
+}
+
+func (l *listener) stop() {
+	if l == nil || l.srv == nil {
 		return
 	}
-	s.srv.Close()
-	<-s.done
-	s.srv = nil
+	l.srv.Close()
+	<-l.done
+	l.srv = nil
+}
+
+func (s *rpcServers) stop() {
+	if s == nil {
+		return
+	}
+	s.http.stop()
+	s.ws.stop()
+	if s.wsH != nil {
+		s.wsH.Close() // upgraded connections outlive http.Server.Close
+	}
+	s.filters.Stop()
 }
 
 // HTTPAddr returns the JSON-RPC HTTP listener address ("" when disabled).
-func (n *Node) HTTPAddr() string {
-	if n.rpc == nil || n.rpc.ln == nil {
+func (n *Node) HTTPAddr() string { return n.rpc.addr(n.rpc.http) }
+
+// WSAddr returns the JSON-RPC WebSocket listener address ("" when
+// disabled).
+func (n *Node) WSAddr() string { return n.rpc.addr(n.rpc.ws) }
+
+func (s *rpcServers) addr(l *listener) string {
+	if s == nil || l == nil || l.ln == nil {
 		return ""
 	}
-	return n.rpc.ln.Addr().String()
+	return l.ln.Addr().String()
 }

@@ -18,38 +18,16 @@ func (m *method) decodeArgs(params []byte, in []reflect.Value) ([]reflect.Value,
 	if params != nil {
 		it = newArrayIter(params)
 	}
+	if m.exactCount || m.order != nil {
+		return m.decodeCollected(it, in)
+	}
 	for i := range m.args {
-		a := &m.args[i]
 		raw, ok := it.next()
-		if !ok {
-			if i < m.required {
-				return in, m.paramError(i, nil, ErrInvalidParamCount)
-			}
-			in = append(in, reflect.Zero(a.typ))
-			continue
+		v, perr := m.decodeArg(i, raw, ok)
+		if perr != nil {
+			return in, perr
 		}
-		if len(raw) == 4 && string(raw) == "null" {
-			if !a.nullable {
-				return in, m.paramError(i, nil, ErrInvalidParams)
-			}
-			in = append(in, reflect.Zero(a.typ))
-			continue
-		}
-		pv := reflect.New(a.elem)
-		var err error
-		if a.unmarshaler {
-			err = pv.Interface().(json.Unmarshaler).UnmarshalJSON(raw)
-		} else {
-			err = json.Unmarshal(raw, pv.Interface())
-		}
-		if err != nil {
-			return in, m.paramError(i, err, ErrInvalidParams)
-		}
-		if a.ptr {
-			in = append(in, pv)
-		} else {
-			in = append(in, pv.Elem())
-		}
+		in = append(in, v)
 	}
 	if !m.allowExtra {
 		if _, more := it.next(); more {
@@ -57,6 +35,84 @@ func (m *method) decodeArgs(params []byte, in []reflect.Value) ([]reflect.Value,
 		}
 	}
 	return in, nil
+}
+
+// decodeCollected gathers the raw params first, for methods that check the
+// count before decoding or decode out of order.
+func (m *method) decodeCollected(it arrayIter, in []reflect.Value) ([]reflect.Value, *Error) {
+	var buf [maxInlineArgs][]byte
+	raws := buf[:0]
+	for range m.args {
+		raw, ok := it.next()
+		if !ok {
+			break
+		}
+		raws = append(raws, raw)
+	}
+	_, more := it.next()
+	if m.exactCount && (more || len(raws) != len(m.args)) {
+		return in, ErrInvalidParamCount
+	}
+	var vbuf [maxInlineArgs]reflect.Value
+	vals := vbuf[:0]
+	if len(m.args) > maxInlineArgs {
+		vals = make([]reflect.Value, 0, len(m.args))
+	}
+	vals = vals[:len(m.args)]
+	order := m.order
+	if order == nil {
+		order = make([]int, len(m.args))
+		for i := range order {
+			order[i] = i
+		}
+	}
+	for _, i := range order {
+		var raw []byte
+		if i < len(raws) {
+			raw = raws[i]
+		}
+		v, perr := m.decodeArg(i, raw, i < len(raws))
+		if perr != nil {
+			return in, perr
+		}
+		vals[i] = v
+	}
+	if more && !m.allowExtra {
+		return in, ErrInvalidParamCount
+	}
+	return append(in, vals...), nil
+}
+
+// decodeArg decodes argument i from raw; present is false when the params
+// array has no element at i.
+func (m *method) decodeArg(i int, raw []byte, present bool) (reflect.Value, *Error) {
+	a := &m.args[i]
+	if !present {
+		if i < m.required {
+			return reflect.Value{}, m.paramError(i, nil, ErrInvalidParamCount)
+		}
+		return reflect.Zero(a.typ), nil
+	}
+	if len(raw) == 4 && string(raw) == "null" {
+		if !a.nullable {
+			return reflect.Value{}, m.paramError(i, nil, ErrInvalidParams)
+		}
+		return reflect.Zero(a.typ), nil
+	}
+	pv := reflect.New(a.elem)
+	var err error
+	if a.unmarshaler {
+		err = pv.Interface().(json.Unmarshaler).UnmarshalJSON(raw)
+	} else {
+		err = json.Unmarshal(raw, pv.Interface())
+	}
+	if err != nil {
+		return reflect.Value{}, m.paramError(i, err, ErrInvalidParams)
+	}
+	if a.ptr {
+		return pv, nil
+	}
+	return pv.Elem(), nil
 }
 
 // paramError picks the error for parameter i: one the decoder returned, else

@@ -1,6 +1,7 @@
 // Package rpc is Basalt's JSON-RPC 2.0 server core: a method registry with
 // one table per API group, a transport-agnostic dispatcher with Besu's error
-// codes, groups, batch rules and limits, and the HTTP transport.
+// codes, groups, batch rules and limits, and the HTTP and WebSocket
+// transports.
 //
 // # Registering methods
 //
@@ -11,8 +12,14 @@
 //	err := reg.RegisterGroup(rpc.GroupEth, []rpc.Method{
 //		{Name: "eth_blockNumber", Fn: eth.BlockNumber},
 //		{Name: "eth_getBalance", Fn: eth.GetBalance, // func(ctx, common.Address, BlockParam) (*hexutil.Big, error)
-//			ParamErrors: []*rpc.Error{rpc.ErrInvalidAddressParams, rpc.ErrInvalidBlockNumberParams}},
+//			ParamErrors: []*rpc.Error{rpc.ErrInvalidAddressParams, rpc.ErrInvalidBlockNumberParams},
+//			ParamOrder:  []int{1, 0}}, // Besu reads the block first
 //	})
+//
+// ParamErrors names the error for each parameter that is missing or cannot
+// be decoded, ParamOrder the order in which they are checked (so the first
+// error reported is Besu's), and ExactParamCount makes a wrong number of
+// params answer "Invalid number of params" before anything is decoded.
 //
 // A handler answers a specific JSON-RPC error by returning an *Error (see
 // errors.go for Besu's catalogue, e.g. rpc.ErrFilterNotFound, or
@@ -23,7 +30,11 @@
 //
 // A Server is one endpoint's view of the registry: its enabled groups
 // (--rpc-http-api), batch limit, timeout and Authorizer. NewHTTPHandler puts
-// it behind HTTP; HandleMessage serves any other transport (WebSocket):
+// it behind HTTP, NewWSHandler behind WebSocket (each message dispatched
+// with HandleMessage, in a context that carries the upgrade request's
+// values, so the caller an authentication middleware found reaches the
+// Authorizer for every message, and a Notifier through which methods such
+// as eth_subscribe push notifications; see AfterResponse for their order):
 //
 //	srv, err := rpc.NewServer(reg, rpc.Config{APIs: []string{"ETH", "NET", "WEB3"}})
 //	h := rpc.NewHTTPHandler(srv, rpc.HTTPConfig{CORSOrigins: []string{"*"}})

@@ -43,6 +43,19 @@ type Method struct {
 	// AllowExtraParams makes the method ignore params beyond its arguments
 	// instead of answering ErrInvalidParamCount.
 	AllowExtraParams bool
+
+	// ExactParamCount makes a params array whose length differs from the
+	// number of arguments (optional ones included) answer
+	// ErrInvalidParamCount before anything is decoded, like the Besu methods
+	// that check the parameter count first (eth_sendRawTransaction).
+	ExactParamCount bool
+
+	// ParamOrder optionally gives the order, by parameter position, in which
+	// the parameters are decoded, so that the first one reported as missing
+	// or invalid is the one Besu reports: its block-parameter methods read
+	// the block first (eth_getBalance: []int{1, 0}). Positions left out are
+	// decoded afterwards, in order.
+	ParamOrder []int
 }
 
 // Registry is the table of all methods the node implements, by API group.
@@ -158,8 +171,10 @@ type method struct {
 	required    int // number of leading arguments that must be present
 	paramErrs   []*Error
 	allowExtra  bool
-	resultIdx   int // index of R in the results, -1 if none
-	errIdx      int // index of the error in the results, -1 if none
+	exactCount  bool
+	order       []int // decoding order of the arguments, nil for positional
+	resultIdx   int   // index of R in the results, -1 if none
+	errIdx      int   // index of the error in the results, -1 if none
 	resultNil   bool
 	resultText  bool // R implements encoding.TextMarshaler and not json.Marshaler
 	resultIsAny bool
@@ -200,6 +215,7 @@ func newMethod(group string, m Method) (*method, error) {
 		fn:         fv,
 		paramErrs:  m.ParamErrors,
 		allowExtra: m.AllowExtraParams,
+		exactCount: m.ExactParamCount,
 		resultIdx:  -1,
 		errIdx:     -1,
 	}
@@ -231,6 +247,13 @@ func newMethod(group string, m Method) (*method, error) {
 	for bm.required > 0 && bm.args[bm.required-1].ptr {
 		bm.required--
 	}
+	if m.ParamOrder != nil {
+		order, err := decodeOrder(m.ParamOrder, len(bm.args))
+		if err != nil {
+			return nil, fmt.Errorf("rpc: register %s: %w", m.Name, err)
+		}
+		bm.order = order
+	}
 	switch ft.NumOut() {
 	case 0:
 	case 1:
@@ -259,4 +282,23 @@ func newMethod(group string, m Method) (*method, error) {
 		bm.resultText = !bm.resultIsAny && rt.Implements(textMarshalerType) && !rt.Implements(jsonMarshalerT)
 	}
 	return bm, nil
+}
+
+// decodeOrder completes a ParamOrder with the positions it leaves out.
+func decodeOrder(order []int, n int) ([]int, error) {
+	seen := make([]bool, n)
+	out := make([]int, 0, n)
+	for _, i := range order {
+		if i < 0 || i >= n || seen[i] {
+			return nil, fmt.Errorf("ParamOrder %v: bad or repeated position %d", order, i)
+		}
+		seen[i] = true
+		out = append(out, i)
+	}
+	for i := range n {
+		if !seen[i] {
+			out = append(out, i)
+		}
+	}
+	return out, nil
 }

@@ -129,6 +129,16 @@ func TestParams(t *testing.T) {
 		{"declared param error: decode", `{"id":1,"method":"eth_paramErrs","params":["0x1","0x1"]}`, fail(1, -32602, "Invalid address params")},
 		{"declared param error: second", `{"id":1,"method":"eth_paramErrs","params":[` + addr + `,"x"]}`, fail(1, -32602, "Invalid block index params")},
 		{"declared param error: missing", `{"id":1,"method":"eth_paramErrs","params":[` + addr + `]}`, fail(1, -32602, "Invalid block index params")},
+		{"ordered: block first", `{"id":1,"method":"eth_ordered","params":[]}`, fail(1, -32602, "Invalid block param (block not found)")},
+		{"ordered: bad block first", `{"id":1,"method":"eth_ordered","params":["0xzz","x"]}`, fail(1, -32602, "Invalid block number params")},
+		{"ordered: then address", `{"id":1,"method":"eth_ordered","params":["0xzz","latest"]}`, fail(1, -32602, "Invalid address params")},
+		{"ordered: ok", `{"id":1,"method":"eth_ordered","params":[` + addr + `,"latest"]}`, res(1, `"0x00000000000000000000000000000000000000ff"`)},
+		{"ordered: too many", `{"id":1,"method":"eth_ordered","params":[` + addr + `,"latest",1]}`, fail(1, -32602, "Invalid number of params")},
+		{"exact: missing", `{"id":1,"method":"eth_exact","params":[]}`, fail(1, -32602, "Invalid number of params")},
+		{"exact: optional missing", `{"id":1,"method":"eth_exact","params":["a"]}`, fail(1, -32602, "Invalid number of params")},
+		{"exact: too many", `{"id":1,"method":"eth_exact","params":["a","b","c"]}`, fail(1, -32602, "Invalid number of params")},
+		{"exact: bad", `{"id":1,"method":"eth_exact","params":[1,"b"]}`, fail(1, -32602, "Invalid transaction hash params")},
+		{"exact: ok", `{"id":1,"method":"eth_exact","params":["a","b"]}`, res(1, `"a"`)},
 		{"nested params", `{"id":1,"method":"eth_echo","params":["{[\"x\"]}"]}`, res(1, `{"n":null,"s":"{[\"x\"]}"}`)},
 	}
 	for _, tc := range tests {

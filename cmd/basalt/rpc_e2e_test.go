@@ -93,7 +93,7 @@ func TestJSONRPCCore(t *testing.T) {
 			{"admin_peers", nil, -32604}, // known, group disabled
 			{"miner_start", nil, -32010}, // no coinbase
 			{"eth_sendTransaction", []any{map[string]any{}}, -32604},
-			{"eth_getBalance", []any{"0x12", "latest"}, -32602},
+			{"eth_getBalance", []any{"0xzz", "latest"}, -32602},
 			{"eth_getBalance", []any{"0xfe3b557e8fb62b89f4916b721be55ceb828dbd73", "lateest"}, -32602},
 			{"eth_sendRawTransaction", []any{"0x00"}, -32602},
 			{"eth_getWork", nil, -32000},
@@ -161,7 +161,7 @@ func TestJSONRPCCore(t *testing.T) {
 		}
 		other := types.MustSignNewTx(key, types.LatestSignerForChainID(big.NewInt(1)), legacy(1, 2000, 21000, big.NewInt(1)))
 		raw, _ := other.MarshalBinary()
-		if _, err := n.Call("eth_sendRawTransaction", hexutil.Bytes(raw)); rpcCode(t, err) != -32602 {
+		if _, err := n.Call("eth_sendRawTransaction", hexutil.Bytes(raw)); rpcCode(t, err) != -32000 || err.Error() != "-32000 Wrong chainId" {
 			t.Errorf("wrong chain id: %v", err)
 		}
 		var nonce hexutil.Uint64

@@ -68,12 +68,16 @@ func FreePort(t testing.TB) int {
 
 // Node is a running basalt process.
 type Node struct {
-	t       testing.TB
-	cmd     *exec.Cmd
-	URL     string // JSON-RPC HTTP endpoint
-	DataDir string
-	logs    *syncBuffer
-	exited  chan struct{}
+	t     testing.TB
+	cmd   *exec.Cmd
+	URL   string // JSON-RPC HTTP endpoint
+	WSURL string // JSON-RPC WebSocket endpoint, "" unless started by StartWS
+	// GraphQLURL is the GraphQL endpoint (http://…/graphql), "" unless
+	// started by StartGraphQL.
+	GraphQLURL string
+	DataDir    string
+	logs       *syncBuffer
+	exited     chan struct{}
 }
 
 // Start runs `basalt --data-path=dataDir --rpc-http-enabled
@@ -81,20 +85,67 @@ type Node struct {
 // process is killed when the test ends.
 func Start(t testing.TB, dataDir string, args ...string) *Node {
 	t.Helper()
+	return start(t, dataDir, services{}, args)
+}
+
+// StartWS is Start with the WebSocket service on as well
+// (--rpc-ws-enabled on a free port); WSURL is its ws:// address.
+func StartWS(t testing.TB, dataDir string, args ...string) *Node {
+	t.Helper()
+	return start(t, dataDir, services{ws: true}, args)
+}
+
+// StartGraphQL is Start with the GraphQL service on as well
+// (--graphql-http-enabled on a free port); GraphQLURL is its endpoint.
+func StartGraphQL(t testing.TB, dataDir string, args ...string) *Node {
+	t.Helper()
+	return start(t, dataDir, services{graphql: true}, args)
+}
+
+// services are the services a node starts with besides JSON-RPC over HTTP.
+type services struct{ ws, graphql bool }
+
+func start(t testing.TB, dataDir string, with services, args []string) *Node {
+	t.Helper()
 	port := FreePort(t)
-	full := append([]string{
+	used := map[int]bool{port: true}
+	otherPort := func() int {
+		p := FreePort(t)
+		for used[p] {
+			p = FreePort(t)
+		}
+		used[p] = true
+		return p
+	}
+	full := []string{
 		"--data-path=" + dataDir,
 		"--rpc-http-enabled",
 		"--rpc-http-host=127.0.0.1",
 		"--rpc-http-port=" + strconv.Itoa(port),
-	}, args...)
+		"--p2p-enabled=false", // a lone node needs no network; StartP2P turns it on
+	}
+	wsURL := ""
+	if with.ws {
+		wsPort := otherPort()
+		full = append(full, "--rpc-ws-enabled", "--rpc-ws-host=127.0.0.1", "--rpc-ws-port="+strconv.Itoa(wsPort))
+		wsURL = "ws://127.0.0.1:" + strconv.Itoa(wsPort)
+	}
+	graphQLURL := ""
+	if with.graphql {
+		gqlPort := otherPort()
+		full = append(full, "--graphql-http-enabled", "--graphql-http-host=127.0.0.1", "--graphql-http-port="+strconv.Itoa(gqlPort))
+		graphQLURL = "http://127.0.0.1:" + strconv.Itoa(gqlPort) + "/graphql"
+	}
+	full = append(full, args...)
 	n := &Node{
-		t:       t,
-		cmd:     exec.Command(Binary(t), full...),
-		URL:     "http://127.0.0.1:" + strconv.Itoa(port),
-		DataDir: dataDir,
-		logs:    new(syncBuffer),
-		exited:  make(chan struct{}),
+		t:          t,
+		cmd:        exec.Command(Binary(t), full...),
+		URL:        "http://127.0.0.1:" + strconv.Itoa(port),
+		WSURL:      wsURL,
+		GraphQLURL: graphQLURL,
+		DataDir:    dataDir,
+		logs:       new(syncBuffer),
+		exited:     make(chan struct{}),
 	}
 	n.cmd.Stdout = n.logs
 	n.cmd.Stderr = n.logs

@@ -1,0 +1,534 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/big"
+	"strings"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/consensus/misc/eip4844"
+	"github.com/ethereum/go-ethereum/core"
+	"github.com/ethereum/go-ethereum/core/state"
+	"github.com/ethereum/go-ethereum/core/tracing"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/core/vm"
+	"github.com/ethereum/go-ethereum/params"
+	"github.com/holiman/uint256"
+
+	"github.com/basaltchain/basalt/chain"
+	"github.com/basaltchain/basalt/rpc"
+)
+
+// The simulator runs a call object the way Besu's TransactionSimulator
+// does — same defaults, same validation order, same error codes and
+// messages — on go-ethereum's EVM. Besu's checks run here, before the EVM;
+// go-ethereum's own checks are then switched off or cannot fire.
+
+// simMode is Besu's TransactionValidationParams for simulations. Future
+// nonces, contract senders and gas limits above the block's are always
+// allowed.
+type simMode struct {
+	// allowExceedingBalance prices the call at zero (gas price, fees, blob
+	// fee and the block's base fees all 0), so no balance is needed.
+	allowExceedingBalance bool
+	// allowUnderpriced skips the base-fee and balance checks but keeps the
+	// caller's prices (eth_estimateGas with strict pricing).
+	allowUnderpriced bool
+}
+
+// simTx is the transaction Besu builds from a call object.
+type simTx struct {
+	typ        byte
+	from       common.Address
+	to         *common.Address
+	nonce      uint64
+	gas        uint64
+	value      *big.Int
+	data       []byte
+	gasPrice   *big.Int // legacy and access-list transactions
+	maxFee     *big.Int // EIP-1559 and later types
+	maxTip     *big.Int
+	maxBlobFee *big.Int
+	accessList types.AccessList
+	blobHashes []common.Hash
+	auths      []types.SetCodeAuthorization
+	chainID    *big.Int
+}
+
+func (t *simTx) dynamic() bool { return t.typ >= types.DynamicFeeTxType }
+
+// price is what the transaction pays per gas in a block with baseFee.
+func (t *simTx) price(baseFee *big.Int) *big.Int {
+	if !t.dynamic() {
+		return t.gasPrice
+	}
+	if baseFee == nil {
+		return t.maxFee
+	}
+	p := new(big.Int).Add(baseFee, t.maxTip)
+	if p.Cmp(t.maxFee) > 0 {
+		p.Set(t.maxFee)
+	}
+	return p
+}
+
+// maxGasPrice is the most the transaction may pay per gas.
+func (t *simTx) maxGasPrice() *big.Int {
+	if t.dynamic() {
+		return t.maxFee
+	}
+	return t.gasPrice
+}
+
+// simulation is one prepared run: the state, block and transaction.
+type simulation struct {
+	b        *Backend
+	header   *types.Header // the block the call runs in
+	st       *state.StateDB
+	mode     simMode
+	args     *CallArgs
+	override StateOverrides
+	tracer   *tracing.Hooks
+	// once marks a simulation run a single time, which may then use st
+	// itself instead of a copy.
+	once bool
+}
+
+// defaultCallGas is the gas of a call that names none: the block's gas
+// limit, bounded by the per-transaction cap where a fork has one (Besu's
+// calculateSimulationGasCap without --rpc-gas-cap).
+func defaultCallGas(cfg *params.ChainConfig, header *types.Header) uint64 {
+	gas := header.GasLimit
+	if cfg.IsOsaka(header.Number, header.Time) {
+		gas = min(gas, params.MaxTxGas)
+	}
+	return gas
+}
+
+// run executes the call on a copy of the state. A transaction Besu would
+// refuse answers an *rpc.Error; an executed one answers its result
+// (successful, reverted or halted).
+func (s *simulation) run(ctx context.Context, gas uint64) (*core.ExecutionResult, error) {
+	c := s.b.Chain
+	cfg := c.Config()
+	st := s.st
+	if !s.once {
+		st = st.Copy()
+	}
+	rules := chain.Rules(cfg, s.header)
+	precompiles := vm.ActivePrecompiledContracts(rules)
+	if len(s.override) > 0 {
+		if err := s.override.apply(st, precompiles); err != nil {
+			return nil, err
+		}
+	}
+	tx := s.build(st, gas)
+	blobPrice := s.blobGasPrice()
+	baseFee := s.header.BaseFee
+	if s.mode.allowExceedingBalance && baseFee != nil {
+		baseFee = new(big.Int)
+	}
+	if err := s.validate(st, tx, rules, baseFee, blobPrice); err != nil {
+		return nil, err
+	}
+
+	msg := &core.Message{
+		From:                  tx.from,
+		To:                    tx.to,
+		Nonce:                 tx.nonce,
+		Value:                 uint256.MustFromBig(tx.value),
+		GasLimit:              tx.gas,
+		Data:                  tx.data,
+		AccessList:            tx.accessList,
+		BlobHashes:            tx.blobHashes,
+		SetCodeAuthorizations: tx.auths,
+	}
+	price := tx.price(baseFee)
+	msg.GasPrice = uint256.MustFromBig(price)
+	if tx.dynamic() {
+		msg.GasFeeCap = uint256.MustFromBig(tx.maxFee)
+		msg.GasTipCap = uint256.MustFromBig(tx.maxTip)
+	} else {
+		msg.GasFeeCap = uint256.MustFromBig(tx.gasPrice)
+		msg.GasTipCap = uint256.MustFromBig(tx.gasPrice)
+	}
+	if tx.typ == types.BlobTxType {
+		msg.BlobGasFeeCap = uint256.MustFromBig(tx.maxBlobFee)
+	}
+	msg.SkipNonceCheck().SkipEOACheck().SkipGasLimitCapCheck()
+
+	blockCtx := chain.NewBlockContext(cfg, c.Engine(), c, s.header)
+	if s.mode.allowExceedingBalance {
+		if blockCtx.BaseFee != nil {
+			blockCtx.BaseFee = new(big.Int)
+		}
+		if blockCtx.BlobBaseFee != nil {
+			blockCtx.BlobBaseFee = new(big.Int)
+		}
+	}
+	vmCfg := vm.Config{Tracer: s.tracer}
+	if s.mode.allowUnderpriced && !s.affordable(st, tx, price, blobPrice, baseFee) {
+		// Besu lets an underpriced simulation run without charging for gas
+		// it cannot pay; so does a zero-priced message.
+		zero := new(uint256.Int)
+		msg.GasPrice, msg.GasFeeCap, msg.GasTipCap = zero, zero, zero
+		if msg.BlobGasFeeCap != nil {
+			msg.BlobGasFeeCap = zero
+		}
+		if blockCtx.BlobBaseFee != nil {
+			blockCtx.BlobBaseFee = new(big.Int)
+		}
+		vmCfg.NoBaseFee = true
+	}
+	evm := vm.NewEVM(blockCtx, st, cfg, vmCfg)
+	defer evm.Release()
+	if len(s.override) > 0 {
+		evm.SetPrecompiles(precompiles)
+	}
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case <-ctx.Done():
+			evm.Cancel()
+		case <-done:
+		}
+	}()
+	res, err := core.ApplyMessage(evm, msg, core.NewGasPool(max(tx.gas, s.header.GasLimit)))
+	if evm.Cancelled() {
+		return nil, rpc.ErrTimeout
+	}
+	if err != nil {
+		return nil, txError(err)
+	}
+	return res, nil
+}
+
+// build turns the call object into the transaction Besu's simulator builds.
+func (s *simulation) build(st *state.StateDB, gas uint64) *simTx {
+	a := s.args
+	cfg := s.b.Chain.Config()
+	tx := &simTx{
+		from:       a.sender(),
+		to:         a.to(),
+		gas:        gas,
+		value:      a.value(),
+		data:       a.data(),
+		blobHashes: a.blobHashes(),
+		auths:      a.AuthorizationList,
+	}
+	if a.Nonce != nil {
+		tx.nonce = uint64(*a.Nonce)
+	} else {
+		tx.nonce = st.GetNonce(tx.from)
+	}
+	if a.AccessList != nil {
+		tx.accessList = *a.AccessList
+	}
+	baseFee := s.header.BaseFee
+	zero := new(big.Int)
+	var gasPrice, maxFee, maxTip, maxBlobFee *big.Int
+	switch {
+	case s.mode.allowExceedingBalance:
+		gasPrice, maxFee, maxTip, maxBlobFee = zero, zero, zero, zero
+	default:
+		switch {
+		case a.noPricing() && baseFee != nil:
+			gasPrice = baseFee
+		case a.GasPrice != nil:
+			gasPrice = a.GasPrice.Big()
+		default:
+			gasPrice = zero
+		}
+		maxFee, maxTip, maxBlobFee = gasPrice, gasPrice, s.blobGasPrice()
+		if a.MaxFeePerGas != nil {
+			maxFee = a.MaxFeePerGas.Big()
+		}
+		if a.MaxPriorityFeePerGas != nil {
+			maxTip = a.MaxPriorityFeePerGas.Big()
+		}
+		if a.MaxFeePerBlobGas != nil {
+			maxBlobFee = a.MaxFeePerBlobGas.Big()
+		}
+	}
+	isBlob := a.BlobVersionedHashes != nil
+	setGasPrice := baseFee == nil || (a.MaxPriorityFeePerGas == nil && a.MaxFeePerGas == nil)
+	setMaxFee := baseFee != nil && (isBlob || a.noPricing() || a.MaxPriorityFeePerGas != nil || a.MaxFeePerGas != nil)
+	if setGasPrice {
+		tx.gasPrice = gasPrice
+	} else {
+		tx.gasPrice = zero
+	}
+	if setMaxFee {
+		tx.maxFee, tx.maxTip = maxFee, maxTip
+	}
+	if isBlob {
+		tx.maxBlobFee = maxBlobFee
+	}
+	switch {
+	case len(tx.auths) > 0:
+		tx.typ = types.SetCodeTxType
+	case len(tx.blobHashes) > 0:
+		tx.typ = types.BlobTxType
+	case setMaxFee:
+		tx.typ = types.DynamicFeeTxType
+	case a.AccessList != nil:
+		tx.typ = types.AccessListTxType
+	default:
+		tx.typ = types.LegacyTxType
+	}
+	if tx.dynamic() && tx.maxFee == nil {
+		// A typed transaction before London: Besu prices it by gasPrice.
+		tx.maxFee, tx.maxTip = gasPrice, gasPrice
+	}
+	if tx.typ != types.LegacyTxType {
+		tx.chainID = cfg.ChainID
+		if a.ChainID != nil {
+			tx.chainID = a.ChainID.Big()
+		}
+	}
+	if tx.typ < types.AccessListTxType {
+		tx.accessList = nil
+	}
+	if tx.maxBlobFee == nil {
+		tx.maxBlobFee = zero
+	}
+	return tx
+}
+
+// blobGasPrice is the blob base fee the call pays: zero for a free call,
+// else the block's.
+func (s *simulation) blobGasPrice() *big.Int {
+	if s.mode.allowExceedingBalance || s.header.ExcessBlobGas == nil {
+		return new(big.Int)
+	}
+	return eip4844.CalcBlobFee(s.b.Chain.Config(), s.header)
+}
+
+// affordable reports whether the sender can pay for the call's gas.
+func (s *simulation) affordable(st *state.StateDB, tx *simTx, price, blobPrice, baseFee *big.Int) bool {
+	if baseFee != nil && price.Cmp(baseFee) < 0 {
+		return false
+	}
+	return upfrontCost(tx).Cmp(st.GetBalance(tx.from).ToBig()) <= 0
+}
+
+// upfrontCost is Besu's Transaction.getUpfrontCost: the most the
+// transaction can cost its sender.
+func upfrontCost(tx *simTx) *big.Int {
+	cost := new(big.Int).Mul(new(big.Int).SetUint64(tx.gas), tx.maxGasPrice())
+	if tx.typ == types.BlobTxType {
+		blobGas := new(big.Int).SetUint64(uint64(len(tx.blobHashes)) * params.BlobTxBlobGasPerBlob)
+		cost.Add(cost, blobGas.Mul(blobGas, tx.maxBlobFee))
+	}
+	return cost.Add(cost, tx.value)
+}
+
+// acceptedTypes lists the transaction types a fork accepts, in Besu's
+// order and naming.
+func acceptedTypes(rules params.Rules) []string {
+	out := []string{"FRONTIER"}
+	if rules.IsBerlin {
+		out = append(out, "ACCESS_LIST")
+	}
+	if rules.IsLondon {
+		out = append(out, "EIP1559")
+	}
+	if rules.IsCancun {
+		out = append(out, "BLOB")
+	}
+	if rules.IsPrague {
+		out = append(out, "DELEGATE_CODE")
+	}
+	return out
+}
+
+var besuTypeNames = map[byte]string{
+	types.LegacyTxType:     "FRONTIER",
+	types.AccessListTxType: "ACCESS_LIST",
+	types.DynamicFeeTxType: "EIP1559",
+	types.BlobTxType:       "BLOB",
+	types.SetCodeTxType:    "DELEGATE_CODE",
+}
+
+// validate is Besu's MainnetTransactionValidator.validate followed by
+// validateForSender, with Besu's messages.
+func (s *simulation) validate(st *state.StateDB, tx *simTx, rules params.Rules, baseFee, blobPrice *big.Int) error {
+	cfg := s.b.Chain.Config()
+	if tx.chainID != nil && tx.chainID.Cmp(cfg.ChainID) != 0 {
+		return rpc.ErrWrongChainID.WithReason(fmt.Sprintf("transaction was meant for chain id %s and not this chain id %s", tx.chainID, cfg.ChainID))
+	}
+	accepted := acceptedTypes(rules)
+	name := besuTypeNames[tx.typ]
+	ok := false
+	for _, t := range accepted {
+		ok = ok || t == name
+	}
+	if !ok {
+		return rpc.ErrInvalidTransactionType.WithReason(fmt.Sprintf("Transaction type %s is invalid, accepted transaction types are [%s]", name, strings.Join(accepted, ", ")))
+	}
+	if tx.typ == types.BlobTxType {
+		if tx.to == nil {
+			return rpc.ErrInvalidTransactionType.WithReason("transaction blob transactions must have a to address")
+		}
+		if len(tx.blobHashes) == 0 {
+			return errInvalidBlobs.WithReason("transaction blob transactions must specify one or more versioned hashes")
+		}
+		maxBlobs := eip4844.MaxBlobsPerBlock(cfg, s.header.Time)
+		if rules.IsOsaka {
+			maxBlobs = min(maxBlobs, params.BlobTxMaxBlobs)
+		}
+		if len(tx.blobHashes) > maxBlobs {
+			return errTotalBlobGas.WithReason(fmt.Sprintf("Blob transaction has too many blobs: %d", len(tx.blobHashes)))
+		}
+	}
+	if tx.to == nil && rules.IsShanghai {
+		limit := params.MaxInitCodeSize
+		if rules.IsAmsterdam {
+			limit = params.MaxInitCodeSizeAmsterdam
+		}
+		if len(tx.data) > limit {
+			return rpc.ErrInternal.WithReason(fmt.Sprintf("Initcode size of %d exceeds maximum size of %d", len(tx.data), limit))
+		}
+	}
+	if tx.typ == types.SetCodeTxType && tx.to == nil {
+		return rpc.ErrInvalidTransactionType.WithReason("transaction code delegation transactions must have a to address")
+	}
+	if baseFee != nil {
+		if !s.mode.allowUnderpriced && tx.price(baseFee).Cmp(baseFee) < 0 {
+			return rpc.ErrGasPriceBelowCurrentBaseFee.WithReason("gasPrice is less than the current BaseFee")
+		}
+		if tx.dynamic() && tx.maxTip.Cmp(tx.maxFee) > 0 {
+			return rpc.ErrMaxPriorityFeeExceedsMaxFee.WithReason("max priority fee per gas cannot be greater than max fee per gas")
+		}
+	}
+	if tx.typ == types.BlobTxType && !s.mode.allowUnderpriced && blobPrice.Cmp(tx.maxBlobFee) > 0 {
+		return errBlobGasPriceTooLow.WithReason(fmt.Sprintf("tx max fee per blob gas less than block blob gas fee: address %s blobGasFeeCap: %s, blobBaseFee: %s",
+			lowerHex(tx.from), humanWei(tx.maxBlobFee), humanWei(blobPrice)))
+	}
+	intrinsic, err := core.IntrinsicGas(tx.data, tx.accessList, tx.auths, tx.from, tx.to, uint256.MustFromBig(tx.value), rules)
+	if err != nil {
+		return rpc.ErrIntrinsicGasExceedsLimit.WithReason(err.Error())
+	}
+	if rules.IsPrague {
+		floor, err := core.FloorDataGas(rules, tx.from, tx.to, uint256.MustFromBig(tx.value), tx.data, tx.accessList)
+		if err == nil {
+			intrinsic = max(intrinsic, floor)
+		}
+	}
+	if intrinsic > tx.gas {
+		return rpc.ErrIntrinsicGasExceedsLimit.WithReason(fmt.Sprintf("intrinsic gas cost %d exceeds gas limit %d", intrinsic, tx.gas))
+	}
+
+	balance := st.GetBalance(tx.from).ToBig()
+	if cost := upfrontCost(tx); !s.mode.allowUnderpriced && cost.Cmp(balance) > 0 {
+		return rpc.ErrUpfrontCostExceedsBalance.WithReason(fmt.Sprintf("transaction up-front cost %s exceeds transaction sender account balance %s for sender %s",
+			hexQuantity(cost), hexQuantity(balance), lowerHex(tx.from)))
+	}
+	if nonce := st.GetNonce(tx.from); tx.nonce < nonce {
+		return rpc.ErrNonceTooLow.WithReason(fmt.Sprintf("transaction nonce %d below sender account nonce %d for sender %s", tx.nonce, nonce, lowerHex(tx.from)))
+	}
+	return nil
+}
+
+// Besu errors the simulator answers that the rpc package does not name.
+var (
+	errInvalidBlobs       = rpc.NewError(rpc.CodeInternalError, "blobs failed kzg validation")
+	errTotalBlobGas       = rpc.NewError(-32000, "Total blob gas too high")
+	errBlobGasPriceTooLow = rpc.NewError(-32009, "blob gas price below current blob base fee")
+	errExecutionHalted    = rpc.ErrExecutionHalted
+)
+
+// resultError is Besu's answer for a call that ran and failed: code 3 with
+// the revert data, or "Transaction processing could not be completed due
+// to an exception (<halt reason>)".
+func resultError(res *core.ExecutionResult) error {
+	if errors.Is(res.Err, vm.ErrExecutionReverted) {
+		return revertError(res)
+	}
+	return errExecutionHalted.WithReason(haltReason(res.Err))
+}
+
+// haltReason is Besu's description of an exceptional halt.
+func haltReason(err error) string {
+	var (
+		invalidOp *vm.ErrInvalidOpCode
+		underflow *vm.ErrStackUnderflow
+		overflow  *vm.ErrStackOverflow
+	)
+	switch {
+	case errors.As(err, &invalidOp):
+		return fmt.Sprintf("Invalid opcode: 0x%02x", invalidOpcode(invalidOp))
+	case errors.As(err, &underflow):
+		return "Stack underflow"
+	case errors.As(err, &overflow):
+		return "Out of stack"
+	case errors.Is(err, vm.ErrOutOfGas), errors.Is(err, vm.ErrCodeStoreOutOfGas), errors.Is(err, vm.ErrGasUintOverflow):
+		return "Out of gas"
+	case errors.Is(err, vm.ErrInvalidJump):
+		return "Bad jump destination"
+	case errors.Is(err, vm.ErrWriteProtection), errors.Is(err, vm.ErrContractAddressCollision):
+		return "Illegal state change"
+	case errors.Is(err, vm.ErrReturnDataOutOfBounds):
+		return "Out of bounds"
+	case errors.Is(err, vm.ErrMaxCodeSizeExceeded):
+		return "Code is too large"
+	case errors.Is(err, vm.ErrInvalidCode):
+		return "Code is invalid"
+	}
+	return err.Error()
+}
+
+// invalidOpcode recovers the opcode of go-ethereum's invalid-opcode error,
+// which names it ("INVALID", "opcode 0xef not defined").
+func invalidOpcode(e *vm.ErrInvalidOpCode) byte {
+	msg := strings.TrimPrefix(e.Error(), "invalid opcode: ")
+	if i := strings.Index(msg, " (operand"); i >= 0 {
+		msg = msg[:i]
+	}
+	if rest, ok := strings.CutPrefix(msg, "opcode 0x"); ok {
+		var op byte
+		fmt.Sscanf(strings.TrimSuffix(rest, " not defined"), "%x", &op)
+		return op
+	}
+	return byte(vm.StringToOp(msg))
+}
+
+// revertError is Besu's (and geth's) error for a reverted call: code 3 with
+// the revert data, and the decoded reason when the data is Error(string).
+func revertError(res *core.ExecutionResult) error {
+	return rpc.Revert(res.Revert())
+}
+
+// lowerHex renders an address the way Besu's messages do.
+func lowerHex(a common.Address) string { return strings.ToLower(a.Hex()) }
+
+// hexQuantity renders n as a 0x quantity.
+func hexQuantity(n *big.Int) string { return "0x" + n.Text(16) }
+
+// humanWei is Besu's Wei.toHumanReadableString: the value in the largest
+// unit that keeps at most three integer digits, e.g. "1 wei", "1.50 gwei".
+func humanWei(v *big.Int) string {
+	units := []struct {
+		name string
+		pow  int
+	}{{"wei", 0}, {"kwei", 3}, {"mwei", 6}, {"gwei", 9}, {"szabo", 12}, {"finney", 15},
+		{"ether", 18}, {"kether", 21}, {"mether", 24}, {"gether", 27}, {"tether", 30}}
+	digits := len(v.String())
+	u := units[len(units)-1]
+	for _, cand := range units {
+		if digits <= cand.pow+3 {
+			u = cand
+			break
+		}
+	}
+	f, _ := new(big.Float).SetInt(v).Float64()
+	res := f / math.Pow(10, float64(u.pow))
+	if u.pow == 0 {
+		return fmt.Sprintf("%.0f %s", res, u.name)
+	}
+	return fmt.Sprintf("%.2f %s", res, u.name)
+}

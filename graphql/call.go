@@ -1,0 +1,99 @@
+package graphql
+
+import (
+	"context"
+	"math/big"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+
+	"github.com/basaltchain/basalt/api"
+)
+
+// callData is the CallData input.
+type callData struct {
+	From                 *Address
+	To                   *Address
+	Gas                  *Long
+	GasPrice             *BigInt
+	MaxFeePerGas         *BigInt
+	MaxPriorityFeePerGas *BigInt
+	Value                *BigInt
+	Data                 *Bytes
+}
+
+// request converts the input to the backend's call object.
+func (d *callData) request() api.CallRequest {
+	var r api.CallRequest
+	if d.From != nil {
+		from := common.Address(*d.From)
+		r.From = &from
+	}
+	if d.To != nil {
+		to := common.Address(*d.To)
+		r.To = &to
+	}
+	if d.Gas != nil {
+		gas := uint64(*d.Gas)
+		r.Gas = &gas
+	}
+	big := func(b *BigInt) *big.Int {
+		if b == nil {
+			return nil
+		}
+		return b.Big()
+	}
+	r.GasPrice = big(d.GasPrice)
+	r.MaxFeePerGas = big(d.MaxFeePerGas)
+	r.MaxPriorityFeePerGas = big(d.MaxPriorityFeePerGas)
+	r.Value = big(d.Value)
+	if d.Data != nil {
+		r.Data = *d.Data
+	}
+	return r
+}
+
+// CallResult resolves the outcome of a call.
+type CallResult struct {
+	data    []byte
+	gasUsed uint64
+	status  uint64
+}
+
+func (c *CallResult) Data() Bytes { return c.data }
+
+func (c *CallResult) GasUsed() Long { return Long(c.gasUsed) }
+
+func (c *CallResult) Status() Long { return Long(c.status) }
+
+// call runs a call once on the post-state of (header, hash) through the
+// JSON-RPC backend's simulator. As in Besu, a call that runs and fails
+// answers status 0 with its output, and the gas is the gas the call used
+// before refunds.
+func (s *Service) call(ctx context.Context, d callData, header *types.Header, hash common.Hash) (*CallResult, error) {
+	if header == nil {
+		return nil, errStateUnavailable
+	}
+	res, err := s.backend.SimulateCall(ctx, d.request(), header, hash)
+	if err != nil {
+		return nil, rpcFailure(err)
+	}
+	out := &CallResult{data: res.ReturnData, gasUsed: res.MaxUsedGas}
+	if out.data == nil {
+		out.data = []byte{}
+	}
+	if !res.Failed() {
+		out.status = 1
+	}
+	return out, nil
+}
+
+// estimateGas is Besu's GraphQL estimate: the gas one run of the call
+// uses, whether or not it succeeds (not eth_estimateGas's search).
+func (s *Service) estimateGas(ctx context.Context, d callData, header *types.Header, hash common.Hash) (Long, error) {
+	res, err := s.call(ctx, d, header, hash)
+	if err != nil {
+		return 0, err
+	}
+	return Long(res.gasUsed), nil
+}

@@ -1,0 +1,372 @@
+// Package chaingen builds valid proof-of-work chains fast, for the tests
+// and benchmarks of sync and networking: blocks of value transfers between
+// the dev network's funded accounts, timestamped one second apart from the
+// genesis (so no waiting for the wall clock), sealed by the real ethash
+// engine and inserted through the real chain store.
+//
+// With a fixed difficulty of 1 sealing is a single hash per block, so
+// thousands of blocks take seconds; every block still passes full
+// verification (seal included) on the node that imports or syncs it.
+package chaingen
+
+import (
+	"bufio"
+	"context"
+	"crypto/ecdsa"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/big"
+	"os"
+	"path/filepath"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/consensus/misc/eip1559"
+	"github.com/ethereum/go-ethereum/consensus/misc/eip4844"
+	"github.com/ethereum/go-ethereum/core"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/core/vm"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/ethdb"
+	"github.com/ethereum/go-ethereum/rlp"
+	"github.com/ethereum/go-ethereum/trie"
+
+	"github.com/basaltchain/basalt/chain"
+	"github.com/basaltchain/basalt/config"
+	"github.com/basaltchain/basalt/consensus"
+	"github.com/basaltchain/basalt/consensus/beacon"
+	"github.com/basaltchain/basalt/consensus/ethash"
+)
+
+// Genesis returns the dev network genesis with the given fixed difficulty
+// (the dev network's own is 100; 1 makes sealing instant).
+func Genesis(fixedDifficulty int64) *config.Genesis {
+	g := config.DevGenesis()
+	g.FixedDifficulty = big.NewInt(fixedDifficulty)
+	return g
+}
+
+// GenesisJSON writes g as a Besu genesis file that config.LoadGenesisFile
+// (and so `basalt --genesis-file`) reads back to the same genesis.
+func GenesisJSON(g *config.Genesis) ([]byte, error) {
+	enc, err := json.Marshal(g.Core)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(enc, &m); err != nil {
+		return nil, err
+	}
+	cfg, ok := m["config"].(map[string]any)
+	if !ok {
+		return nil, errors.New("genesis without config")
+	}
+	ethashCfg := map[string]any{}
+	if g.FixedDifficulty != nil {
+		ethashCfg["fixeddifficulty"] = g.FixedDifficulty.Uint64()
+	}
+	cfg["ethash"] = ethashCfg
+	if g.ContractSizeLimit != 0 {
+		cfg["contractSizeLimit"] = g.ContractSizeLimit
+	}
+	return json.MarshalIndent(m, "", "  ")
+}
+
+// Engine returns the engine a node uses for g (ethash inside beacon), with
+// one sealing thread.
+func Engine(g *config.Genesis) consensus.Engine {
+	return beacon.New(ethash.New(ethash.Config{FixedDifficulty: g.FixedDifficulty, Threads: 1}))
+}
+
+// UnsealedEngine returns g's engine without proof of work: it verifies
+// every header rule but the seal and seals by returning the header as is.
+// Unit tests use it to stay fast under the race detector, where one
+// ethash hash takes a long time; end-to-end tests use the real engine.
+func UnsealedEngine(g *config.Genesis) consensus.Engine {
+	return unsealed{Engine(g)}
+}
+
+type unsealed struct{ consensus.Engine }
+
+func (e unsealed) VerifyHeader(c consensus.ChainReader, header, parent *types.Header, _ bool) error {
+	return e.Engine.VerifyHeader(c, header, parent, false)
+}
+
+func (e unsealed) Seal(_ context.Context, header *types.Header) (*types.Header, error) {
+	return types.CopyHeader(header), nil
+}
+
+// OpenMemory opens a chain for g on an in-memory database.
+func OpenMemory(g *config.Genesis) (*chain.Chain, ethdb.Database, error) {
+	return OpenMemoryWith(g, Engine(g))
+}
+
+// OpenMemoryWith is OpenMemory with a given engine: tests that open many
+// chains share one, so the ethash cache is generated once.
+func OpenMemoryWith(g *config.Genesis, engine consensus.Engine) (*chain.Chain, ethdb.Database, error) {
+	db := chain.NewMemoryDatabase()
+	c, err := chain.Open(db, g.Core, engine)
+	if err != nil {
+		db.Close()
+		return nil, nil, err
+	}
+	return c, db, nil
+}
+
+// Options shape the generated blocks.
+type Options struct {
+	// TxsPerBlock is the number of transfers in each block.
+	TxsPerBlock int
+	// Coinbase receives the rewards; blocks built with different coinbases
+	// on the same parent differ, which makes forks.
+	Coinbase common.Address
+	// Extra is the extraData of every block.
+	Extra []byte
+	// Bulk inserts the blocks as a bulk import (chain.InsertOptions.NoSync):
+	// states reach the database only every so many blocks, which keeps
+	// long generated chains small. Call the chain's Sync at the end.
+	Bulk bool
+}
+
+// Generator extends a chain with blocks of transfers. It keeps the next
+// nonce of each sender, so a Generator extends one branch.
+type Generator struct {
+	chain  *chain.Chain
+	opts   Options
+	keys   []*ecdsa.PrivateKey
+	nonces map[common.Address]uint64
+	next   int // sender of the next transfer
+}
+
+// New returns a Generator for c whose transfers are sent by the dev
+// accounts (the two with 90,000 ETH).
+func New(c *chain.Chain, opts Options) *Generator {
+	g := &Generator{chain: c, opts: opts, nonces: make(map[common.Address]uint64)}
+	for _, a := range config.DevAccounts[1:] {
+		g.keys = append(g.keys, crypto.ToECDSAUnsafe(common.FromHex(a.PrivateKey)))
+	}
+	return g
+}
+
+// Extend builds n blocks on the block (parentHash, its header), inserts each
+// into the chain and returns them. The chain's fork choice decides whether
+// they become the head.
+func (g *Generator) Extend(ctx context.Context, parentHash common.Hash, n int) ([]*types.Block, error) {
+	parent := g.chain.GetHeaderByHash(parentHash)
+	if parent == nil {
+		return nil, fmt.Errorf("parent %s unknown", parentHash.Hex())
+	}
+	if err := g.syncNonces(parentHash, parent); err != nil {
+		return nil, err
+	}
+	out := make([]*types.Block, 0, n)
+	for range n {
+		block, err := g.build(ctx, parent, parentHash)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, block)
+		parent, parentHash = block.Header(), g.chain.Hash(block.Header())
+	}
+	return out, nil
+}
+
+// ExtendHead builds n blocks on the current head.
+func (g *Generator) ExtendHead(ctx context.Context, n int) ([]*types.Block, error) {
+	return g.Extend(ctx, g.chain.CurrentHash(), n)
+}
+
+// syncNonces reads the senders' nonces from the parent's state.
+func (g *Generator) syncNonces(hash common.Hash, parent *types.Header) error {
+	if err := g.chain.EnsureState(hash, parent); err != nil {
+		return err
+	}
+	st, err := g.chain.StateAt(parent.Root)
+	if err != nil {
+		return err
+	}
+	for _, k := range g.keys {
+		a := crypto.PubkeyToAddress(k.PublicKey)
+		g.nonces[a] = st.GetNonce(a)
+	}
+	return nil
+}
+
+func (g *Generator) build(ctx context.Context, parent *types.Header, parentHash common.Hash) (*types.Block, error) {
+	c := g.chain
+	cfg := c.Config()
+	header := &types.Header{
+		ParentHash: parentHash,
+		Number:     new(big.Int).Add(parent.Number, common.Big1),
+		GasLimit:   parent.GasLimit,
+		Time:       parent.Time + 1,
+		Coinbase:   g.opts.Coinbase,
+		Extra:      g.opts.Extra,
+	}
+	if cfg.IsLondon(header.Number) {
+		header.BaseFee = eip1559.CalcBaseFee(cfg, parent)
+	}
+	if err := c.Engine().Prepare(c, header, parent); err != nil {
+		return nil, err
+	}
+	var withdrawals []*types.Withdrawal
+	if cfg.IsShanghai(header.Number, header.Time) {
+		withdrawals = []*types.Withdrawal{}
+	}
+	if cfg.IsCancun(header.Number, header.Time) {
+		excess := eip4844.CalcExcessBlobGas(cfg, parent, header.Time)
+		used := uint64(0)
+		header.ExcessBlobGas, header.BlobGasUsed = &excess, &used
+		header.ParentBeaconRoot = new(common.Hash)
+	}
+	statedb, err := c.StateAt(parent.Root)
+	if err != nil {
+		return nil, err
+	}
+	evm := vm.NewEVM(chain.NewBlockContext(cfg, c.Engine(), c, header), statedb, cfg, vm.Config{})
+	defer evm.Release()
+	chain.PreExecution(cfg, header, evm, statedb)
+
+	signer := types.MakeSigner(cfg, header.Number, header.Time)
+	gp := core.NewGasPool(header.GasLimit)
+	var (
+		txs      []*types.Transaction
+		receipts types.Receipts
+		logs     []*types.Log
+	)
+	for i := range g.opts.TxsPerBlock {
+		key := g.keys[g.next%len(g.keys)]
+		g.next++
+		from := crypto.PubkeyToAddress(key.PublicKey)
+		to := common.BigToAddress(big.NewInt(int64(0x1000 + g.next%500)))
+		tx, err := types.SignNewTx(key, signer, &types.DynamicFeeTx{
+			ChainID:   cfg.ChainID,
+			Nonce:     g.nonces[from],
+			GasTipCap: big.NewInt(1000),
+			GasFeeCap: new(big.Int).Add(header.BaseFee, big.NewInt(1000)),
+			Gas:       21000,
+			To:        &to,
+			Value:     big.NewInt(1),
+		})
+		if err != nil {
+			return nil, err
+		}
+		msg, err := core.TransactionToMessage(tx, signer, header.BaseFee)
+		if err != nil {
+			return nil, err
+		}
+		statedb.SetTxContext(tx.Hash(), i, uint32(i+1))
+		receipt, _, err := core.ApplyTransactionWithEVM(ctx, msg, gp, statedb, header.Number, common.Hash{}, header.Time, tx, evm)
+		if err != nil {
+			return nil, fmt.Errorf("block %d tx %d: %w", header.Number, i, err)
+		}
+		g.nonces[from]++
+		txs = append(txs, tx)
+		receipts = append(receipts, receipt)
+		logs = append(logs, receipt.Logs...)
+	}
+	requests, _, err := core.PostExecution(ctx, cfg, header.Number, header.Time, logs, withdrawals, evm, uint32(len(txs)+1))
+	if err != nil {
+		return nil, err
+	}
+	if cfg.IsPrague(header.Number, header.Time) {
+		h := types.CalcRequestsHash(requests)
+		header.RequestsHash = &h
+	}
+	c.Engine().Finalize(c, header, statedb, nil)
+	header.GasUsed = gp.Used()
+	header.Root = statedb.IntermediateRoot(chain.Rules(cfg, header))
+	block := types.NewBlock(header, &types.Body{Transactions: txs, Withdrawals: withdrawals}, receipts, trie.NewStackTrie(nil))
+
+	sealed, err := c.Engine().Seal(ctx, block.Header())
+	if err != nil {
+		return nil, err
+	}
+	block = block.WithSeal(sealed)
+	opts := chain.InsertOptions{NoSync: g.opts.Bulk, Executed: &chain.Executed{State: statedb, Receipts: receipts}}
+	if _, err := c.InsertBlock(ctx, block, opts); err != nil {
+		return nil, err
+	}
+	return block, nil
+}
+
+// WriteRLP writes blocks as concatenated RLP (the `blocks import` format).
+func WriteRLP(w io.Writer, blocks []*types.Block) error {
+	for _, b := range blocks {
+		if err := rlp.Encode(w, b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Files are a generated chain on disk: a genesis file and the blocks.
+type Files struct {
+	Genesis string // Besu genesis JSON
+	Blocks  string // concatenated RLP, blocks 1..N
+	Head    common.Hash
+	Number  uint64
+	Gas     uint64 // total gas used
+}
+
+// WriteFiles generates n blocks of txsPerBlock transfers on a new chain of
+// genesis g and writes the genesis and blocks into dir. The chain is built
+// in a scratch database under dir, removed at the end.
+func WriteFiles(ctx context.Context, dir string, g *config.Genesis, n, txsPerBlock int) (*Files, error) {
+	scratch := filepath.Join(dir, "scratch-db")
+	db, err := chain.OpenDatabase(scratch, 64)
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(scratch)
+	defer db.Close()
+	c, err := chain.Open(db, g.Core, Engine(g))
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	f := &Files{
+		Genesis: filepath.Join(dir, "genesis.json"),
+		Blocks:  filepath.Join(dir, "blocks.rlp"),
+	}
+	gj, err := GenesisJSON(g)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(f.Genesis, gj, 0o644); err != nil {
+		return nil, err
+	}
+	out, err := os.Create(f.Blocks)
+	if err != nil {
+		return nil, err
+	}
+	defer out.Close()
+	w := bufio.NewWriter(out)
+	gen := New(c, Options{TxsPerBlock: txsPerBlock, Bulk: true})
+	for done := 0; done < n; {
+		batch := min(n-done, 256)
+		blocks, err := gen.ExtendHead(ctx, batch)
+		if err != nil {
+			return nil, err
+		}
+		if err := WriteRLP(w, blocks); err != nil {
+			return nil, err
+		}
+		for _, b := range blocks {
+			f.Gas += b.GasUsed()
+		}
+		done += batch
+	}
+	if err := c.Sync(); err != nil {
+		return nil, err
+	}
+	if err := w.Flush(); err != nil {
+		return nil, err
+	}
+	f.Head, f.Number = c.CurrentHash(), c.CurrentHeader().Number.Uint64()
+	if f.Number == 0 {
+		return nil, errors.New("no blocks generated")
+	}
+	return f, out.Close()
+}

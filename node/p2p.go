@@ -1,0 +1,148 @@
+package node
+
+import (
+	"path/filepath"
+	"strconv"
+
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/p2p/enode"
+
+	"github.com/basaltchain/basalt/api"
+	"github.com/basaltchain/basalt/config"
+	"github.com/basaltchain/basalt/p2p"
+	"github.com/basaltchain/basalt/p2p/enodeurl"
+	"github.com/basaltchain/basalt/rpc"
+)
+
+// newP2P builds the peer-to-peer service from the --p2p-* options and
+// <data-path>/static-nodes.json; nil when --p2p-enabled=false.
+func newP2P(n *Node) (*p2p.Service, error) {
+	cfg := n.cfg.P2P
+	if !cfg.Enabled {
+		return nil, nil
+	}
+	static, err := p2p.LoadStaticNodes(filepath.Join(n.cfg.DataPath, p2p.StaticNodesFile))
+	if err != nil {
+		return nil, err
+	}
+	var bootnodes []*enode.Node
+	for _, u := range cfg.Bootnodes {
+		b, err := enodeurl.Parse(u) // validated by config.Load already
+		if err != nil {
+			return nil, err
+		}
+		bootnodes = append(bootnodes, b)
+	}
+	return p2p.New(p2p.Config{
+		PrivateKey:        n.key,
+		Host:              cfg.Host,
+		Interface:         cfg.Interface,
+		Port:              cfg.Port,
+		MaxPeers:          cfg.MaxPeers,
+		Discovery:         cfg.DiscoveryEnabled,
+		Bootnodes:         bootnodes,
+		StaticNodes:       static,
+		NetworkID:         n.cfg.NetworkID,
+		Name:              ClientVersion(),
+		ReconnectInterval: cfg.StaticReconnectInterval,
+	}, n.chain, n.pool, n.miner, n.log)
+}
+
+// P2P returns the node's peer-to-peer service, nil when it is disabled.
+func (n *Node) P2P() *p2p.Service { return n.p2p }
+
+// wireNetwork plugs the peer-to-peer service into the JSON-RPC backend:
+// the ADMIN peer methods and net_listening/net_peerCount through
+// Backend.Network, and net_enode, net_services and eth_syncing through
+// their hooks. With p2p disabled only eth_syncing is answered (false).
+func (n *Node) wireNetwork(b *api.Backend) {
+	s := n.p2p
+	if s == nil {
+		return
+	}
+	net := &networkAPI{s: s, config: p2p.GenesisConfig(n.cfg.Genesis, n.cfg.Network == config.NetworkDev)}
+	b.Network = net
+	b.Enode = func() (string, error) {
+		if !s.Running() {
+			return "", rpc.ErrP2PNetworkNotRunning
+		}
+		return s.Enode(), nil
+	}
+	b.Syncing = func() *api.SyncStatus {
+		start, cur, high, ok := s.Syncing()
+		if !ok {
+			return nil
+		}
+		return &api.SyncStatus{StartingBlock: start, CurrentBlock: cur, HighestBlock: high}
+	}
+	services := b.Services
+	b.Services = func() map[string]api.Service {
+		out := map[string]api.Service{}
+		if services != nil {
+			out = services()
+		}
+		if s.Running() {
+			out["p2p"] = net.Service()
+		}
+		return out
+	}
+}
+
+// networkAPI adapts the service to api.Network.
+type networkAPI struct {
+	s      *p2p.Service
+	config map[string]any
+}
+
+func (a *networkAPI) Running() bool                 { return a.s.Running() }
+func (a *networkAPI) Listening() bool               { return a.s.Running() }
+func (a *networkAPI) PeerCount() int                { return a.s.PeerCount() }
+func (a *networkAPI) Self() *enode.Node             { return a.s.Self() }
+func (a *networkAPI) AddPeer(n *enode.Node) bool    { return a.s.AddStatic(n) }
+func (a *networkAPI) RemovePeer(n *enode.Node) bool { return a.s.RemoveStatic(n) }
+
+func (a *networkAPI) Service() api.Service {
+	info := a.s.NodeInfo()
+	return api.Service{Host: info.IP, Port: strconv.Itoa(info.ListenerPort)}
+}
+
+func (a *networkAPI) NodeInfo() api.NodeInfo {
+	info := a.s.NodeInfo()
+	return api.NodeInfo{
+		Enode:      info.Enode,
+		ID:         info.ID,
+		IP:         info.IP,
+		ListenAddr: info.ListenAddr,
+		Name:       info.Name,
+		Ports:      api.NodePorts{Discovery: info.DiscoveryPort, Listener: info.ListenerPort},
+		Protocols: api.NodeProtocols{Eth: api.EthNodeInfo{
+			Config:     a.config,
+			Difficulty: info.Difficulty,
+			Genesis:    info.Genesis,
+			Head:       info.Head,
+			Network:    info.NetworkID,
+		}},
+	}
+}
+
+func (a *networkAPI) Peers() []api.PeerInfo {
+	peers := a.s.Peers()
+	out := make([]api.PeerInfo, len(peers))
+	for i, p := range peers {
+		out[i] = api.PeerInfo{
+			Version: hexutil.Uint64(p.Version),
+			Name:    p.Name,
+			Caps:    p.Caps,
+			Network: api.PeerNetwork{LocalAddress: p.LocalAddress, RemoteAddress: p.RemoteAddress},
+			Port:    hexutil.Uint64(p.Port),
+			ID:      "0x" + p.ID,
+			Protocols: map[string]api.PeerProtocol{"eth": {
+				Difficulty: (*hexutil.Big)(p.Difficulty),
+				Head:       p.Head,
+				Version:    p.EthVersion,
+			}},
+			Enode: p.Enode,
+		}
+	}
+	return out
+}

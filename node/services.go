@@ -1,0 +1,30 @@
+package node
+
+import (
+	"net"
+	"strconv"
+
+	"github.com/basaltchain/basalt/api"
+)
+
+// services answers net_services: the enabled JSON-RPC front ends, each
+// with the host it was configured with and the port it listens on (Besu
+// lists jsonrpc, ws, p2p, metrics and graphQL; the others do not exist yet).
+func (s *rpcServers) services() map[string]api.Service {
+	out := make(map[string]api.Service)
+	add := func(name string, l *listener) {
+		if l == nil {
+			return
+		}
+		port := l.port
+		if l.ln != nil {
+			if a, ok := l.ln.Addr().(*net.TCPAddr); ok {
+				port = a.Port
+			}
+		}
+		out[name] = api.Service{Host: l.host, Port: strconv.Itoa(port)}
+	}
+	add("jsonrpc", s.http)
+	add("ws", s.ws)
+	return out
+}
