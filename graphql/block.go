@@ -15,7 +15,8 @@ import (
 
 // Block resolves the schema's Block: a stored block, or one of its ommers
 // (which, as in Besu, has no transactions, ommers or total difficulty of
-// its own and reads state at the canonical block of its number).
+// its own and reads state at the canonical block of its number). Its
+// methods resolve the schema fields of the same names.
 type Block struct {
 	s      *Service
 	header *types.Header
@@ -322,7 +323,8 @@ func optLong(n *uint64) *Long {
 	return &l
 }
 
-// Withdrawal resolves an EIP-4895 withdrawal.
+// Withdrawal resolves an EIP-4895 withdrawal; its methods resolve the
+// schema fields of the same names.
 type Withdrawal struct{ w *types.Withdrawal }
 
 func (w *Withdrawal) Index() Long { return Long(w.w.Index) }

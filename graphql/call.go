@@ -53,7 +53,8 @@ func (d *callData) request() api.CallRequest {
 	return r
 }
 
-// CallResult resolves the outcome of a call.
+// CallResult resolves the outcome of a call; its methods resolve the
+// schema fields of the same names.
 type CallResult struct {
 	data    []byte
 	gasUsed uint64

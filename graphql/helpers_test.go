@@ -216,6 +216,12 @@ func replay(url string, f *fixture) string {
 // blocks carrying logs, no state), for tests that need no conformance data.
 func smallService(t testing.TB) (*graphql.Service, *chaintest.Chain) {
 	t.Helper()
+	return smallServiceWith(t, graphql.Config{})
+}
+
+// smallServiceWith is smallService with a configuration.
+func smallServiceWith(t testing.TB, cfg graphql.Config) (*graphql.Service, *chaintest.Chain) {
+	t.Helper()
 	c := chaintest.Open(t, chain.NewMemoryDatabase())
 	emitter := common.HexToAddress("0x00000000000000000000000000000000000000e1")
 	topic := common.HexToHash("0x01")
@@ -227,7 +233,7 @@ func smallService(t testing.TB) (*graphql.Service, *chaintest.Chain) {
 		MinGasPrice: new(big.Int),
 		Filters:     filters.New(c.Chain, nil, filters.Config{}),
 	}
-	svc, err := graphql.New(backend, graphql.Config{})
+	svc, err := graphql.New(backend, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -153,6 +153,8 @@ func TestErrorShapes(t *testing.T) {
 			`{"errors":[{"message":"Invalid syntax with offending token '<EOF>' at line 1 column 19","locations":[{"line":1,"column":19}],"extensions":{"classification":"InvalidSyntax"}}]}`},
 		{`{ block { transactions { block { transactions { block { number }}}}}}`,
 			`{"errors":[{"message":"maximum query complexity exceeded 204 > 200","extensions":{"classification":"ExecutionAborted"}}]}`},
+		{`subscription { block { number } }`,
+			`{"errors":[{"message":"Schema is not configured for subscriptions.","extensions":{"classification":"OperationNotSupported"}}]}`},
 		{`query a { block { number } } query b { block { number } }`,
 			`{"errors":[{"message":"Must provide operation name if query contains multiple operations.","extensions":{"classification":"ValidationError"}}]}`},
 	}
@@ -187,5 +189,26 @@ func TestVariableErrors(t *testing.T) {
 	want := `{"errors":[{"message":"Variable 'h' has an invalid value: Unable to parse variable value 1234 as a Hash","locations":[{"line":1,"column":9}],"extensions":{"classification":"ValidationError"}}]}`
 	if resp.StatusCode != 400 || string(got) != want {
 		t.Errorf("status %d\n got  %s\n want %s", resp.StatusCode, got, want)
+	}
+	status, out := post(t, url, `query q($h: Hash!) { block(hash: $h) { number } }`)
+	msg, _ := json.Marshal(out)
+	if status != 400 || !strings.Contains(string(msg), `"message":"Variable 'h' has coerced Null value for NonNull type 'Hash!'"`) {
+		t.Errorf("missing variable: %d %s", status, msg)
+	}
+}
+
+// TestBlocksRangeLimit: blocks answers at most Config.MaxBlocksRange blocks
+// (the range is clamped to the head first).
+func TestBlocksRangeLimit(t *testing.T) {
+	svc, _ := smallServiceWith(t, graphql.Config{MaxBlocksRange: 2})
+	url := serve(t, svc)
+	if status, out := post(t, url, `{ blocks(from: 2, to: 100) { number } }`); status != 200 || len(out["data"].(map[string]any)["blocks"].([]any)) != 2 {
+		t.Errorf("clamped range: %d %v", status, out)
+	}
+	status, out := post(t, url, `{ blocks(from: 0) { number } }`)
+	got, _ := json.Marshal(out["errors"])
+	want := `[{"extensions":{"classification":"DataFetchingException","errorCode":-32005,"errorMessage":"Requested range exceeds maximum RPC range limit"},"locations":[{"column":3,"line":1}],"message":"Exception while fetching data (/blocks) : Requested range exceeds maximum RPC range limit","path":["blocks"]}]`
+	if status != 400 || string(got) != want {
+		t.Errorf("%d %s", status, got)
 	}
 }

@@ -10,7 +10,8 @@ import (
 	"github.com/basaltchain/basalt/filters"
 )
 
-// root resolves the fields of Query and Mutation.
+// root resolves the fields of Query and Mutation; its methods resolve the
+// schema fields of the same names.
 type root struct{ s *Service }
 
 func (r *root) Block(args struct {
@@ -159,7 +160,8 @@ func (r *root) SendRawTransaction(args struct{ Data Bytes }) (Bytes32, error) {
 	return Bytes32(hash), nil
 }
 
-// SyncState resolves the synchronisation progress.
+// SyncState resolves the synchronisation progress; its methods resolve the
+// schema fields of the same names.
 type SyncState struct{ st api.SyncStatus }
 
 func (s *SyncState) StartingBlock() Long { return Long(s.st.StartingBlock) }
@@ -170,6 +172,7 @@ func (s *SyncState) HighestBlock() Long { return Long(s.st.HighestBlock) }
 
 // Pending resolves the pending state: the pool's transactions, and
 // accounts and calls on the head state (Besu has no speculative block).
+// Its methods resolve the schema fields of the same names.
 type Pending struct{ s *Service }
 
 func (p *Pending) TransactionCount() Long {

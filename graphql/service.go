@@ -135,15 +135,22 @@ type Request struct {
 type response struct {
 	Errors []*gqlError      `json:"errors,omitempty"`
 	Data   *json.RawMessage `json:"data,omitempty"`
+
+	internal bool // the execution failed (Besu: 500 {"errors":[{"message":…}]})
 }
 
 // Execute answers a request: the JSON body and Besu's HTTP status (200,
-// or 400 as soon as the answer carries an error).
+// 400 as soon as the answer carries an error, 500 when the execution
+// itself failed).
 func (s *Service) Execute(ctx context.Context, req Request) (status int, body []byte) {
 	resp := s.execute(ctx, req)
-	status = http.StatusOK
-	if len(resp.Errors) > 0 {
+	switch {
+	case resp.internal:
+		status = http.StatusInternalServerError
+	case len(resp.Errors) > 0:
 		status = http.StatusBadRequest
+	default:
+		status = http.StatusOK
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -179,6 +186,13 @@ func (s *Service) execute(ctx context.Context, req Request) *response {
 		}
 		return &response{Errors: []*gqlError{{Message: msg, Extensions: classified(classValidation)}}}
 	}
+	if s.rootType(op.kind) == nil {
+		// graphql-java's MissingRootTypeException (there are no subscriptions).
+		return &response{Errors: []*gqlError{{
+			Message:    fmt.Sprintf("Schema is not configured for %ss.", op.kind),
+			Extensions: classified("OperationNotSupported"),
+		}}}
+	}
 	if cost := s.complexity(doc, op, req.Variables); cost > s.cfg.MaxComplexity {
 		return &response{Errors: []*gqlError{{
 			Message:    fmt.Sprintf("maximum query complexity exceeded %d > %d", cost, s.cfg.MaxComplexity),
@@ -190,7 +204,7 @@ func (s *Service) execute(ctx context.Context, req Request) *response {
 	defer cancel()
 	result, err := s.exec(ctx, req)
 	if err != nil {
-		return &response{Errors: []*gqlError{{Message: err.Error()}}}
+		return &response{Errors: []*gqlError{{Message: err.Error()}}, internal: true}
 	}
 	out := &response{}
 	if result.Data != nil {

@@ -335,7 +335,8 @@ func (t *Transaction) BlobVersionedHashes() *[]VersionedHash {
 // RevertReason is null: the node does not keep revert reasons in receipts.
 func (t *Transaction) RevertReason() *Bytes { return nil }
 
-// AccessTuple resolves an EIP-2930 access list entry.
+// AccessTuple resolves an EIP-2930 access list entry; its methods resolve
+// the schema fields of the same names.
 type AccessTuple struct{ t types.AccessTuple }
 
 func (a *AccessTuple) Address() Address { return Address(a.t.Address) }

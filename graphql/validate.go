@@ -42,6 +42,7 @@ var (
 	reMissingArgument = regexp.MustCompile(`argument "([^"]+)" of type "[^"]+" is required`)
 	reSubselectionReq = regexp.MustCompile(`^Field "([^"]+)" of type "([^"]+)" must have a selection`)
 	reSubselectionNo  = regexp.MustCompile(`^Field "([^"]+)" must not have a selection since type "([^"]+)"`)
+	reNullVariable    = regexp.MustCompile(`^Variable "([^"]+)" has invalid value null\.\nExpected type "([^"]+)"`)
 )
 
 // ruleTypes maps graphql-go's rule names to graphql-java's
@@ -105,6 +106,17 @@ func reword(qe *gqlerrors.QueryError, doc *document) *gqlError {
 		m := reSubselectionNo.FindStringSubmatch(qe.Message)
 		typ = "SubselectionNotAllowed"
 		detail = fmt.Sprintf("Subselection not allowed on leaf type '%s' of field '%s'", m[2], m[1])
+	}
+	if m := reNullVariable.FindStringSubmatch(qe.Message); m != nil {
+		// graphql-java's NonNullableValueCoercedAsNullException.
+		e := &gqlError{
+			Message:    fmt.Sprintf("Variable '%s' has coerced Null value for NonNull type '%s'", m[1], m[2]),
+			Extensions: classified(classValidation),
+		}
+		if loc.line > 0 {
+			e.Locations = []gqlerrors.Location{{Line: loc.line, Column: loc.column}}
+		}
+		return e
 	}
 	var path []string
 	if loc.line > 0 {
