@@ -36,6 +36,20 @@ func Rules(cfg *params.ChainConfig, header *types.Header) params.Rules {
 	return cfg.Rules(header.Number, MergeRulesActive(cfg, header), header.Time)
 }
 
+// randomOf is what PREVRANDAO reads. Post-merge blocks carry it in mixHash.
+// On a PoW or PoA header running timestamp forks, mixHash is part of the
+// seal — unknown while the miner executes the block, different once sealed —
+// so such headers expose their difficulty instead, which is what DIFFICULTY
+// returned before the merge and what Besu answers on PoW chains.
+func randomOf(header *types.Header) *common.Hash {
+	if header.Difficulty != nil && header.Difficulty.Sign() > 0 {
+		r := common.BigToHash(header.Difficulty)
+		return &r
+	}
+	mix := header.MixDigest
+	return &mix
+}
+
 // HeaderSource resolves ancestors for BLOCKHASH; the chain store implements it.
 type HeaderSource interface {
 	GetHeader(hash common.Hash, number uint64) *types.Header
@@ -64,8 +78,7 @@ func NewBlockContext(cfg *params.ChainConfig, engine consensus.Engine, headers H
 		ctx.BlobBaseFee = eip4844.CalcBlobFee(cfg, header)
 	}
 	if MergeRulesActive(cfg, header) {
-		mix := header.MixDigest
-		ctx.Random = &mix
+		ctx.Random = randomOf(header)
 	}
 	return ctx
 }

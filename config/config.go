@@ -132,6 +132,29 @@ type RPCConfig struct {
 	WSMaxFrameSize int
 	// WSMaxActiveConnections is --rpc-ws-max-active-connections.
 	WSMaxActiveConnections int
+
+	// HTTPAuth holds the --rpc-http-authentication-* options.
+	HTTPAuth AuthConfig
+	// WSAuth holds the --rpc-ws-authentication-* options.
+	WSAuth AuthConfig
+}
+
+// AuthConfig holds the authentication options of one JSON-RPC endpoint
+// (--rpc-http-authentication-* or --rpc-ws-authentication-*). When Enabled,
+// exactly one of CredentialsFile and JWTPublicKeyFile is set; the files are
+// read when the node starts (package rpc/auth).
+type AuthConfig struct {
+	// Enabled is --rpc-*-authentication-enabled.
+	Enabled bool
+	// CredentialsFile is --rpc-*-authentication-credentials-file: the TOML
+	// users file that POST /login checks.
+	CredentialsFile string
+	// JWTPublicKeyFile is --rpc-*-authentication-jwt-public-key-file: a PEM
+	// public key verifying externally issued tokens.
+	JWTPublicKeyFile string
+	// JWTAlgorithm is --rpc-*-authentication-jwt-algorithm, upper-case: the
+	// algorithm JWTPublicKeyFile verifies (RS256 by default).
+	JWTAlgorithm string
 }
 
 // P2PConfig holds the peer-to-peer options.
@@ -346,6 +369,22 @@ func (c *Config) finish() error {
 	if c.Miner.Enabled && c.Miner.Coinbase == nil {
 		// Besu's wording (MiningOptions.validate).
 		return errors.New("Unable to mine without a valid coinbase. Either disable mining (remove --miner-enabled) or specify the beneficiary of mining (via --miner-coinbase <Address>)")
+	}
+	for _, a := range []struct {
+		auth     AuthConfig
+		prefix   string
+		endpoint string
+	}{{c.RPC.HTTPAuth, "--rpc-http-authentication-", "HTTP"}, {c.RPC.WSAuth, "--rpc-ws-authentication-", "WebSocket"}} {
+		switch {
+		case !a.auth.Enabled:
+		case a.auth.CredentialsFile == "" && a.auth.JWTPublicKeyFile == "":
+			// Besu's wording (JsonRpcHttpOptions / RpcWebsocketOptions), plus the options.
+			return fmt.Errorf("Unable to authenticate JSON-RPC %s endpoint without a supplied credentials file or authentication public key file: give %scredentials-file or %sjwt-public-key-file",
+				a.endpoint, a.prefix, a.prefix)
+		case a.auth.CredentialsFile != "" && a.auth.JWTPublicKeyFile != "":
+			return fmt.Errorf("%scredentials-file and %sjwt-public-key-file can't be used together: give the credentials file to issue tokens at /login, or the public key to accept tokens issued elsewhere",
+				a.prefix, a.prefix)
+		}
 	}
 	ports := map[int]string{}
 	for _, p := range []struct {

@@ -64,6 +64,9 @@ func TestDefaults(t *testing.T) {
 			WSAPIs:                 []string{"ETH", "NET", "WEB3"},
 			WSMaxFrameSize:         1 << 20,
 			WSMaxActiveConnections: 80,
+
+			HTTPAuth: AuthConfig{JWTAlgorithm: "RS256"},
+			WSAuth:   AuthConfig{JWTAlgorithm: "RS256"},
 		},
 		HostAllowlist: []string{"localhost", "127.0.0.1"},
 		P2P:           P2PConfig{Enabled: true, Host: "127.0.0.1", Interface: "0.0.0.0", Port: 30303, MaxPeers: 25, DiscoveryEnabled: true, StaticReconnectInterval: time.Minute},
@@ -225,6 +228,19 @@ func TestValues(t *testing.T) {
 		ws.WSMaxFrameSize != 2048 || ws.WSMaxActiveConnections != 3 {
 		t.Errorf("ws options %+v", ws)
 	}
+	auth := mustLoad(t, map[string]string{"BASALT_RPC_WS_AUTHENTICATION_ENABLED": "true", "BASALT_RPC_WS_AUTHENTICATION_JWT_PUBLIC_KEY_FILE": "/k.pem"},
+		"--rpc-http-authentication-enabled", "--rpc-http-authentication-credentials-file=/auth.toml",
+		"--rpc-ws-authentication-jwt-algorithm=es256").RPC
+	if want := (AuthConfig{Enabled: true, CredentialsFile: "/auth.toml", JWTAlgorithm: "RS256"}); auth.HTTPAuth != want {
+		t.Errorf("http auth %+v", auth.HTTPAuth)
+	}
+	if want := (AuthConfig{Enabled: true, JWTPublicKeyFile: "/k.pem", JWTAlgorithm: "ES256"}); auth.WSAuth != want {
+		t.Errorf("ws auth %+v", auth.WSAuth)
+	}
+	// Files without --rpc-*-authentication-enabled are accepted (and unused), as in Besu.
+	if got := mustLoad(t, nil, "--rpc-http-authentication-credentials-file=/a", "--rpc-http-authentication-jwt-public-key-file=/b").RPC.HTTPAuth; got.Enabled {
+		t.Errorf("auth enabled by its files: %+v", got)
+	}
 	if got := mustLoad(t, nil, "--rpc-ws-apis=miner").RPC.WSAPIs; !reflect.DeepEqual(got, []string{"MINER"}) {
 		t.Errorf("--rpc-ws-apis: %v", got)
 	}
@@ -279,6 +295,8 @@ func TestBadValues(t *testing.T) {
 		{[]string{"--bootnodes=enode://bad"}, `for --bootnodes: Invalid enode URL syntax 'enode://bad'`},
 		{[]string{"--bootnodes=enode://0x1234@127.0.0.1:30303"}, `Invalid node ID: node ID must have exactly 128 hexadecimal characters`},
 		{[]string{"--Xp2p-static-reconnect-seconds=0"}, `for --Xp2p-static-reconnect-seconds: must be at least 1`},
+		{[]string{"--p2p-host=node.example.org"}, `for --p2p-host: expected an IP address`},
+		{[]string{"--p2p-interface="}, `for --p2p-interface: expected an IP address`},
 		{[]string{"--network=mainnet"}, `invalid value "mainnet" for --network: network "mainnet" is not supported`},
 		{[]string{"--network=foo"}, `invalid value "foo" for --network: unknown network (supported: dev)`},
 		{[]string{"--network=dev", "--genesis-file=" + badGenesis}, "--network and --genesis-file can't be used at the same time"},
@@ -292,6 +310,12 @@ func TestBadValues(t *testing.T) {
 		{[]string{"--rpc-ws-api=ETH,BAR"}, `for --rpc-ws-api: unknown API group "BAR"`},
 		{[]string{"--rpc-ws-max-frame-size=0"}, `for --rpc-ws-max-frame-size: must be at least 1`},
 		{[]string{"--rpc-ws-max-active-connections=x"}, `for --rpc-ws-max-active-connections: expected an integer`},
+		{[]string{"--rpc-http-authentication-enabled"}, "Unable to authenticate JSON-RPC HTTP endpoint without a supplied credentials file or authentication public key file: give --rpc-http-authentication-credentials-file or --rpc-http-authentication-jwt-public-key-file"},
+		{[]string{"--rpc-ws-authentication-enabled", "--rpc-http-authentication-credentials-file=a.toml"}, "Unable to authenticate JSON-RPC WebSocket endpoint without a supplied credentials file or authentication public key file: give --rpc-ws-authentication-credentials-file or --rpc-ws-authentication-jwt-public-key-file"},
+		{[]string{"--rpc-http-authentication-enabled", "--rpc-http-authentication-credentials-file=a.toml", "--rpc-http-authentication-jwt-public-key-file=k.pem"}, "--rpc-http-authentication-credentials-file and --rpc-http-authentication-jwt-public-key-file can't be used together"},
+		{[]string{"--rpc-http-authentication-jwt-algorithm=HS256"}, `for --rpc-http-authentication-jwt-algorithm: HS256 is not supported`},
+		{[]string{"--rpc-ws-authentication-jwt-algorithm=PS256"}, `invalid value "PS256" for --rpc-ws-authentication-jwt-algorithm: expected one of RS256, RS384, RS512, ES256, ES384, ES512`},
+		{[]string{"--rpc-ws-authentication-enabled=maybe"}, `for --rpc-ws-authentication-enabled: expected true or false`},
 	}
 	for _, tc := range cases {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {

@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"net"
 	"regexp"
 	"sort"
 	"strconv"
@@ -219,6 +220,36 @@ func options() []option {
 				c.RPC.WSMaxActiveConnections, err = parseIntValue(v, 1)
 				return err
 			}},
+		{name: "rpc-http-authentication-enabled", kind: kindBool, def: "false",
+			usage: "Require a token (POST /login, or issued elsewhere) for every JSON-RPC HTTP request; needs a credentials file or a JWT public key file",
+			apply: func(c *Config, v string) (err error) { c.RPC.HTTPAuth.Enabled, err = parseBoolValue(v); return err }},
+		{name: "rpc-http-authentication-credentials-file", typ: "path",
+			usage: "TOML file of the users who may log in at the HTTP endpoint's /login, with their bcrypt password hashes and permissions",
+			apply: func(c *Config, v string) error { c.RPC.HTTPAuth.CredentialsFile = v; return nil }},
+		{name: "rpc-http-authentication-jwt-public-key-file", typ: "path",
+			usage: "PEM public key verifying externally issued tokens for the HTTP endpoint (turns /login off)",
+			apply: func(c *Config, v string) error { c.RPC.HTTPAuth.JWTPublicKeyFile = v; return nil }},
+		{name: "rpc-http-authentication-jwt-algorithm", typ: "algorithm", def: "RS256",
+			usage: "Algorithm of the tokens the HTTP JWT public key verifies: " + strings.Join(jwtAlgorithms, ", "),
+			apply: func(c *Config, v string) (err error) {
+				c.RPC.HTTPAuth.JWTAlgorithm, err = parseJWTAlgorithm(v)
+				return err
+			}},
+		{name: "rpc-ws-authentication-enabled", kind: kindBool, def: "false",
+			usage: "Require a token (POST /login on the WebSocket port, or issued elsewhere) for every JSON-RPC WebSocket message; needs a credentials file or a JWT public key file",
+			apply: func(c *Config, v string) (err error) { c.RPC.WSAuth.Enabled, err = parseBoolValue(v); return err }},
+		{name: "rpc-ws-authentication-credentials-file", typ: "path",
+			usage: "TOML file of the users who may log in at the WebSocket endpoint's /login, with their bcrypt password hashes and permissions",
+			apply: func(c *Config, v string) error { c.RPC.WSAuth.CredentialsFile = v; return nil }},
+		{name: "rpc-ws-authentication-jwt-public-key-file", typ: "path",
+			usage: "PEM public key verifying externally issued tokens for the WebSocket endpoint (turns /login off)",
+			apply: func(c *Config, v string) error { c.RPC.WSAuth.JWTPublicKeyFile = v; return nil }},
+		{name: "rpc-ws-authentication-jwt-algorithm", typ: "algorithm", def: "RS256",
+			usage: "Algorithm of the tokens the WebSocket JWT public key verifies: " + strings.Join(jwtAlgorithms, ", "),
+			apply: func(c *Config, v string) (err error) {
+				c.RPC.WSAuth.JWTAlgorithm, err = parseJWTAlgorithm(v)
+				return err
+			}},
 		{name: "graphql-http-enabled", kind: kindBool, def: "false",
 			usage: "Enable the GraphQL HTTP service",
 			apply: func(c *Config, v string) (err error) { c.GraphQL.HTTPEnabled, err = parseBoolValue(v); return err }},
@@ -246,24 +277,12 @@ func options() []option {
 		{name: "discovery-enabled", kind: kindBool, def: "true",
 			usage: "Enable peer discovery",
 			apply: func(c *Config, v string) (err error) { c.P2P.DiscoveryEnabled, err = parseBoolValue(v); return err }},
-		{name: "p2p-host", typ: "host", def: "127.0.0.1",
-			usage: "Address advertised to peers",
-			apply: func(c *Config, v string) error {
-				if strings.TrimSpace(v) == "" {
-					return errors.New("must not be empty")
-				}
-				c.P2P.Host = v
-				return nil
-			}},
-		{name: "p2p-interface", typ: "host", def: "0.0.0.0",
-			usage: "Network interface address the peer-to-peer service listens on",
-			apply: func(c *Config, v string) error {
-				if strings.TrimSpace(v) == "" {
-					return errors.New("must not be empty")
-				}
-				c.P2P.Interface = v
-				return nil
-			}},
+		{name: "p2p-host", typ: "ip", def: "127.0.0.1",
+			usage: "IP address advertised to peers (the host of the enode URL)",
+			apply: func(c *Config, v string) (err error) { c.P2P.Host, err = parseIP(v); return err }},
+		{name: "p2p-interface", typ: "ip", def: "0.0.0.0",
+			usage: "IP address of the network interface the peer-to-peer service listens on",
+			apply: func(c *Config, v string) (err error) { c.P2P.Interface, err = parseIP(v); return err }},
 		{name: "p2p-port", typ: "port", def: "30303",
 			usage: "Peer-to-peer listening port, TCP and UDP (0 picks a free port)",
 			apply: func(c *Config, v string) (err error) { c.P2P.Port, err = parsePort(v); return err }},
@@ -351,6 +370,16 @@ func parseIntValue(v string, min int) (int, error) {
 	return n, nil
 }
 
+// parseIP reads an IP address (Besu builds the enode URL and the listener
+// from --p2p-host and --p2p-interface as addresses, not host names).
+func parseIP(v string) (string, error) {
+	v = strings.TrimSpace(v)
+	if net.ParseIP(v) == nil {
+		return "", errors.New("expected an IP address")
+	}
+	return v, nil
+}
+
 func parsePort(v string) (int, error) {
 	n, err := strconv.Atoi(strings.TrimSpace(v))
 	if err != nil || n < 0 || n > 65535 {
@@ -369,6 +398,21 @@ func splitList(v string) []string {
 		}
 	}
 	return out
+}
+
+// jwtAlgorithms are the values of --rpc-*-authentication-jwt-algorithm:
+// Besu's, less HS256 (a shared secret, not a public key).
+var jwtAlgorithms = []string{"RS256", "RS384", "RS512", "ES256", "ES384", "ES512"}
+
+func parseJWTAlgorithm(v string) (string, error) {
+	a := strings.ToUpper(strings.TrimSpace(v))
+	if a == "HS256" {
+		return "", errors.New("HS256 is not supported: it needs a shared secret, not a public key (use RS256, RS384, RS512, ES256, ES384 or ES512)")
+	}
+	if !contains(jwtAlgorithms, a) {
+		return "", fmt.Errorf("expected one of %s", strings.Join(jwtAlgorithms, ", "))
+	}
+	return a, nil
 }
 
 func parseAPIs(v string) ([]string, error) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/basaltchain/basalt/chain"
 	"github.com/basaltchain/basalt/config"
@@ -109,5 +110,65 @@ func TestTarget(t *testing.T) {
 	}
 	if got := target(big.NewInt(2)); got.Cmp(new(big.Int).Rsh(two256, 1)) != 0 {
 		t.Fatalf("target(2) = %x", got)
+	}
+}
+
+// sliceSource hands the miner a fixed list of transactions.
+type sliceSource struct{ txs []*types.Transaction }
+
+func (s *sliceSource) PendingIterator(*big.Int) TxIterator { return &sliceIter{txs: s.txs} }
+
+type sliceIter struct{ txs []*types.Transaction }
+
+func (i *sliceIter) Peek() *types.Transaction {
+	if len(i.txs) == 0 {
+		return nil
+	}
+	return i.txs[0]
+}
+func (i *sliceIter) Shift() { i.txs = i.txs[1:] }
+func (i *sliceIter) Pop()   { i.txs = nil }
+
+// TestMinedBlockReexecutes mines a block whose transaction stores
+// PREVRANDAO and inserts it into a second chain, which executes it from
+// scratch: the sealed block must give the state the miner computed before
+// sealing (it did not while PREVRANDAO read the seal's mixHash).
+func TestMinedBlockReexecutes(t *testing.T) {
+	g := config.DevGenesis()
+	newChain := func() *chain.Chain {
+		c, err := chain.Open(chain.NewMemoryDatabase(), g.Core, ethash.New(ethash.Config{FixedDifficulty: g.FixedDifficulty}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	a, b := newChain(), newChain()
+	key, err := crypto.HexToECDSA(config.DevAccounts[1].PrivateKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Init code: PREVRANDAO PUSH0 SSTORE STOP.
+	tx := types.MustSignNewTx(key, types.LatestSignerForChainID(g.ChainID()), &types.LegacyTx{
+		Nonce: 0, Gas: 100000, GasPrice: big.NewInt(1000), Data: common.FromHex("0x445f5500"),
+	})
+	coinbase := common.HexToAddress("0xfe3b557e8fb62b89f4916b721be55ceb828dbd73")
+	m := New(a, &sliceSource{txs: []*types.Transaction{tx}}, Config{Coinbase: &coinbase}, nil)
+	if err := m.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for a.CurrentHeader().Number.Uint64() < 1 {
+		if time.Now().After(deadline) {
+			t.Fatal("no block mined")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	m.Stop()
+	block := a.GetBlockByNumber(1)
+	if len(block.Transactions()) != 1 {
+		t.Fatalf("block 1 has %d transactions", len(block.Transactions()))
+	}
+	if _, err := b.InsertBlock(context.Background(), block, chain.InsertOptions{}); err != nil {
+		t.Fatalf("re-executing the mined block: %v", err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/basaltchain/basalt/api"
 	"github.com/basaltchain/basalt/filters"
 	"github.com/basaltchain/basalt/rpc"
+	"github.com/basaltchain/basalt/rpc/auth"
 )
 
 // rpcServers owns the JSON-RPC front ends (HTTP and WebSocket listeners)
@@ -57,10 +58,17 @@ func newRPCServers(n *Node) (*rpcServers, error) {
 	if err := api.Register(reg, backend); err != nil {
 		return nil, err
 	}
+	logins := auth.NewLoginLimiter(0, 0, 0) // one bcrypt budget for both ports
+	warnUnauthenticated(n.cfg, n.log)
 	if cfg.HTTPEnabled {
+		a, err := newEndpointAuth(cfg.HTTPAuth, "http", logins, n.log)
+		if err != nil {
+			return nil, err
+		}
 		srv, err := rpc.NewServer(reg, rpc.Config{
 			APIs:         cfg.HTTPAPIs,
 			MaxBatchSize: cfg.HTTPMaxBatchSize,
+			Authorizer:   a.authorizer(),
 			Logger:       n.log,
 		})
 		if err != nil {
@@ -69,10 +77,16 @@ func newRPCServers(n *Node) (*rpcServers, error) {
 		s.http = &listener{name: "HTTP", host: cfg.HTTPHost, port: cfg.HTTPPort, handler: rpc.NewHTTPHandler(srv, rpc.HTTPConfig{
 			HostAllowlist: n.cfg.HostAllowlist,
 			CORSOrigins:   cfg.HTTPCORSOrigins,
+			Routes:        a.routes(),
+			RPCMiddleware: a.httpMiddleware(),
 		})}
 	}
 	if cfg.WSEnabled {
-		srv, err := rpc.NewServer(reg, rpc.Config{APIs: cfg.WSAPIs, Logger: n.log})
+		a, err := newEndpointAuth(cfg.WSAuth, "ws", logins, n.log)
+		if err != nil {
+			return nil, err
+		}
+		srv, err := rpc.NewServer(reg, rpc.Config{APIs: cfg.WSAPIs, Authorizer: a.authorizer(), Logger: n.log})
 		if err != nil {
 			return nil, err
 		}
@@ -80,6 +94,8 @@ func newRPCServers(n *Node) (*rpcServers, error) {
 			HostAllowlist:   n.cfg.HostAllowlist,
 			MaxMessageBytes: int64(cfg.WSMaxFrameSize),
 			MaxConnections:  cfg.WSMaxActiveConnections,
+			Routes:          a.routes(),
+			Middleware:      a.wsMiddleware(),
 			Logger:          n.log,
 		})
 		s.ws = &listener{name: "WebSocket", host: cfg.WSHost, port: cfg.WSPort, handler: s.wsH}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"math/big"
 	"net"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -148,8 +149,17 @@ func TestThreeNodes(t *testing.T) {
 // and the benchmark of one test binary.
 var (
 	genMu    sync.Mutex
+	genDir   string // removed by TestMain
 	genFiles = map[[2]int]*chaingen.Files{}
 )
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if genDir != "" {
+		os.RemoveAll(genDir)
+	}
+	os.Exit(code)
+}
 
 func generated(t testing.TB, blocks, txs int) *chaingen.Files {
 	t.Helper()
@@ -159,7 +169,18 @@ func generated(t testing.TB, blocks, txs int) *chaingen.Files {
 	if f := genFiles[key]; f != nil {
 		return f
 	}
-	f, err := chaingen.WriteFiles(context.Background(), t.TempDir(), chaingen.Genesis(1), blocks, txs)
+	if genDir == "" {
+		dir, err := os.MkdirTemp("", "basalt-p2p-chains-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		genDir = dir
+	}
+	dir, err := os.MkdirTemp(genDir, "chain-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := chaingen.WriteFiles(context.Background(), dir, chaingen.Genesis(1), blocks, txs)
 	if err != nil {
 		t.Fatal(err)
 	}

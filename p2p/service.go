@@ -171,8 +171,6 @@ func New(cfg Config, c *chain.Chain, pool *txpool.Pool, miner Miner, log *slog.L
 				peer.SetRequestTimeout(s.cfg.RequestTimeout)
 				return eth.Run(s, peer)
 			},
-			NodeInfo: func() any { return nil },
-			PeerInfo: func(id enode.ID) any { return nil },
 		})
 	}
 	listen := net.JoinHostPort(cfg.Interface, strconv.Itoa(cfg.Port))

@@ -34,7 +34,8 @@ func TestGenesisFileRoundTrip(t *testing.T) {
 }
 
 func TestGenerate(t *testing.T) {
-	c, db, err := OpenMemory(Genesis(1))
+	g := Genesis(1)
+	c, db, err := OpenMemoryWith(g, UnsealedEngine(g))
 	if err != nil {
 		t.Fatal(err)
 	}

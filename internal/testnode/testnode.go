@@ -78,6 +78,9 @@ type Node struct {
 	DataDir    string
 	logs       *syncBuffer
 	exited     chan struct{}
+	// Token, when set, is sent by Call as "Authorization: Bearer <Token>"
+	// (for nodes with --rpc-http-authentication-enabled).
+	Token string
 }
 
 // Start runs `basalt --data-path=dataDir --rpc-http-enabled
@@ -165,7 +168,8 @@ func start(t testing.TB, dataDir string, with services, args []string) *Node {
 	})
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		if _, err := n.Call("eth_blockNumber"); err == nil {
+		// With authentication on, -40100 also means JSON-RPC is up.
+		if _, err := n.Call("eth_blockNumber"); err == nil || isUnauthorized(err) {
 			return n
 		}
 		select {
@@ -210,7 +214,15 @@ func (n *Node) Call(method string, params ...any) (json.RawMessage, error) {
 		params = []any{}
 	}
 	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
-	resp, err := http.Post(n.URL, "application/json", bytes.NewReader(body))
+	req, err := http.NewRequest(http.MethodPost, n.URL, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if n.Token != "" {
+		req.Header.Set("Authorization", "Bearer "+n.Token)
+	}
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return nil, err
 	}
@@ -230,6 +242,12 @@ func (n *Node) Call(method string, params ...any) (json.RawMessage, error) {
 		return nil, out.Error
 	}
 	return out.Result, nil
+}
+
+// isUnauthorized reports whether err is the JSON-RPC error -40100.
+func isUnauthorized(err error) bool {
+	e, ok := err.(*RPCError)
+	return ok && e.Code == -40100
 }
 
 // MustCall is Call that fails the test on error and decodes into v.
