@@ -1,13 +1,6 @@
 package node
 
 import (
-	"errors"
-	"fmt"
-	"net"
-	"net/http"
-	"strconv"
-	"time"
-
 	"github.com/basaltchain/basalt/api"
 	"github.com/basaltchain/basalt/filters"
 	"github.com/basaltchain/basalt/graphql"
@@ -15,11 +8,8 @@ import (
 
 // graphQLServer owns the GraphQL HTTP listener (--graphql-http-enabled).
 type graphQLServer struct {
-	n       *Node
-	handler http.Handler
-	srv     *http.Server
-	ln      net.Listener
-	done    chan struct{}
+	n    *Node
+	http *listener // nil when disabled
 }
 
 // newGraphQLServer builds the GraphQL service on the node's services: the
@@ -46,49 +36,31 @@ func newGraphQLServer(n *Node) (*graphQLServer, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.handler = graphql.NewHTTPHandler(svc, graphql.HTTPConfig{
+	s.http = &listener{frontEnd: "GraphQL", name: "HTTP", host: cfg.HTTPHost, port: cfg.HTTPPort, handler: graphql.NewHTTPHandler(svc, graphql.HTTPConfig{
 		HostAllowlist: n.cfg.HostAllowlist,
 		CORSOrigins:   cfg.HTTPCORSOrigins,
-	})
+	})}
 	return s, nil
 }
 
 func (s *graphQLServer) start() error {
-	if s.handler == nil {
+	if s.http == nil {
 		return nil
 	}
-	cfg := s.n.cfg.GraphQL
-	addr := net.JoinHostPort(cfg.HTTPHost, strconv.Itoa(cfg.HTTPPort))
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return fmt.Errorf("GraphQL HTTP server: listen on %s: %w", addr, err)
-	}
-	s.ln = ln
-	s.srv = &http.Server{Handler: s.handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
-	s.done = make(chan struct{})
-	go func() {
-		defer close(s.done)
-		if err := s.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			s.n.log.Error("GraphQL HTTP server failed", "err", err)
-		}
-	}()
-	s.n.log.Info("GraphQL HTTP service started", "address", ln.Addr().String())
-	return nil
+	return s.http.start(s.n)
 }
 
 func (s *graphQLServer) stop() {
-	if s == nil || s.srv == nil {
+	if s == nil {
 		return
 	}
-	s.srv.Close()
-	<-s.done
-	s.srv = nil
+	s.http.stop()
 }
 
 // GraphQLAddr returns the GraphQL listener address ("" when disabled).
 func (n *Node) GraphQLAddr() string {
-	if n.graphql == nil || n.graphql.ln == nil {
+	if n.graphql == nil {
 		return ""
 	}
-	return n.graphql.ln.Addr().String()
+	return n.graphql.http.addr()
 }

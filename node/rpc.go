@@ -1,13 +1,6 @@
 package node
 
 import (
-	"errors"
-	"fmt"
-	"net"
-	"net/http"
-	"strconv"
-	"time"
-
 	"github.com/basaltchain/basalt/api"
 	"github.com/basaltchain/basalt/filters"
 	"github.com/basaltchain/basalt/rpc"
@@ -22,17 +15,6 @@ type rpcServers struct {
 	http    *listener
 	ws      *listener
 	wsH     *rpc.WSHandler
-}
-
-// listener is one HTTP server of a front end.
-type listener struct {
-	name    string
-	host    string
-	port    int
-	handler http.Handler
-	srv     *http.Server
-	ln      net.Listener
-	done    chan struct{}
 }
 
 func newRPCServers(n *Node) (*rpcServers, error) {
@@ -74,7 +56,7 @@ func newRPCServers(n *Node) (*rpcServers, error) {
 		if err != nil {
 			return nil, err
 		}
-		s.http = &listener{name: "HTTP", host: cfg.HTTPHost, port: cfg.HTTPPort, handler: rpc.NewHTTPHandler(srv, rpc.HTTPConfig{
+		s.http = &listener{frontEnd: "JSON-RPC", name: "HTTP", host: cfg.HTTPHost, port: cfg.HTTPPort, handler: rpc.NewHTTPHandler(srv, rpc.HTTPConfig{
 			HostAllowlist: n.cfg.HostAllowlist,
 			CORSOrigins:   cfg.HTTPCORSOrigins,
 			Routes:        a.routes(),
@@ -98,7 +80,7 @@ func newRPCServers(n *Node) (*rpcServers, error) {
 			Middleware:      a.wsMiddleware(),
 			Logger:          n.log,
 		})
-		s.ws = &listener{name: "WebSocket", host: cfg.WSHost, port: cfg.WSPort, handler: s.wsH}
+		s.ws = &listener{frontEnd: "JSON-RPC", name: "WebSocket", host: cfg.WSHost, port: cfg.WSPort, handler: s.wsH}
 	}
 	return s, nil
 }
@@ -118,34 +100,6 @@ func (s *rpcServers) start() error {
 		}
 	}
 	return nil
-}
-
-func (l *listener) start(n *Node) error {
-	addr := net.JoinHostPort(l.host, strconv.Itoa(l.port))
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return fmt.Errorf("JSON-RPC %s server: listen on %s: %w", l.name, addr, err)
-	}
-	l.ln = ln
-	l.srv = &http.Server{Handler: l.handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
-	l.done = make(chan struct{})
-	go func() {
-		defer close(l.done)
-		if err := l.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			n.log.Error("JSON-RPC server failed", "service", l.name, "err", err)
-		}
-	}()
-	n.log.Info("JSON-RPC "+l.name+" service started", "address", ln.Addr().String())
-	return nil
-}
-
-func (l *listener) stop() {
-	if l == nil || l.srv == nil {
-		return
-	}
-	l.srv.Close()
-	<-l.done
-	l.srv = nil
 }
 
 func (s *rpcServers) stop() {
@@ -168,8 +122,8 @@ func (n *Node) HTTPAddr() string { return n.rpc.addr(n.rpc.http) }
 func (n *Node) WSAddr() string { return n.rpc.addr(n.rpc.ws) }
 
 func (s *rpcServers) addr(l *listener) string {
-	if s == nil || l == nil || l.ln == nil {
+	if s == nil {
 		return ""
 	}
-	return l.ln.Addr().String()
+	return l.addr()
 }

@@ -30,76 +30,27 @@ import (
 	"golang.org/x/crypto/scrypt"
 
 	devnet "github.com/basaltchain/basalt/config"
+	"github.com/basaltchain/basalt/internal/proctest"
 	"github.com/basaltchain/basalt/internal/testnode"
 	"github.com/basaltchain/basalt/signer/privtx"
 )
 
-var (
-	buildOnce sync.Once
-	binDir    string
-	binPath   string
-	buildErr  error
-)
-
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if binDir != "" {
-		os.RemoveAll(binDir)
-	}
+	proctest.RemoveBinaries()
 	os.Exit(code)
 }
 
 // signerBinary builds ./cmd/basalt-signer once per test binary.
 func signerBinary(t testing.TB) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		out, err := exec.Command("go", "env", "GOMOD").Output()
-		if err != nil {
-			buildErr = err
-			return
-		}
-		root := filepath.Dir(strings.TrimSpace(string(out)))
-		if binDir, err = os.MkdirTemp("", "basalt-signer-bin-"); err != nil {
-			buildErr = err
-			return
-		}
-		binPath = filepath.Join(binDir, "basalt-signer")
-		cmd := exec.Command("go", "build", "-o", binPath, "./cmd/basalt-signer")
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return binPath
-}
-
-// logBuffer collects a process's output.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *logBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
+	return proctest.Build(t, "./cmd/basalt-signer")
 }
 
 // signerProc is a running basalt-signer.
 type signerProc struct {
-	URL    string
-	cmd    *exec.Cmd
-	logs   *logBuffer
-	exited chan struct{}
+	URL string
+	*proctest.Process
 }
 
 // startSigner runs basalt-signer with the global options (a free port, a
@@ -109,53 +60,38 @@ func startSigner(t *testing.T, args ...string) *signerProc {
 	t.Helper()
 	data := t.TempDir()
 	full := append([]string{"--http-listen-port=0", "--data-path=" + data, "--logging=DEBUG"}, args...)
-	p := &signerProc{cmd: exec.Command(signerBinary(t), full...), logs: new(logBuffer), exited: make(chan struct{})}
-	p.cmd.Stdout, p.cmd.Stderr = p.logs, p.logs
-	p.cmd.Env = append(os.Environ(), "ETHSIGNER_CHAIN_ID=") // no stray configuration
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		p.cmd.Wait()
-		close(p.exited)
-	}()
+	cmd := exec.Command(signerBinary(t), full...)
+	cmd.Env = append(os.Environ(), "ETHSIGNER_CHAIN_ID=") // no stray configuration
+	p := &signerProc{Process: proctest.Start(t, "signer", cmd, new(proctest.LogBuffer))}
 	t.Cleanup(func() {
-		p.cmd.Process.Signal(os.Interrupt)
-		select {
-		case <-p.exited:
-		case <-time.After(10 * time.Second):
-			p.cmd.Process.Kill()
-			<-p.exited
+		if !p.Stop(os.Interrupt, 10*time.Second) {
+			p.Kill()
 		}
 		if t.Failed() {
-			t.Logf("signer logs:\n%s", p.logs.String())
+			t.Logf("signer logs:\n%s", p.Logs())
 		}
 	})
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if b, err := os.ReadFile(filepath.Join(data, portsFile)); err == nil {
-			for _, line := range strings.Split(string(b), "\n") {
-				if port, ok := strings.CutPrefix(line, "http-jsonrpc="); ok {
-					p.URL = "http://127.0.0.1:" + strings.TrimSpace(port)
-				}
-			}
-			if p.URL != "" {
-				if resp, err := http.Get(p.URL + "/upcheck"); err == nil {
-					resp.Body.Close()
-					return p
-				}
+	p.WaitUp(t, 30*time.Second, 20*time.Millisecond, "start", func() bool {
+		b, err := os.ReadFile(filepath.Join(data, portsFile))
+		if err != nil {
+			return false
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if port, ok := strings.CutPrefix(line, "http-jsonrpc="); ok {
+				p.URL = "http://127.0.0.1:" + strings.TrimSpace(port)
 			}
 		}
-		select {
-		case <-p.exited:
-			t.Fatalf("signer exited during start-up:\n%s", p.logs.String())
-		default:
+		if p.URL == "" {
+			return false
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("signer did not start within 30s:\n%s", p.logs.String())
+		resp, err := http.Get(p.URL + "/upcheck")
+		if err != nil {
+			return false
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		resp.Body.Close()
+		return true
+	})
+	return p
 }
 
 // runFailing runs basalt-signer and expects it to exit with an error.

@@ -8,76 +8,38 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
-	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
-)
 
-var (
-	buildOnce sync.Once
-	binPath   string
-	buildErr  error
+	"github.com/basaltchain/basalt/internal/proctest"
 )
 
 // Binary builds ./cmd/basalt (once per test binary) and returns its path.
 func Binary(t testing.TB) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		out, err := exec.Command("go", "env", "GOMOD").Output()
-		if err != nil {
-			buildErr = err
-			return
-		}
-		root := filepath.Dir(strings.TrimSpace(string(out)))
-		dir, err := os.MkdirTemp("", "basalt-bin-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "basalt")
-		cmd := exec.Command("go", "build", "-o", binPath, "./cmd/basalt")
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return binPath
+	return proctest.Build(t, "./cmd/basalt")
 }
 
 // FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.
 func FreePort(t testing.TB) int {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
+	return proctest.FreePort(t)
 }
 
 // Node is a running basalt process.
 type Node struct {
 	t     testing.TB
-	cmd   *exec.Cmd
+	proc  *proctest.Process
 	URL   string // JSON-RPC HTTP endpoint
 	WSURL string // JSON-RPC WebSocket endpoint, "" unless started by StartWS
 	// GraphQLURL is the GraphQL endpoint (http://…/graphql), "" unless
 	// started by StartGraphQL.
 	GraphQLURL string
 	DataDir    string
-	logs       *syncBuffer
-	exited     chan struct{}
 	// Token, when set, is sent by Call as "Authorization: Bearer <Token>"
 	// (for nodes with --rpc-http-authentication-enabled).
 	Token string
@@ -142,60 +104,33 @@ func start(t testing.TB, dataDir string, with services, args []string) *Node {
 	full = append(full, args...)
 	n := &Node{
 		t:          t,
-		cmd:        exec.Command(Binary(t), full...),
 		URL:        "http://127.0.0.1:" + strconv.Itoa(port),
 		WSURL:      wsURL,
 		GraphQLURL: graphQLURL,
 		DataDir:    dataDir,
-		logs:       new(syncBuffer),
-		exited:     make(chan struct{}),
 	}
-	n.cmd.Stdout = n.logs
-	n.cmd.Stderr = n.logs
-	if err := n.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		n.cmd.Wait()
-		close(n.exited)
-	}()
+	n.proc = proctest.Start(t, "node", exec.Command(Binary(t), full...), new(proctest.LogBuffer))
 	t.Cleanup(func() {
-		n.cmd.Process.Kill()
-		<-n.exited
+		n.proc.Kill()
 		if t.Failed() {
-			t.Logf("node logs:\n%s", n.logs.String())
+			t.Logf("node logs:\n%s", n.proc.Logs())
 		}
 	})
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	n.proc.WaitUp(t, 30*time.Second, 50*time.Millisecond, "answer JSON-RPC", func() bool {
 		// With authentication on, -40100 also means JSON-RPC is up.
-		if _, err := n.Call("eth_blockNumber"); err == nil || isUnauthorized(err) {
-			return n
-		}
-		select {
-		case <-n.exited:
-			t.Fatalf("node exited during start-up:\n%s", n.logs.String())
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("node did not answer JSON-RPC within 30s:\n%s", n.logs.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		_, err := n.Call("eth_blockNumber")
+		return err == nil || isUnauthorized(err)
+	})
+	return n
 }
 
 // Logs returns what the process printed so far.
-func (n *Node) Logs() string { return n.logs.String() }
+func (n *Node) Logs() string { return n.proc.Logs() }
 
 // Stop sends sig and waits for the process to exit.
 func (n *Node) Stop(sig syscall.Signal) {
 	n.t.Helper()
-	n.cmd.Process.Signal(sig)
-	select {
-	case <-n.exited:
-	case <-time.After(30 * time.Second):
-		n.t.Fatalf("node did not exit after %v", sig)
-	}
+	n.proc.MustStop(n.t, sig)
 }
 
 // RPCError is a JSON-RPC error response.
@@ -267,28 +202,5 @@ func (n *Node) MustCall(v any, method string, params ...any) {
 // WaitFor polls cond every 100ms until it holds or timeout passes.
 func WaitFor(t testing.TB, timeout time.Duration, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", timeout, what)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
+	proctest.WaitFor(t, timeout, 100*time.Millisecond, what, cond)
 }

@@ -1,0 +1,128 @@
+// Package proctest holds what end-to-end tests need to run the module's
+// programs as real processes: building a main package once per test
+// binary, picking free loopback ports, collecting a process's output and
+// starting, waiting for and stopping the process.
+//
+// internal/testnode (basalt), ptm/internal/ptmtest (basalt-privacy) and
+// cmd/basalt-signer's end-to-end tests build on it.
+package proctest
+
+import (
+	"bytes"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// build is the outcome of building one main package.
+type build struct {
+	once sync.Once
+	dir  string // temporary directory holding the binary
+	path string
+	err  error
+}
+
+var (
+	buildsMu sync.Mutex
+	builds   = map[string]*build{}
+)
+
+// Build builds the main package pkg, a path relative to the module root such
+// as "./cmd/basalt", once per test binary and returns the binary's path. The
+// binary is named after pkg's last element.
+func Build(t testing.TB, pkg string) string {
+	t.Helper()
+	buildsMu.Lock()
+	b := builds[pkg]
+	if b == nil {
+		b = new(build)
+		builds[pkg] = b
+	}
+	buildsMu.Unlock()
+	b.once.Do(func() { b.dir, b.path, b.err = goBuild(pkg) })
+	if b.err != nil {
+		t.Fatal(b.err)
+	}
+	return b.path
+}
+
+// goBuild builds pkg into a new temporary directory.
+func goBuild(pkg string) (dir, path string, err error) {
+	out, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		return "", "", err
+	}
+	root := filepath.Dir(strings.TrimSpace(string(out)))
+	name := filepath.Base(pkg)
+	if dir, err = os.MkdirTemp("", name+"-bin-"); err != nil {
+		return "", "", err
+	}
+	path = filepath.Join(dir, name)
+	cmd := exec.Command("go", "build", "-o", path, pkg)
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return dir, "", fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	return dir, path, nil
+}
+
+// RemoveBinaries deletes the binaries Build made. Call it from TestMain
+// after m.Run.
+func RemoveBinaries() {
+	buildsMu.Lock()
+	defer buildsMu.Unlock()
+	for _, b := range builds {
+		if b.dir != "" {
+			os.RemoveAll(b.dir)
+		}
+	}
+}
+
+// FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.
+func FreePort(t testing.TB) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// WaitFor checks cond every interval until it holds, failing the test if
+// timeout passes first.
+func WaitFor(t testing.TB, timeout, interval time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", timeout, what)
+		}
+		time.Sleep(interval)
+	}
+}
+
+// LogBuffer is a bytes.Buffer that a process's stdout and stderr may write
+// to while tests read it.
+type LogBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *LogBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *LogBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
