@@ -20,6 +20,7 @@ import (
 // wsTestRegistry is the test registry plus methods that push notifications.
 func wsTestRegistry(t testing.TB, notified chan<- bool, closed chan<- struct{}) *Registry {
 	reg := testRegistry(t)
+	floodReady := make(chan Notifier, 1)
 	err := reg.RegisterGroup(GroupEth, []Method{
 		// eth_notifyMe answers "ok", then pushes n notifications.
 		{Name: "eth_notifyMe", Fn: func(ctx context.Context, n int) (string, error) {
@@ -35,13 +36,21 @@ func wsTestRegistry(t testing.TB, notified chan<- bool, closed chan<- struct{}) 
 			return "ok", nil
 		}},
 		// eth_flood pushes large notifications from another goroutine until
-		// the connection refuses one, and reports on notified.
+		// the connection refuses one, and reports on notified. It starts
+		// when the client sends its next message, which proves the client
+		// has read this response: a queued response could otherwise be
+		// dropped with the connection before it reaches the client.
 		{Name: "eth_flood", Fn: func(ctx context.Context) string {
 			nt := NotifierFrom(ctx)
 			nt.OnClose(func() { close(closed) })
-			big := []byte(`{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"0x1","result":"` + strings.Repeat("x", 64<<10) + `"}}`)
-			AfterResponse(ctx, func() { go flood(nt, big, notified) })
+			floodReady <- nt
 			return "flooding"
+		}},
+		{Name: "eth_startFlood", Fn: func() string {
+			nt := <-floodReady
+			big := []byte(`{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"0x1","result":"` + strings.Repeat("x", 64<<10) + `"}}`)
+			go flood(nt, big, notified)
+			return "started"
 		}},
 	})
 	if err != nil {
@@ -233,6 +242,9 @@ func TestWSSlowClientDropped(t *testing.T) {
 			c := dialWS(t, url)
 			if got := roundTrip(t, c, `{"id":1,"method":"eth_flood"}`); got != `{"jsonrpc":"2.0","id":1,"result":"flooding"}` {
 				t.Fatalf("flood: %.200s", got)
+			}
+			if err := c.WriteMessage(websocket.TextMessage, []byte(`{"id":2,"method":"eth_startFlood"}`)); err != nil {
+				t.Fatal(err)
 			}
 			// The client reads nothing more.
 			select {
