@@ -2,6 +2,7 @@ package chain
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"io"
 	"os"
@@ -139,4 +140,38 @@ func copyBlock(b *testing.B, blk *types.Block) *types.Block {
 		b.Fatal(err)
 	}
 	return out
+}
+
+// BenchmarkImportPipeline is BenchmarkImportChain through Import, the path of
+// `blocks import`: decoding and sender recovery run ahead of execution on the
+// other core instead of before each block.
+func BenchmarkImportPipeline(b *testing.B) {
+	g, blocks, gas := loadBenchChain(b)
+	var raw bytes.Buffer
+	for _, blk := range blocks {
+		if err := rlp.Encode(&raw, blk); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		db, err := OpenDatabase(filepath.Join(b.TempDir(), "db"), 512)
+		if err != nil {
+			b.Fatal(err)
+		}
+		c, err := Open(db, g.Core, beacon.New(ethash.New(ethash.Config{})))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		st, err := c.Import(context.Background(), bytes.NewReader(raw.Bytes()), ImportOptions{})
+		if err != nil || st.Imported != uint64(len(blocks)) {
+			b.Fatalf("import: %v (%d blocks)", err, st.Imported)
+		}
+		b.StopTimer()
+		c.Close()
+		db.Close()
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(gas)*float64(b.N)/1e6/b.Elapsed().Seconds(), "Mgas/s")
 }
