@@ -1,7 +1,6 @@
 package chain
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"math/big"
@@ -15,7 +14,6 @@ import (
 	"github.com/ethereum/go-ethereum/core/state"
 	"github.com/ethereum/go-ethereum/core/tracing"
 	"github.com/ethereum/go-ethereum/core/types"
-	"github.com/ethereum/go-ethereum/core/vm"
 	"github.com/ethereum/go-ethereum/ethdb"
 	"github.com/ethereum/go-ethereum/ethdb/pebble"
 	"github.com/ethereum/go-ethereum/event"
@@ -196,55 +194,13 @@ func (c *Chain) loadHead() error {
 }
 
 // repairState re-executes the blocks between the newest ancestor of the
-// head whose state is on disk and the head, and writes the head's state.
+// head whose state is on disk and the head, writing their states.
 func (c *Chain) repairState(hash common.Hash, header *types.Header) error {
-	type item struct {
-		hash   common.Hash
-		header *types.Header
+	n, err := c.regenerate(hash, header, 0)
+	if n > 0 {
+		log.Warn("Re-executed blocks whose state was not written", "head", header.Number, "count", n)
 	}
-	var missing []item
-	for !c.HasState(header.Root) {
-		if header.Number.Sign() == 0 {
-			return errors.New("genesis state missing from database")
-		}
-		missing = append(missing, item{hash, header})
-		hash = header.ParentHash
-		header = c.GetHeader(hash, header.Number.Uint64()-1)
-		if header == nil {
-			return fmt.Errorf("block %s missing while repairing state", hash.Hex())
-		}
-	}
-	if len(missing) == 0 {
-		return nil
-	}
-	log.Warn("Re-executing blocks whose state was not written", "from", header.Number.Uint64()+1, "count", len(missing))
-	root := header.Root
-	for i := len(missing) - 1; i >= 0; i-- {
-		it := missing[i]
-		n := it.header.Number.Uint64()
-		block := c.GetBlock(it.hash, n)
-		if block == nil {
-			return fmt.Errorf("block %d missing while repairing state", n)
-		}
-		st, err := c.StateAt(root)
-		if err != nil {
-			return err
-		}
-		res, err := Process(context.Background(), c, c.engine, block, it.hash, st, vm.Config{})
-		if err != nil {
-			return fmt.Errorf("repair block %d: %w", n, err)
-		}
-		if _, err := ValidateResult(c.config, it.header, st, res); err != nil {
-			return fmt.Errorf("repair block %d: %w", n, err)
-		}
-		if root, err = st.Commit(Rules(c.config, it.header), n); err != nil {
-			return fmt.Errorf("repair block %d: %w", n, err)
-		}
-		if err := c.states.commit(root, n, true); err != nil {
-			return err
-		}
-	}
-	return c.states.flush()
+	return err
 }
 
 // Close writes pending state and releases the chain's resources; the caller

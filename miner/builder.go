@@ -43,16 +43,28 @@ type pendingBlock struct {
 	created  time.Time
 }
 
-// build assembles a block on parent with transactions from txs.
+// build assembles a block on the head with transactions from txs, stamped
+// now (or the second after the head's, whichever is later).
 func build(ctx context.Context, c *chain.Chain, txs TxSource, coinbase common.Address, extra []byte, now time.Time) (*pendingBlock, error) {
-	cfg := c.Config()
 	parent := c.CurrentHeader()
-	parentHash := c.CurrentHash()
-
 	ts := uint64(now.Unix())
 	if ts <= parent.Time {
 		ts = parent.Time + 1
 	}
+	block, exec, err := Build(ctx, c, parent, c.CurrentHash(), ts, txs, coinbase, extra)
+	if err != nil {
+		return nil, err
+	}
+	return &pendingBlock{block: block, state: exec.State, receipts: exec.Receipts, created: now}, nil
+}
+
+// Build assembles an unsealed block on parent (whose engine hash is
+// parentHash) with timestamp ts and transactions from txs, and returns it
+// with its executed state, ready for chain.InsertBlock once sealed. The
+// miner and the test chain generator share it.
+func Build(ctx context.Context, c *chain.Chain, parent *types.Header, parentHash common.Hash, ts uint64,
+	txs TxSource, coinbase common.Address, extra []byte) (*types.Block, *chain.Executed, error) {
+	cfg := c.Config()
 	header := &types.Header{
 		ParentHash: parentHash,
 		Number:     new(big.Int).Add(parent.Number, common.Big1),
@@ -68,7 +80,7 @@ func build(ctx context.Context, c *chain.Chain, txs TxSource, coinbase common.Ad
 		}
 	}
 	if err := c.Engine().Prepare(c, header, parent); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var withdrawals []*types.Withdrawal
 	if cfg.IsShanghai(header.Number, header.Time) {
@@ -84,7 +96,7 @@ func build(ctx context.Context, c *chain.Chain, txs TxSource, coinbase common.Ad
 
 	statedb, err := c.StateAt(parent.Root)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	blockCtx := chain.NewBlockContext(cfg, c.Engine(), c, header)
 	evm := vm.NewEVM(blockCtx, statedb, cfg, vm.Config{})
@@ -138,7 +150,7 @@ func build(ctx context.Context, c *chain.Chain, txs TxSource, coinbase common.Ad
 	}
 	requests, _, err := core.PostExecution(ctx, cfg, header.Number, header.Time, allLogs, withdrawals, evm, uint32(len(included)+1))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if cfg.IsPrague(header.Number, header.Time) {
 		h := types.CalcRequestsHash(requests)
@@ -150,5 +162,5 @@ func build(ctx context.Context, c *chain.Chain, txs TxSource, coinbase common.Ad
 
 	body := &types.Body{Transactions: included, Withdrawals: withdrawals}
 	block := types.NewBlock(header, body, receipts, trie.NewStackTrie(nil))
-	return &pendingBlock{block: block, state: statedb, receipts: receipts, created: now}, nil
+	return block, &chain.Executed{State: statedb, Receipts: receipts}, nil
 }

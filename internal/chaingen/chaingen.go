@@ -22,21 +22,17 @@ import (
 	"path/filepath"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/consensus/misc/eip1559"
-	"github.com/ethereum/go-ethereum/consensus/misc/eip4844"
-	"github.com/ethereum/go-ethereum/core"
 	"github.com/ethereum/go-ethereum/core/types"
-	"github.com/ethereum/go-ethereum/core/vm"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/ethdb"
 	"github.com/ethereum/go-ethereum/rlp"
-	"github.com/ethereum/go-ethereum/trie"
 
 	"github.com/basaltchain/basalt/chain"
 	"github.com/basaltchain/basalt/config"
 	"github.com/basaltchain/basalt/consensus"
 	"github.com/basaltchain/basalt/consensus/beacon"
 	"github.com/basaltchain/basalt/consensus/ethash"
+	"github.com/basaltchain/basalt/miner"
 )
 
 // Genesis returns the dev network genesis with the given fixed difficulty
@@ -195,100 +191,86 @@ func (g *Generator) syncNonces(hash common.Hash, parent *types.Header) error {
 
 func (g *Generator) build(ctx context.Context, parent *types.Header, parentHash common.Hash) (*types.Block, error) {
 	c := g.chain
-	cfg := c.Config()
-	header := &types.Header{
-		ParentHash: parentHash,
-		Number:     new(big.Int).Add(parent.Number, common.Big1),
-		GasLimit:   parent.GasLimit,
-		Time:       parent.Time + 1,
-		Coinbase:   g.opts.Coinbase,
-		Extra:      g.opts.Extra,
-	}
-	if cfg.IsLondon(header.Number) {
-		header.BaseFee = eip1559.CalcBaseFee(cfg, parent)
-	}
-	if err := c.Engine().Prepare(c, header, parent); err != nil {
-		return nil, err
-	}
-	var withdrawals []*types.Withdrawal
-	if cfg.IsShanghai(header.Number, header.Time) {
-		withdrawals = []*types.Withdrawal{}
-	}
-	if cfg.IsCancun(header.Number, header.Time) {
-		excess := eip4844.CalcExcessBlobGas(cfg, parent, header.Time)
-		used := uint64(0)
-		header.ExcessBlobGas, header.BlobGasUsed = &excess, &used
-		header.ParentBeaconRoot = new(common.Hash)
-	}
-	statedb, err := c.StateAt(parent.Root)
+	src := &transferSource{g: g, signer: types.MakeSigner(c.Config(), new(big.Int).Add(parent.Number, common.Big1), parent.Time+1)}
+	block, exec, err := miner.Build(ctx, c, parent, parentHash, parent.Time+1, src, g.opts.Coinbase, g.opts.Extra)
 	if err != nil {
 		return nil, err
 	}
-	evm := vm.NewEVM(chain.NewBlockContext(cfg, c.Engine(), c, header), statedb, cfg, vm.Config{})
-	defer evm.Release()
-	chain.PreExecution(cfg, header, evm, statedb)
-
-	signer := types.MakeSigner(cfg, header.Number, header.Time)
-	gp := core.NewGasPool(header.GasLimit)
-	var (
-		txs      []*types.Transaction
-		receipts types.Receipts
-		logs     []*types.Log
-	)
-	for i := range g.opts.TxsPerBlock {
-		key := g.keys[g.next%len(g.keys)]
-		g.next++
-		from := crypto.PubkeyToAddress(key.PublicKey)
-		to := common.BigToAddress(big.NewInt(int64(0x1000 + g.next%500)))
-		tx, err := types.SignNewTx(key, signer, &types.DynamicFeeTx{
-			ChainID:   cfg.ChainID,
-			Nonce:     g.nonces[from],
-			GasTipCap: big.NewInt(1000),
-			GasFeeCap: new(big.Int).Add(header.BaseFee, big.NewInt(1000)),
-			Gas:       21000,
-			To:        &to,
-			Value:     big.NewInt(1),
-		})
-		if err != nil {
-			return nil, err
-		}
-		msg, err := core.TransactionToMessage(tx, signer, header.BaseFee)
-		if err != nil {
-			return nil, err
-		}
-		statedb.SetTxContext(tx.Hash(), i, uint32(i+1))
-		receipt, _, err := core.ApplyTransactionWithEVM(ctx, msg, gp, statedb, header.Number, common.Hash{}, header.Time, tx, evm)
-		if err != nil {
-			return nil, fmt.Errorf("block %d tx %d: %w", header.Number, i, err)
-		}
-		g.nonces[from]++
-		txs = append(txs, tx)
-		receipts = append(receipts, receipt)
-		logs = append(logs, receipt.Logs...)
+	if src.err != nil {
+		return nil, src.err
 	}
-	requests, _, err := core.PostExecution(ctx, cfg, header.Number, header.Time, logs, withdrawals, evm, uint32(len(txs)+1))
-	if err != nil {
-		return nil, err
+	if got := len(block.Transactions()); got != g.opts.TxsPerBlock {
+		return nil, fmt.Errorf("block %d: %d of %d transfers fit", block.Number(), got, g.opts.TxsPerBlock)
 	}
-	if cfg.IsPrague(header.Number, header.Time) {
-		h := types.CalcRequestsHash(requests)
-		header.RequestsHash = &h
-	}
-	c.Engine().Finalize(c, header, statedb, nil)
-	header.GasUsed = gp.Used()
-	header.Root = statedb.IntermediateRoot(chain.Rules(cfg, header))
-	block := types.NewBlock(header, &types.Body{Transactions: txs, Withdrawals: withdrawals}, receipts, trie.NewStackTrie(nil))
-
 	sealed, err := c.Engine().Seal(ctx, block.Header())
 	if err != nil {
 		return nil, err
 	}
 	block = block.WithSeal(sealed)
-	opts := chain.InsertOptions{NoSync: g.opts.Bulk, Executed: &chain.Executed{State: statedb, Receipts: receipts}}
-	if _, err := c.InsertBlock(ctx, block, opts); err != nil {
+	if _, err := c.InsertBlock(ctx, block, chain.InsertOptions{NoSync: g.opts.Bulk, Executed: exec}); err != nil {
 		return nil, err
 	}
 	return block, nil
+}
+
+// transferSource feeds the block builder TxsPerBlock fresh transfers, signed
+// when the builder asks so they pay the block's base fee; the senders rotate
+// through the generator's keys.
+type transferSource struct {
+	g      *Generator
+	signer types.Signer
+	left   int
+	next   *types.Transaction
+	from   common.Address
+	err    error
+}
+
+func (s *transferSource) PendingIterator(baseFee *big.Int) miner.TxIterator {
+	s.left = s.g.opts.TxsPerBlock
+	return &transferIter{s: s, baseFee: baseFee}
+}
+
+type transferIter struct {
+	s       *transferSource
+	baseFee *big.Int
+}
+
+func (it *transferIter) Peek() *types.Transaction {
+	s, g := it.s, it.s.g
+	if s.next != nil || s.left == 0 || s.err != nil {
+		return s.next
+	}
+	key := g.keys[g.next%len(g.keys)]
+	g.next++
+	s.from = crypto.PubkeyToAddress(key.PublicKey)
+	to := common.BigToAddress(big.NewInt(int64(0x1000 + g.next%500)))
+	feeCap := big.NewInt(1000)
+	if it.baseFee != nil {
+		feeCap.Add(feeCap, it.baseFee)
+	}
+	s.next, s.err = types.SignNewTx(key, s.signer, &types.DynamicFeeTx{
+		ChainID:   g.chain.Config().ChainID,
+		Nonce:     g.nonces[s.from],
+		GasTipCap: big.NewInt(1000),
+		GasFeeCap: feeCap,
+		Gas:       21000,
+		To:        &to,
+		Value:     big.NewInt(1),
+	})
+	return s.next
+}
+
+// Shift: the transfer was included.
+func (it *transferIter) Shift() {
+	it.s.g.nonces[it.s.from]++
+	it.s.next = nil
+	it.s.left--
+}
+
+// Pop: the transfer failed; build reports the short block.
+func (it *transferIter) Pop() {
+	it.s.next = nil
+	it.s.left = 0
 }
 
 // WriteRLP writes blocks as concatenated RLP (the `blocks import` format).
