@@ -292,6 +292,15 @@ func hexJSON(b []byte) []byte {
 	return out
 }
 
+// unmarshalHash reads an input of one of the 32-byte scalars into dst.
+func unmarshalHash(scalar string, in any, dst *common.Hash) error {
+	v, err := unmarshalScalar(scalar, in)
+	if err == nil {
+		*dst = v.(common.Hash)
+	}
+	return err
+}
+
 // Bytes32 is a 32-byte value.
 type Bytes32 common.Hash
 
@@ -300,11 +309,7 @@ func (Bytes32) ImplementsGraphQLType(name string) bool { return name == scalarBy
 
 // UnmarshalGraphQL reads an input Bytes32.
 func (b *Bytes32) UnmarshalGraphQL(in any) error {
-	v, err := unmarshalScalar(scalarBytes32, in)
-	if err == nil {
-		*b = Bytes32(v.(common.Hash))
-	}
-	return err
+	return unmarshalHash(scalarBytes32, in, (*common.Hash)(b))
 }
 
 // MarshalJSON writes 0x and 64 hex digits.
@@ -318,11 +323,7 @@ func (Hash) ImplementsGraphQLType(name string) bool { return name == scalarHash 
 
 // UnmarshalGraphQL reads an input Hash.
 func (h *Hash) UnmarshalGraphQL(in any) error {
-	v, err := unmarshalScalar(scalarHash, in)
-	if err == nil {
-		*h = Hash(v.(common.Hash))
-	}
-	return err
+	return unmarshalHash(scalarHash, in, (*common.Hash)(h))
 }
 
 // MarshalJSON writes 0x and 64 hex digits.
@@ -336,11 +337,7 @@ func (LogTopic) ImplementsGraphQLType(name string) bool { return name == scalarL
 
 // UnmarshalGraphQL reads an input LogTopic.
 func (t *LogTopic) UnmarshalGraphQL(in any) error {
-	v, err := unmarshalScalar(scalarLogTopic, in)
-	if err == nil {
-		*t = LogTopic(v.(common.Hash))
-	}
-	return err
+	return unmarshalHash(scalarLogTopic, in, (*common.Hash)(t))
 }
 
 // MarshalJSON writes 0x and 64 hex digits.
@@ -354,11 +351,7 @@ func (VersionedHash) ImplementsGraphQLType(name string) bool { return name == sc
 
 // UnmarshalGraphQL reads an input VersionedHash.
 func (h *VersionedHash) UnmarshalGraphQL(in any) error {
-	v, err := unmarshalScalar(scalarVersionedHash, in)
-	if err == nil {
-		*h = VersionedHash(v.(common.Hash))
-	}
-	return err
+	return unmarshalHash(scalarVersionedHash, in, (*common.Hash)(h))
 }
 
 // MarshalJSON writes 0x and 64 hex digits.
