@@ -39,8 +39,13 @@ type Engine interface {
 	// --skip-pow-validation-enabled` asks.
 	VerifyHeader(chain ChainReader, header, parent *types.Header, seal bool) error
 
-	// VerifyUncles checks the ommers of block (engines without ommers reject any).
-	VerifyUncles(chain ChainReader, block *types.Block) error
+	// VerifyUncles checks the ommers of block (engines without ommers reject
+	// any). seal has VerifyHeader's meaning for each ommer's header, and a
+	// caller passes the same value to both: skipping seals means skipping
+	// them for every header of the block, because the chains generated for
+	// client test suites carry ommers without a valid seal. Every other
+	// ommer rule applies either way.
+	VerifyUncles(chain ChainReader, block *types.Block, seal bool) error
 
 	// Prepare fills the consensus fields (difficulty, ...) of a header being
 	// built on parent.

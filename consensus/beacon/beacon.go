@@ -162,10 +162,10 @@ func verifyForkFields(config *params.ChainConfig, header, parent *types.Header) 
 }
 
 // VerifyUncles rejects any ommer in a post-merge block and hands pre-merge
-// blocks to the inner engine.
-func (b *Beacon) VerifyUncles(chain consensus.ChainReader, block *types.Block) error {
+// blocks, and seal, to the inner engine.
+func (b *Beacon) VerifyUncles(chain consensus.ChainReader, block *types.Block, seal bool) error {
 	if !IsPoSHeader(block.Header()) {
-		return b.inner.VerifyUncles(chain, block)
+		return b.inner.VerifyUncles(chain, block, seal)
 	}
 	if len(block.Uncles()) > 0 {
 		return errInvalidUncles

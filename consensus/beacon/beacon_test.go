@@ -101,7 +101,7 @@ func TestConformanceChain(t *testing.T) {
 		if err := engine.VerifyHeader(chain, h, parent, true); err != nil {
 			t.Fatalf("block %d: %v", h.Number, err)
 		}
-		if err := engine.VerifyUncles(chain, b); err != nil {
+		if err := engine.VerifyUncles(chain, b, true); err != nil {
 			t.Fatalf("block %d ommers: %v", h.Number, err)
 		}
 		chain.headers[engine.Hash(h)] = h
@@ -189,7 +189,10 @@ func TestVerifyPoSHeader(t *testing.T) {
 }
 
 // recorder is an inner engine that records which methods were called.
-type recorder struct{ calls []string }
+type recorder struct {
+	calls     []string
+	uncleSeal bool // seal of the last VerifyUncles
+}
 
 func (r *recorder) Hash(h *types.Header) common.Hash {
 	r.calls = append(r.calls, "Hash")
@@ -203,8 +206,9 @@ func (r *recorder) VerifyHeader(consensus.ChainReader, *types.Header, *types.Hea
 	r.calls = append(r.calls, "VerifyHeader")
 	return nil
 }
-func (r *recorder) VerifyUncles(consensus.ChainReader, *types.Block) error {
+func (r *recorder) VerifyUncles(_ consensus.ChainReader, _ *types.Block, seal bool) error {
 	r.calls = append(r.calls, "VerifyUncles")
+	r.uncleSeal = seal
 	return nil
 }
 func (r *recorder) Prepare(_ consensus.ChainReader, h, _ *types.Header) error {
@@ -235,7 +239,11 @@ func TestDelegation(t *testing.T) {
 		t.Errorf("pre-merge author %x not the inner engine's", a)
 	}
 	_ = b.VerifyHeader(chain, pow, powParent, true)
-	_ = b.VerifyUncles(chain, types.NewBlockWithHeader(pow))
+	inner.uncleSeal = true
+	_ = b.VerifyUncles(chain, types.NewBlockWithHeader(pow), false)
+	if inner.uncleSeal {
+		t.Error("VerifyUncles did not hand seal=false to the inner engine")
+	}
 	_ = b.Prepare(chain, &types.Header{Number: big.NewInt(5)}, powParent)
 	b.Finalize(chain, pow, nil, nil)
 	_, _ = b.Seal(context.Background(), pow)
@@ -254,10 +262,10 @@ func TestDelegation(t *testing.T) {
 		t.Errorf("post-merge author %x, want coinbase", a)
 	}
 	withUncle := types.NewBlockWithHeader(pos).WithBody(types.Body{Uncles: []*types.Header{powParent}})
-	if err := b.VerifyUncles(chain, withUncle); !errors.Is(err, errInvalidUncles) {
+	if err := b.VerifyUncles(chain, withUncle, false); !errors.Is(err, errInvalidUncles) {
 		t.Errorf("post-merge block with ommer: %v", err)
 	}
-	if err := b.VerifyUncles(chain, types.NewBlockWithHeader(pos)); err != nil {
+	if err := b.VerifyUncles(chain, types.NewBlockWithHeader(pos), true); err != nil {
 		t.Errorf("post-merge block without ommers: %v", err)
 	}
 	child := &types.Header{Number: big.NewInt(7), Difficulty: big.NewInt(99)}
