@@ -13,6 +13,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/basaltchain/basalt/p2p/enodeurl"
+	"github.com/basaltchain/basalt/rpc"
 )
 
 // optionKind is how an option's value is written.
@@ -43,8 +44,10 @@ type option struct {
 }
 
 // rpcAPIGroups are the JSON-RPC method groups --rpc-http-api and
-// --rpc-ws-api accept.
-var rpcAPIGroups = []string{"ETH", "NET", "WEB3", "ADMIN", "DEBUG", "MINER", "TXPOOL", "CLIQUE", "IBFT", "PERM", "EEA", "PRIV"}
+// --rpc-ws-api accept: all of Besu's, as the JSON-RPC server knows them,
+// including groups this node may not serve (the node names those at
+// start-up).
+var rpcAPIGroups = rpc.KnownGroups
 
 // options returns the table of every option, in no particular order (help
 // sorts them). Adding an option is adding an entry here and a field to

@@ -2,6 +2,13 @@
 // beacon, clique, ibft2) implements, and is the only place allowed to compute
 // block hashes: the chain store keys blocks by Engine.Hash, never by
 // types.Header.Hash, because IBFT 2.0 hashes a filtered header.
+//
+// Engines own block production: beyond Engine, an engine implements the
+// optional capability interfaces of capabilities.go (proof-of-work remote
+// mining, RPC groups, devp2p sub-protocols, seal scheduling, a producer of
+// its own), which the node looks up in one place. The seams a producer runs
+// on (clock, transport, block building and import) are here too, so that a
+// BFT core stays a pure state machine behind them.
 package consensus
 
 import (
@@ -56,7 +63,9 @@ type Engine interface {
 	Finalize(chain ChainReader, header *types.Header, state vm.StateDB, uncles []*types.Header)
 
 	// Seal returns a copy of header carrying a valid seal. It blocks until a
-	// seal is found or ctx ends (then it returns ctx.Err()).
+	// seal is found or ctx ends (then it returns ctx.Err()). An engine that
+	// cannot seal header now (post-merge, not authorised, not its turn)
+	// returns a *CannotSealError saying why, at once.
 	Seal(ctx context.Context, header *types.Header) (*types.Header, error)
 
 	// Close releases the engine's resources (worker goroutines, caches).

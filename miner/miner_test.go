@@ -33,7 +33,7 @@ func TestRemoteWork(t *testing.T) {
 		t.Fatal(err)
 	}
 	coinbase := common.HexToAddress("0xfe3b557e8fb62b89f4916b721be55ceb828dbd73")
-	m := New(c, nil, Config{Coinbase: &coinbase, PoW: &PoW{SealHash: ethash.SealHash, SeedHash: ethash.SeedHash}}, nil)
+	m := New(c, nil, Config{Coinbase: &coinbase, PoW: pow}, nil)
 	if _, _, _, err := m.GetWork(); err != ErrNoWork {
 		t.Fatalf("work before start: %v", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/state"
@@ -272,8 +273,12 @@ func TestDelegation(t *testing.T) {
 	if err := b.Prepare(chain, child, pos); err != nil || child.Difficulty.Sign() != 0 {
 		t.Errorf("prepare on PoS parent: err %v, difficulty %v", err, child.Difficulty)
 	}
-	if _, err := b.Seal(context.Background(), pos); !errors.Is(err, errCannotSeal) {
+	var cs *consensus.CannotSealError
+	if _, err := b.Seal(context.Background(), pos); !errors.As(err, &cs) || cs.Reason != consensus.ReasonPostMerge || cs.Retry != 0 {
 		t.Errorf("sealing a PoS header: %v", err)
+	}
+	if _, err := b.NextSeal(chain, pos, time.Now()); !errors.As(err, &cs) || cs.Reason != consensus.ReasonPostMerge {
+		t.Errorf("scheduling on a PoS parent: %v", err)
 	}
 	st, err := state.New(types.EmptyRootHash, state.NewDatabaseForTesting())
 	if err != nil {
@@ -285,6 +290,27 @@ func TestDelegation(t *testing.T) {
 	}
 	if len(inner.calls) != 0 {
 		t.Fatalf("post-merge calls reached the inner engine: %v", inner.calls)
+	}
+}
+
+// The beacon engine forwards the inner engine's capabilities through Inner
+// and sets no bound of its own on pre-merge parents.
+func TestCapabilities(t *testing.T) {
+	pow := ethash.New(ethash.Config{})
+	var e consensus.Engine = New(pow)
+	w, ok := e.(consensus.Wrapper)
+	if !ok || w.Inner() != consensus.Engine(pow) {
+		t.Fatal("beacon does not expose its inner engine")
+	}
+	if _, ok := e.(consensus.PoW); ok {
+		t.Fatal("beacon claims proof of work itself: the node would not reach the inner engine's")
+	}
+	if _, ok := w.Inner().(consensus.PoW); !ok {
+		t.Fatal("ethash is not a consensus.PoW")
+	}
+	parent := &types.Header{Number: big.NewInt(5), Difficulty: big.NewInt(131072)}
+	if at, err := e.(consensus.Scheduler).NextSeal(&fakeChain{config: conformanceConfig()}, parent, time.Now()); err != nil || !at.IsZero() {
+		t.Fatalf("scheduling on a PoW parent: %v, %v", at, err)
 	}
 }
 
