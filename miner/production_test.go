@@ -67,7 +67,7 @@ func newTestChain(t *testing.T, seal func(context.Context, *types.Header) (*type
 func extend(t *testing.T, c *chain.Chain, coinbase common.Address) {
 	t.Helper()
 	parent := c.CurrentHeader()
-	block, exec, err := Build(context.Background(), c, parent, c.CurrentHash(), parent.Time+1, nil, coinbase, nil)
+	block, exec, err := Build(context.Background(), c, parent, c.CurrentHash(), parent.Time+1, nil, coinbase, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -283,7 +283,7 @@ func (p *testProducer) Produce(ctx context.Context, h consensus.Host) error {
 	p.produced <- head.Hash
 
 	// A block from elsewhere, executed on import.
-	other, _, err := Build(ctx, p.c, head.Header, head.Hash, head.Header.Time+1, nil, common.Address{7}, nil)
+	other, _, err := Build(ctx, p.c, head.Header, head.Hash, head.Header.Time+1, nil, common.Address{7}, nil, nil)
 	if err != nil {
 		return err
 	}

@@ -45,7 +45,7 @@ func writePostMergeChain(t *testing.T, dir string) (genesis, blocks string) {
 	defer db.Close()
 	parent := c.CurrentHeader()
 	block, exec, err := miner.Build(context.Background(), c, parent, c.CurrentHash(), parent.Time+1, nil,
-		common.HexToAddress(devCoinbase), nil)
+		common.HexToAddress(devCoinbase), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
