@@ -211,6 +211,11 @@ func downstreamArgs(t testing.TB, nodeURL string) []string {
 	return []string{"--chain-id=1337", "--downstream-http-host=" + u.Hostname(), "--downstream-http-port=" + u.Port()}
 }
 
+// devGasPrice (1 gwei) is at least the dev network's base fee, which starts
+// there and only falls while the tests run, so what it prices is mined at
+// once.
+const devGasPrice = "0x3b9aca00"
+
 // waitMined waits for the receipt of hash and returns it.
 func waitMined(t testing.TB, n *testnode.Node, hash string) map[string]any {
 	t.Helper()
@@ -243,14 +248,14 @@ func TestEndToEnd(t *testing.T) {
 		node.MustCall(&before, "eth_getBalance", dev0, "latest")
 		var hash string
 		callOK(t, signer.URL, &hash, "eth_sendTransaction", map[string]any{
-			"from": dev1.Hex(), "to": dev0.Hex(), "value": "0x2a", "gasPrice": "0x3e8", "gas": "0x5208"})
+			"from": dev1.Hex(), "to": dev0.Hex(), "value": "0x2a", "gasPrice": devGasPrice, "gas": "0x5208"})
 		receipt := waitMined(t, node, hash)
 		if receipt["status"] != "0x1" || !strings.EqualFold(receipt["from"].(string), dev1.Hex()) {
 			t.Errorf("receipt %v", receipt)
 		}
-		// An EIP-1559 transaction too (base fee 0).
+		// An EIP-1559 transaction too.
 		callOK(t, signer.URL, &hash, "eth_sendTransaction", map[string]any{
-			"from": dev1.Hex(), "to": dev0.Hex(), "maxFeePerGas": "0x3e8", "maxPriorityFeePerGas": "0x3e8"})
+			"from": dev1.Hex(), "to": dev0.Hex(), "maxFeePerGas": devGasPrice, "maxPriorityFeePerGas": "0x3e8"})
 		if r := waitMined(t, node, hash); r["type"] != "0x2" || r["status"] != "0x1" {
 			t.Errorf("1559 receipt %v", r)
 		}
@@ -370,7 +375,7 @@ func TestEndToEnd(t *testing.T) {
 		for i := range n {
 			wg.Go(func() {
 				b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": i, "method": "eth_sendTransaction", "params": []any{map[string]any{
-					"from": acct.Address.Hex(), "to": dev0.Hex(), "value": hexutil.EncodeUint64(uint64(i + 1)), "gasPrice": "0x3e8", "gas": "0x5208"}}})
+					"from": acct.Address.Hex(), "to": dev0.Hex(), "value": hexutil.EncodeUint64(uint64(i + 1)), "gasPrice": devGasPrice, "gas": "0x5208"}}})
 				resp, err := http.Post(s.URL, "application/json", bytes.NewReader(b))
 				if err != nil {
 					t.Errorf("send %d: %v", i, err) // not Fatal: another goroutine
@@ -435,7 +440,7 @@ func TestEndToEnd(t *testing.T) {
 		}
 		// Usable at once (EthSigner issue #346), without eth_accounts first.
 		var hash string
-		callOK(t, s.URL, &hash, "eth_sendTransaction", map[string]any{"from": dev1.Hex(), "to": dev0.Hex(), "gasPrice": "0x3e8", "gas": "0x5208"})
+		callOK(t, s.URL, &hash, "eth_sendTransaction", map[string]any{"from": dev1.Hex(), "to": dev0.Hex(), "gasPrice": devGasPrice, "gas": "0x5208"})
 		if r := waitMined(t, node, hash); r["status"] != "0x1" {
 			t.Errorf("receipt %v", r)
 		}
