@@ -2,6 +2,7 @@ package cliconf
 
 import (
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -161,15 +162,20 @@ func TestFileErrors(t *testing.T) {
 		msg        string    // Error(), with FILE for the path
 	}{
 		{name: "unknown key", file: "port = 1\nxport = 2",
-			want: FileError{Unknown: []string{"xport"}},
-			msg:  `unknown option "xport" in config file FILE`},
+			want: FileError{Unknown: []string{"xport"}, Suggestions: map[string]string{"xport": "port"}},
+			msg:  `unknown option "xport" (did you mean "port"?) in config file FILE`},
+		{name: "unknown keys with and without a suggestion", file: "host_allowlist = 1\nnothing-like-it = 2\nenabeld = true",
+			want: FileError{Unknown: []string{"enabeld", "host_allowlist", "nothing-like-it"},
+				Suggestions: map[string]string{"enabeld": "enabled", "host_allowlist": "host-allowlist"}},
+			msg: `unknown options "enabeld" (did you mean "enabled"?), "host_allowlist" (did you mean "host-allowlist"?), "nothing-like-it" in config file FILE`},
 		{name: "unknown keys sorted", file: "foo = 1\nbar = 2",
 			want: FileError{Unknown: []string{"bar", "foo"}},
 			msg:  `unknown options "bar", "foo" in config file FILE`},
 		{name: "table not a section", file: "[rpc]\nport = 1",
 			want: FileError{Unknown: []string{"rpc"}}, msg: `unknown option "rpc" in config file FILE`},
 		{name: "unknown key of a section", file: "[store]\nkeyfile = \"x\"",
-			want: FileError{Unknown: []string{"store.keyfile"}}, msg: `unknown option "store.keyfile" in config file FILE`},
+			want: FileError{Unknown: []string{"store.keyfile"}, Suggestions: map[string]string{"store.keyfile": "store.key-file"}},
+			msg: `unknown option "store.keyfile" (did you mean "store.key-file"?) in config file FILE`},
 		{name: "section option at top level", file: `key-file = "x"`,
 			want: FileError{Unknown: []string{"key-file"}}, msg: `unknown option "key-file" in config file FILE`},
 		{name: "file option in the file", file: `config-file = "x"`,
@@ -439,4 +445,69 @@ func TestProgrammingErrors(t *testing.T) {
 	s := testSpec()
 	s.Options = append(s.Options, Option{Name: "x", Aliases: []string{"port"}})
 	mustPanic("an alias equal to another name", func() { _, _ = s.Load(Sources{}) })
+}
+
+func TestSuggest(t *testing.T) {
+	names := []string{"rpc-http-port", "rpc-ws-port", "rpc-http-api", "metrics-enabled", "metrics-push-enabled",
+		"data-path", "p2p-port", "Xp2p-static-reconnect-seconds", "network"}
+	for _, tc := range []struct{ in, want string }{
+		{"rpc-http-prot", "rpc-http-port"},   // swapped letters
+		{"--rpc-http-prot", "rpc-http-port"}, // dashes of a flag ignored
+		{"rpc_http_port", "rpc-http-port"},   // underscores
+		{"RPC-HTTP-PORT", "rpc-http-port"},   // case
+		{"metrics-enabeld", "metrics-enabled"},
+		{"metric-enabled", "metrics-enabled"},
+		{"datapath", "data-path"},
+		{"netwrok", "network"},
+		{"xp2p-static-reconnect-second", "Xp2p-static-reconnect-seconds"},
+		{"rpc-http-apis2", "rpc-http-api"}, // two edits in a long name
+		{"colour", ""},                     // nothing close
+		{"p2p", ""},
+		{"", ""},
+		{"rpc-port", ""}, // too far from every name
+	} {
+		if got := Suggest(tc.in, names); got != tc.want {
+			t.Errorf("Suggest(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	// Ties go to the first name in order, whatever the order given.
+	if a, b := Suggest("ab", []string{"ac", "aa"}), Suggest("ab", []string{"aa", "ac"}); a != "aa" || b != "aa" {
+		t.Errorf("ties: %q %q", a, b)
+	}
+}
+
+func TestFlagError(t *testing.T) {
+	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	AddFlags(fs, testSpec().Options...)
+	for _, tc := range []struct{ args, want string }{
+		{"--prot=1", "unknown flag: --prot (did you mean --port?)"},
+		{"--enabeld", "unknown flag: --enabeld (did you mean --enabled?)"},
+		{"--Xreconect=1", "unknown flag: --Xreconect (did you mean --Xreconnect?)"}, // hidden, nothing visible is close
+		{"--host-whitelst=a", "unknown flag: --host-whitelst (did you mean --host-whitelist?)"},
+		{"--completely-different", "unknown flag: --completely-different"},
+		{"-z", "unknown shorthand flag: 'z' in -z"},
+	} {
+		err := fs.Parse([]string{tc.args})
+		if err == nil {
+			t.Fatalf("%s parsed", tc.args)
+		}
+		got := FlagError(fs, err)
+		if got.Error() != tc.want || !errors.Is(got, err) {
+			t.Errorf("%s: %v, want %s", tc.args, got, tc.want)
+		}
+	}
+}
+
+func TestUnknownEnv(t *testing.T) {
+	s := testSpec()
+	s.EnvPrefixes = []string{"TEST_", "OLD_"}
+	got := s.UnknownEnv([]string{
+		"TEST_PORT=1", "OLD_PORT=2", "TEST_STORE_KEY_FILE=x", "TEST_HOST_WHITELIST=a", // known, aliases and sections too
+		"TEST_PROT=1", "OLD_ENABLD=true", "TEST_SOMETHING_ELSE=1", "TEST_PROT=2", "TEST_=1", "PATH=/bin", "TEST_OWN=1",
+	}, "TEST_OWN")
+	want := []string{"OLD_ENABLD (did you mean OLD_ENABLED?)", "TEST_PROT (did you mean TEST_PORT?)", "TEST_SOMETHING_ELSE"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
 }

@@ -28,6 +28,9 @@ type FileError struct {
 	Err error
 	// Unknown are the keys no option has.
 	Unknown []string
+	// Suggestions maps an unknown key to the known key it is probably a
+	// misspelling of (see Suggest); keys without a close match are absent.
+	Suggestions map[string]string
 	// NotAllowed are keys of options the file cannot set (FileOption).
 	NotAllowed []string
 	// Invalid are the keys whose value has the wrong TOML type.
@@ -57,15 +60,18 @@ func (e *FileError) Error() string {
 	for _, k := range e.NotAllowed {
 		msgs = append(msgs, fmt.Sprintf("config file %s: %q cannot be set in a config file", e.Path, k))
 	}
+	quoted := make([]string, len(e.Unknown))
+	for i, k := range e.Unknown {
+		quoted[i] = strconv.Quote(k)
+		if s, ok := e.Suggestions[k]; ok {
+			quoted[i] += fmt.Sprintf(" (did you mean %q?)", s)
+		}
+	}
 	switch len(e.Unknown) {
 	case 0:
 	case 1:
-		msgs = append(msgs, fmt.Sprintf("unknown option %q in config file %s", e.Unknown[0], e.Path))
+		msgs = append(msgs, fmt.Sprintf("unknown option %s in config file %s", quoted[0], e.Path))
 	default:
-		quoted := make([]string, len(e.Unknown))
-		for i, k := range e.Unknown {
-			quoted[i] = strconv.Quote(k)
-		}
 		msgs = append(msgs, fmt.Sprintf("unknown options %s in config file %s", strings.Join(quoted, ", "), e.Path))
 	}
 	return strings.Join(msgs, "; ")
@@ -124,6 +130,7 @@ func (s *Spec) readFile(path string, byKey map[string]*Option) (map[string]fileV
 	}
 	if len(fe.Unknown)+len(fe.NotAllowed)+len(fe.Invalid) > 0 {
 		sort.Strings(fe.Unknown)
+		fe.Suggestions = suggestKeys(fe.Unknown, byKey)
 		sort.Strings(fe.NotAllowed)
 		sort.Slice(fe.Invalid, func(i, j int) bool { return fe.Invalid[i].Key < fe.Invalid[j].Key })
 		return nil, fe
@@ -223,4 +230,30 @@ func describe(v any) string {
 		return s
 	}
 	return fmt.Sprintf("%v", v)
+}
+
+// suggestKeys finds for each unknown key the known file key it is probably
+// a misspelling of: among the keys of its section for a dotted key, among
+// the top-level keys otherwise.
+func suggestKeys(unknown []string, byKey map[string]*Option) map[string]string {
+	var out map[string]string
+	for _, k := range unknown {
+		section, name, dotted := strings.Cut(k, ".")
+		if !dotted {
+			section, name = "", k
+		}
+		var candidates []string
+		for key, o := range byKey {
+			if o.Section == section {
+				candidates = append(candidates, strings.TrimPrefix(key, section+"."))
+			}
+		}
+		if s := Suggest(name, candidates); s != "" {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[k] = FileKey(section, s)
+		}
+	}
+	return out
 }
