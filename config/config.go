@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -14,7 +15,14 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/basaltchain/basalt/internal/cliconf"
+	"github.com/basaltchain/basalt/internal/version"
 )
+
+// ClientName is the first part of the node's client ID.
+const ClientName = "basalt"
+
+// StaticNodesFile is the default --static-nodes-file, in the data path.
+const StaticNodesFile = "static-nodes.json"
 
 // EnvPrefix starts the name of every environment variable Basalt reads:
 // BASALT_ + the option name in upper case with dashes as underscores.
@@ -42,8 +50,36 @@ type Config struct {
 	Logging string
 	// LogLevel is Logging as a slog level (see LevelTrace and friends).
 	LogLevel slog.Level
+	// LogFormat is --logging-format: TEXT or JSON.
+	LogFormat string
 	// NodePrivateKeyFile is --node-private-key-file (default <data-path>/key).
 	NodePrivateKeyFile string
+	// Identity is --identity, "" when not given.
+	Identity string
+	// ClientID is how the node names itself in web3_clientVersion,
+	// admin_nodeInfo and the devp2p handshake:
+	// basalt/[<identity>/]<version>/<os>-<arch>/<go version>.
+	ClientID string
+	// PIDPath is --pid-path, "" when not given.
+	PIDPath string
+	// PrintPathsAndExit is --print-paths-and-exit.
+	PrintPathsAndExit bool
+	// SyncMode is --sync-mode, upper-case. Basalt syncs FULL whatever it
+	// is; other modes get a start-up notice.
+	SyncMode string
+	// RevertReasonEnabled is --revert-reason-enabled: receipts of reverted
+	// transactions carry revertReason.
+	RevertReasonEnabled bool
+	// API holds the options of the JSON-RPC and GraphQL methods.
+	API APIConfig
+
+	// Notices are the start-up lines about options that do not act as in
+	// Besu (or are deprecated), and environment variables that name no
+	// option; LogNotices logs them.
+	Notices []Notice
+	// given are the options set by a source other than their default, by
+	// name, for the checks that involve several options.
+	given map[string]cliconf.Value
 
 	// Genesis is the genesis of the selected network (--network or
 	// --genesis-file), nil when neither was given; see RequireGenesis.
@@ -67,6 +103,39 @@ type Config struct {
 	GraphQL GraphQLConfig
 }
 
+// APIConfig holds the options of the methods the JSON-RPC and GraphQL
+// front ends share.
+type APIConfig struct {
+	// GasPriceBlocks is --api-gas-price-blocks: the blocks back from the
+	// head eth_gasPrice and eth_maxPriorityFeePerGas sample.
+	GasPriceBlocks int
+	// GasPricePercentile is --api-gas-price-percentile (0 to 100).
+	GasPricePercentile float64
+	// GasPriceMax is --api-gas-price-max, in wei.
+	GasPriceMax *big.Int
+	// EstimateGasToleranceRatio is --estimate-gas-tolerance-ratio.
+	EstimateGasToleranceRatio float64
+	// GasCap is --rpc-gas-cap; 0 means the block's gas limit.
+	GasCap uint64
+}
+
+// Notice is a start-up line about an option or environment variable.
+type Notice struct {
+	// Option is the flag ("--data-storage-format") or the environment
+	// variable the line is about.
+	Option string
+	// Value is the value given, "" for an environment variable that names
+	// no option.
+	Value string
+	// Source says where the value came from ("config file x.toml",
+	// "environment variable BESU_SYNC_MODE", "command line").
+	Source string
+	// Message is the line: what Basalt does instead.
+	Message string
+	// Pending marks an option whose feature is not built yet.
+	Pending bool
+}
+
 // GraphQLConfig holds the --graphql-http-* options.
 type GraphQLConfig struct {
 	// HTTPEnabled is --graphql-http-enabled.
@@ -88,6 +157,9 @@ type MinerConfig struct {
 	Coinbase *common.Address
 	// ExtraData is --miner-extra-data (at most 32 bytes, nil when not given).
 	ExtraData []byte
+	// TargetGasLimit is --target-gas-limit, 0 when not given (mined blocks
+	// keep their parent's gas limit).
+	TargetGasLimit uint64
 }
 
 // TxPoolConfig holds the --tx-pool-* options.
@@ -97,6 +169,29 @@ type TxPoolConfig struct {
 	// RetentionHours is --tx-pool-retention-hours: how long a transaction
 	// may stay in the pool.
 	RetentionHours int
+	// Implementation is --tx-pool: LAYERED or SEQUENCED (Besu's LEGACY).
+	// It decides which of Besu's pool options may be given; Basalt's pool
+	// serves both.
+	Implementation string
+	// PriceBump is --tx-pool-price-bump, a percentage.
+	PriceBump uint64
+	// MaxFutureBySender is --tx-pool-max-future-by-sender.
+	MaxFutureBySender uint64
+	// LimitByAccountPercentage is --tx-pool-limit-by-account-percentage.
+	LimitByAccountPercentage float64
+	// MaxFutureNonceGap is the nonce gap the pool allows a sender: the
+	// sequenced pool's ceil(LimitByAccountPercentage × MaxSize) when that
+	// option is given (or --tx-pool=sequenced), else MaxFutureBySender.
+	MaxFutureNonceGap uint64
+	// MinGasPrice is --tx-pool-min-gas-price, nil when not given (the pool
+	// then uses --min-gas-price).
+	MinGasPrice *big.Int
+	// NoLocalPriority is --tx-pool-no-local-priority.
+	NoLocalPriority bool
+	// TxFeeCap is --rpc-tx-feecap in wei; 0 means no cap.
+	TxFeeCap *big.Int
+	// StrictReplayProtection is --strict-tx-replay-protection-enabled.
+	StrictReplayProtection bool
 }
 
 // RPCConfig holds the JSON-RPC options.
@@ -133,6 +228,15 @@ type RPCConfig struct {
 	WSMaxFrameSize int
 	// WSMaxActiveConnections is --rpc-ws-max-active-connections.
 	WSMaxActiveConnections int
+	// HTTPMaxActiveConnections is --rpc-http-max-active-connections.
+	HTTPMaxActiveConnections int
+	// HTTPMaxRequestContentLength is --rpc-http-max-request-content-length.
+	HTTPMaxRequestContentLength int64
+	// PrettyJSON is --json-pretty-print-enabled.
+	PrettyJSON bool
+	// HTTPTimeout and WSTimeout are the hidden --Xhttp-timeout-seconds and
+	// --Xws-timeout-seconds: how long one request may run.
+	HTTPTimeout, WSTimeout time.Duration
 
 	// HTTPAuth holds the --rpc-http-authentication-* options.
 	HTTPAuth AuthConfig
@@ -174,6 +278,17 @@ type P2PConfig struct {
 	DiscoveryEnabled bool
 	// Bootnodes is --bootnodes: enode URLs.
 	Bootnodes []string
+	// StaticNodesFile is --static-nodes-file (default
+	// <data-path>/static-nodes.json).
+	StaticNodesFile string
+	// NATMethod is --nat-method, upper-case.
+	NATMethod string
+	// NetRestrict is --net-restrict: the subnets peers must be in; nil
+	// allows any.
+	NetRestrict []string
+	// BannedNodeIDs is --banned-node-ids: node IDs in lower-case hex,
+	// without 0x.
+	BannedNodeIDs []string
 	// StaticReconnectInterval is how often dropped static nodes are
 	// redialed: 60 seconds as in Besu; the hidden
 	// --Xp2p-static-reconnect-seconds shortens it for tests.
@@ -184,7 +299,6 @@ type P2PConfig struct {
 const (
 	LevelAll   = slog.Level(-1 << 20)
 	LevelTrace = slog.LevelDebug - 4
-	LevelFatal = slog.LevelError + 4
 	LevelOff   = slog.Level(1 << 20)
 )
 
@@ -196,7 +310,7 @@ var logLevels = map[string]slog.Level{
 	"INFO":  slog.LevelInfo,
 	"WARN":  slog.LevelWarn,
 	"ERROR": slog.LevelError,
-	"FATAL": LevelFatal,
+	"FATAL": slog.LevelError, // deprecated in Besu, which logs at ERROR
 	"OFF":   LevelOff,
 }
 
@@ -230,12 +344,12 @@ func AddFlags(root *cobra.Command) {
 // Load reads the configuration for cmd, which is the root command or one of
 // its subcommands (whose flags include the root's persistent flags). Each
 // option comes from, in order of precedence: the command line, the
-// environment variable BASALT_<NAME>, the TOML file named by --config-file,
-// the default. Load validates every option, loads the genesis of the
-// selected network if one is selected, and returns errors that name the
-// option.
+// environment variable BASALT_<NAME> (or Besu's BESU_<NAME>), the TOML file
+// named by --config-file, the default. Load validates every option, loads
+// the genesis of the selected network if one is selected, and returns
+// errors that name the option.
 func Load(cmd *cobra.Command) (*Config, error) {
-	return load(cmd.Flags(), os.LookupEnv)
+	return load(cmd.Flags(), os.LookupEnv, os.Environ())
 }
 
 // EnvName returns the environment variable for an option name, e.g.
@@ -244,18 +358,53 @@ func EnvName(option string) string {
 	return cliconf.EnvName(EnvPrefix, "", option)
 }
 
-func load(flags *pflag.FlagSet, lookupEnv func(string) (string, bool)) (*Config, error) {
+// BesuEnvPrefix starts the environment variables Besu reads; Basalt reads
+// them too, after its own (BASALT_RPC_HTTP_PORT wins over
+// BESU_RPC_HTTP_PORT), so that compose files and Kubernetes manifests
+// written for Besu work unchanged.
+const BesuEnvPrefix = "BESU_"
+
+// notOptionEnv reports environment variables with Basalt's or Besu's prefix
+// that are not meant as options: basalt-privacy's (BASALT_PRIVACY_), the
+// tests' (BASALT_TEST_) and the Besu launcher's JVM settings (BESU_OPTS,
+// which gets a notice of its own).
+func notOptionEnv(name string) bool {
+	return strings.HasPrefix(name, "BASALT_PRIVACY_") || strings.HasPrefix(name, "BASALT_TEST_") || name == "BESU_OPTS"
+}
+
+func load(flags *pflag.FlagSet, lookupEnv func(string) (string, bool), environ []string) (*Config, error) {
 	opts := options()
-	values, err := newSpec(opts).Load(cliconf.Sources{Flags: flags, LookupEnv: lookupEnv})
+	spec := newSpec(opts)
+	values, err := spec.Load(cliconf.Sources{Flags: flags, LookupEnv: lookupEnv})
 	if err != nil {
 		return nil, err
 	}
-	cfg := new(Config)
+	cfg := &Config{given: map[string]cliconf.Value{}}
 	for _, o := range opts {
 		v := values.Get(o.name)
-		if err := o.apply(cfg, v.Text); err != nil {
+		if err := o.set(cfg, v.Text); err != nil {
 			return nil, v.Invalid(err)
 		}
+		if v.Source.Kind == cliconf.FromDefault {
+			continue
+		}
+		cfg.given[o.name] = v
+		if o.noted(v.Text) {
+			cfg.notice(o.name, v, o.basalt, o.status == pending)
+		}
+	}
+	var unknown []string
+	for _, kv := range environ {
+		if name, _, _ := strings.Cut(kv, "="); !notOptionEnv(name) {
+			unknown = append(unknown, kv)
+		} else if name == "BESU_OPTS" {
+			cfg.Notices = append(cfg.Notices, Notice{Option: name, Source: "environment",
+				Message: "JVM options have no meaning for Basalt, a Go program"})
+		}
+	}
+	for _, name := range spec.UnknownEnv(unknown) {
+		cfg.Notices = append(cfg.Notices, Notice{Option: name, Source: "environment",
+			Message: "environment variable names no option; it has no effect"})
 	}
 	if err := cfg.finish(); err != nil {
 		return nil, err
@@ -263,11 +412,48 @@ func load(flags *pflag.FlagSet, lookupEnv func(string) (string, bool)) (*Config,
 	return cfg, nil
 }
 
+// notice records the start-up line msg about the given value v of option
+// name.
+func (c *Config) notice(name string, v cliconf.Value, msg string, pending bool) {
+	c.Notices = append(c.Notices, Notice{Option: "--" + name, Value: v.Text, Source: v.Source.String(), Message: msg, Pending: pending})
+}
+
+// LogNotices logs the start-up notices: a warning each for options whose
+// feature is not built yet and environment variables that name no option,
+// an info line each for options Basalt handles its own way.
+func (c *Config) LogNotices(log *slog.Logger) {
+	for _, n := range c.Notices {
+		args := []any{"option", n.Option}
+		if n.Value != "" {
+			args = append(args, "value", n.Value)
+		}
+		if n.Source != "" {
+			args = append(args, "from", n.Source)
+		}
+		args = append(args, "basalt", n.Message)
+		switch {
+		case n.Pending:
+			log.Warn("Option not built yet", args...)
+		case n.Value == "":
+			log.Warn("Ignored", args...)
+		default:
+			log.Info("Option handled differently from Besu", args...)
+		}
+	}
+}
+
 // finish derives defaults that depend on other options, loads the genesis
 // and checks the rules that involve several options.
 func (c *Config) finish() error {
 	if c.NodePrivateKeyFile == "" {
 		c.NodePrivateKeyFile = filepath.Join(c.DataPath, "key")
+	}
+	if c.P2P.StaticNodesFile == "" {
+		c.P2P.StaticNodesFile = filepath.Join(c.DataPath, StaticNodesFile)
+	}
+	c.ClientID = version.ClientID(ClientName, c.Identity)
+	if err := c.checkBesuRules(); err != nil {
+		return err
 	}
 	switch {
 	case c.Network != "" && c.GenesisFile != "":
@@ -291,6 +477,9 @@ func (c *Config) finish() error {
 			return fmt.Errorf("--network-id: the genesis chain ID %s does not fit in 64 bits; give --network-id", id)
 		}
 		c.NetworkID = id.Uint64()
+	}
+	if c.given["tx-pool-price-bump"].Text != "" && c.Genesis != nil && c.Genesis.ZeroBaseFee {
+		return errors.New("--tx-pool-price-bump: Price bump option is not compatible with zero base fee market (the genesis sets zeroBaseFee)")
 	}
 	if c.Miner.Enabled && c.Miner.Coinbase == nil {
 		// Besu's wording (MiningOptions.validate).

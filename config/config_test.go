@@ -2,6 +2,7 @@ package config
 
 import (
 	"log/slog"
+	"math/big"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -10,7 +11,10 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/params"
 	"github.com/spf13/cobra"
+
+	"github.com/basaltchain/basalt/internal/cliconf"
 )
 
 // loadArgs parses args on a fresh root command and loads the configuration
@@ -22,7 +26,11 @@ func loadArgs(t *testing.T, env map[string]string, args ...string) (*Config, err
 	if err := cmd.ParseFlags(args); err != nil {
 		t.Fatalf("parse %v: %v", args, err)
 	}
-	return load(cmd.Flags(), func(k string) (string, bool) { v, ok := env[k]; return v, ok })
+	var environ []string
+	for k, v := range env {
+		environ = append(environ, k+"="+v)
+	}
+	return load(cmd.Flags(), func(k string) (string, bool) { v, ok := env[k]; return v, ok }, environ)
 }
 
 func mustLoad(t *testing.T, env map[string]string, args ...string) *Config {
@@ -50,8 +58,14 @@ func TestDefaults(t *testing.T) {
 		NodePrivateKeyFile: filepath.Join(DefaultDataPath, "key"),
 		Logging:            "INFO",
 		LogLevel:           slog.LevelInfo,
+		LogFormat:          "TEXT",
+		ClientID:           cfg.ClientID,
+		SyncMode:           "FULL",
+		API:                APIConfig{GasPriceBlocks: 100, GasPricePercentile: 50, GasPriceMax: big.NewInt(500_000_000_000), EstimateGasToleranceRatio: 0.015},
 		MinGasPrice:        cfg.MinGasPrice,
-		TxPool:             TxPoolConfig{MaxSize: 4096, RetentionHours: 13},
+		TxPool: TxPoolConfig{MaxSize: 4096, RetentionHours: 13, Implementation: "LAYERED", PriceBump: 10, MaxFutureBySender: 200,
+			LimitByAccountPercentage: 0.001, MaxFutureNonceGap: 200, TxFeeCap: big.NewInt(params.Ether)},
+		given: map[string]cliconf.Value{},
 		RPC: RPCConfig{
 			HTTPHost:         "127.0.0.1",
 			HTTPPort:         8545,
@@ -65,12 +79,21 @@ func TestDefaults(t *testing.T) {
 			WSMaxFrameSize:         1 << 20,
 			WSMaxActiveConnections: 80,
 
+			HTTPMaxActiveConnections:    80,
+			HTTPMaxRequestContentLength: 5 << 20,
+			HTTPTimeout:                 30 * time.Second,
+			WSTimeout:                   30 * time.Second,
+
 			HTTPAuth: AuthConfig{JWTAlgorithm: "RS256"},
 			WSAuth:   AuthConfig{JWTAlgorithm: "RS256"},
 		},
 		HostAllowlist: []string{"localhost", "127.0.0.1"},
-		P2P:           P2PConfig{Enabled: true, Host: "127.0.0.1", Interface: "0.0.0.0", Port: 30303, MaxPeers: 25, DiscoveryEnabled: true, StaticReconnectInterval: time.Minute},
+		P2P: P2PConfig{Enabled: true, Host: "127.0.0.1", Interface: "0.0.0.0", Port: 30303, MaxPeers: 25, DiscoveryEnabled: true,
+			StaticNodesFile: filepath.Join(DefaultDataPath, "static-nodes.json"), NATMethod: "AUTO", StaticReconnectInterval: time.Minute},
 		GraphQL:       GraphQLConfig{HTTPHost: "127.0.0.1", HTTPPort: 8547},
+	}
+	if !strings.HasPrefix(cfg.ClientID, "basalt/v") {
+		t.Errorf("client ID %q", cfg.ClientID)
 	}
 	if cfg.MinGasPrice == nil || cfg.MinGasPrice.Int64() != 1000 {
 		t.Errorf("min gas price %v", cfg.MinGasPrice)
@@ -121,7 +144,7 @@ func TestConfigFileErrors(t *testing.T) {
 	cases := []struct {
 		name, content, want string
 	}{
-		{"unknown key", "rpc-http-port=1\nxdata-path=\"x\"\n", `unknown option "xdata-path" in config file`},
+		{"unknown key", "rpc-http-port=1\nxdata-path=\"x\"\n", `unknown option "xdata-path" (did you mean "data-path"?) in config file`},
 		{"unknown keys", "foo=1\nbar=2\n", `unknown options "bar", "foo" in config file`},
 		{"table", "[rpc]\nport=1\n", `unknown option "rpc"`},
 		{"array for scalar", "rpc-http-port=[1,2]\n", `invalid value for "rpc-http-port" in config file`},
@@ -256,7 +279,7 @@ func TestValues(t *testing.T) {
 			t.Errorf("%s: %v", level, got)
 		}
 	}
-	if !(LevelAll < LevelTrace && LevelTrace < slog.LevelDebug && slog.LevelError < LevelFatal && LevelFatal < LevelOff) {
+	if !(LevelAll < LevelTrace && LevelTrace < slog.LevelDebug && slog.LevelError < LevelOff) {
 		t.Error("log levels out of order")
 	}
 }

@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"regexp"
 	"strconv"
@@ -24,34 +25,99 @@ const (
 // optConfigFile is the one option the config file cannot set.
 const optConfigFile = "config-file"
 
-// option describes one Basalt option: its flag, environment variable
-// (EnvName(name)) and config-file key (name) at once, and how it sets
-// Config.
+// option describes one option: its flag, environment variables
+// (EnvName(name)) and config-file key (name) at once, how it sets Config,
+// and how Basalt's handling of it compares with Besu's (config/README.md's
+// table is written from these).
 type option struct {
 	name       string
 	aliases    []string // older Besu names, accepted everywhere, hidden in help
 	shorthand  string
 	kind       cliconf.Kind
 	typ        string // value name shown in help
-	def        string // default, written as on the command line
+	def        string // default, written as on the command line (Besu's, for Besu's options)
 	usage      string
 	persistent bool // shared with subcommands
 	hidden     bool // left out of --help (Besu's --X options)
-	apply      func(c *Config, v string) error
+	// apply checks a value and sets Config from it; nil for an option that
+	// sets nothing, whose value check checks.
+	apply func(c *Config, v string) error
+	check func(v string) error
+
+	// status says how Basalt treats the option compared with Besu.
+	status status
+	// basalt says what Basalt does where it differs from Besu: for an
+	// option that does not act as in Besu it is the start-up line logged
+	// when the option is given (see noteWhen), and the README's entry.
+	basalt string
+	// noteWhen says whether a given value gets the start-up line; nil means
+	// a Bool when true, any other kind when not empty.
+	noteWhen func(v string) bool
 }
 
-// spec is the loader's description of o.
+// status is how Basalt treats a Besu option.
+type status int
+
+const (
+	// acts: the option does what it does in Besu.
+	acts status = iota
+	// own: a Basalt option Besu does not have (--logging-format, the hidden
+	// --Xp2p-static-reconnect-seconds).
+	own
+	// differs: accepted; Basalt does something else, which it says at
+	// start-up when the option is given.
+	differs
+	// pending: accepted; the feature is built by another part of the
+	// project (metrics, privacy), and the node says at start-up that it is
+	// not there yet.
+	pending
+	// refused: accepted when it asks for nothing Basalt lacks (false, empty);
+	// a value that would weaken the node's security if it were ignored
+	// (TLS, permissioning, an HSM key) stops the node with a clear error.
+	refused
+)
+
+// spec is the loader's description of o. Options that do not act are left
+// out of --help (config/README.md lists them), as are hidden ones.
 func (o option) spec() cliconf.Option {
 	return cliconf.Option{Name: o.name, Aliases: o.aliases, Shorthand: o.shorthand, Kind: o.kind,
-		Type: o.typ, Default: o.def, Usage: o.usage, Hidden: o.hidden}
+		Type: o.typ, Default: o.def, Usage: o.usage, Hidden: o.hidden || (o.status != acts && o.status != own)}
+}
+
+// noted reports whether the given value v gets the start-up line.
+func (o option) noted(v string) bool {
+	if o.basalt == "" {
+		return false
+	}
+	if o.noteWhen != nil {
+		return o.noteWhen(v)
+	}
+	if o.kind == kindBool {
+		b, err := cliconf.ParseBool(v)
+		return err == nil && b
+	}
+	return strings.TrimSpace(v) != ""
+}
+
+// set applies value v of o to c: apply, or check for an option that sets
+// nothing.
+func (o option) set(c *Config, v string) error {
+	if o.apply != nil {
+		return o.apply(c, v)
+	}
+	if o.check != nil && strings.TrimSpace(v) != "" { // empty: not given, or given as nothing
+		return o.check(v)
+	}
+	return nil
 }
 
 // newSpec returns the loader's description of the basalt program: opts,
-// the BASALT_ environment prefix (an empty variable counts as unset) and
+// the BASALT_ and then BESU_ environment prefixes (an empty variable counts
+// as unset) and
 // --config-file, whose values may be any TOML scalar written as on the
 // command line, as in Besu.
 func newSpec(opts []option) *cliconf.Spec {
-	s := &cliconf.Spec{EnvPrefixes: []string{EnvPrefix}, FileOption: optConfigFile}
+	s := &cliconf.Spec{EnvPrefixes: []string{EnvPrefix, BesuEnvPrefix}, FileOption: optConfigFile}
 	for _, o := range opts {
 		s.Options = append(s.Options, o.spec())
 	}
@@ -68,6 +134,11 @@ var rpcAPIGroups = rpc.KnownGroups
 // sorts them). Adding an option is adding an entry here and a field to
 // Config.
 func options() []option {
+	return append(nodeOptions(), besuOptions()...)
+}
+
+// nodeOptions are the options Basalt acts on (and its own).
+func nodeOptions() []option {
 	return []option{
 		// Shared with subcommands.
 		{name: "data-path", typ: "path", def: DefaultDataPath, persistent: true,
@@ -92,16 +163,29 @@ func options() []option {
 			usage: "The node's private key file (default <data-path>/key)",
 			apply: func(c *Config, v string) error { c.NodePrivateKeyFile = v; return nil }},
 		{name: "logging", shorthand: "l", typ: "level", def: "INFO", persistent: true,
-			usage: "Logging verbosity: OFF, FATAL, ERROR, WARN, INFO, DEBUG, TRACE or ALL",
+			usage: "Logging verbosity: OFF, ERROR, WARN, INFO, DEBUG, TRACE or ALL (FATAL, deprecated in Besu, means ERROR)",
 			apply: func(c *Config, v string) error {
 				level := strings.ToUpper(strings.TrimSpace(v))
 				l, ok := logLevels[level]
 				if !ok {
-					return errors.New("expected one of OFF, FATAL, ERROR, WARN, INFO, DEBUG, TRACE, ALL")
+					return errors.New("expected one of OFF, ERROR, WARN, INFO, DEBUG, TRACE, ALL")
 				}
 				c.Logging, c.LogLevel = level, l
 				return nil
-			}},
+			},
+			basalt: "FATAL is deprecated (as in Besu): logging at ERROR", noteWhen: func(v string) bool { return strings.EqualFold(strings.TrimSpace(v), "FATAL") }},
+		{name: "logging-format", typ: "format", def: "TEXT", persistent: true, status: own,
+			usage: "Log line format: TEXT (key=value pairs) or JSON (one object per line, for log pipelines)",
+			apply: func(c *Config, v string) (err error) { c.LogFormat, err = parseEnum(v, "TEXT", "JSON"); return err }},
+		{name: "identity", typ: "name",
+			usage: "Node name, the second part of the client ID (basalt/<identity>/<version>/...) in web3_clientVersion, admin_nodeInfo and the peer-to-peer handshake",
+			apply: func(c *Config, v string) error { c.Identity = strings.TrimSpace(v); return nil }},
+		{name: "pid-path", typ: "path",
+			usage: "File the node writes its process ID to while it runs (removed at exit)",
+			apply: func(c *Config, v string) error { c.PIDPath = v; return nil }},
+		{name: "print-paths-and-exit", kind: kindBool, def: "false",
+			usage: "Print the paths the node would use (data path, database, node key, static nodes file) and exit",
+			apply: func(c *Config, v string) (err error) { c.PrintPathsAndExit, err = parseBoolValue(v); return err }},
 
 		// The node.
 		{name: "network-id", typ: "int",
@@ -167,6 +251,127 @@ func options() []option {
 		{name: "tx-pool-retention-hours", typ: "int", def: "13",
 			usage: "Hours a transaction may stay in the transaction pool",
 			apply: func(c *Config, v string) (err error) { c.TxPool.RetentionHours, err = parseIntValue(v, 1); return err }},
+		{name: "tx-pool", typ: "kind", def: "layered",
+			usage: "Besu's transaction pool implementation (layered or sequenced); selects which of Besu's pool options apply, Basalt's one pool serves both",
+			apply: func(c *Config, v string) (err error) {
+				c.TxPool.Implementation, err = parseEnum(v, "LAYERED", "SEQUENCED", "LEGACY")
+				if c.TxPool.Implementation == "LEGACY" {
+					c.TxPool.Implementation = "SEQUENCED" // Besu's earlier name
+				}
+				return err
+			},
+			basalt: "Basalt's one pool bounds the pool by --tx-pool-max-size transactions and each sender's nonce gap by --tx-pool-max-future-by-sender, whichever implementation is named",
+			noteWhen: func(v string) bool { return strings.EqualFold(strings.TrimSpace(v), "layered") }},
+		{name: "tx-pool-price-bump", typ: "percent", def: "10",
+			usage: "Percentage by which a replacement transaction (same sender and nonce) must raise the price",
+			apply: func(c *Config, v string) error {
+				n, err := parseInt64(v, 0, 100)
+				c.TxPool.PriceBump = uint64(n)
+				return err
+			}},
+		{name: "tx-pool-max-future-by-sender", typ: "int", def: "200",
+			usage: "Most nonces a sender's transaction may be ahead of its account nonce (layered pool)",
+			apply: func(c *Config, v string) error {
+				n, err := parseInt64(v, 1, math.MaxInt32)
+				c.TxPool.MaxFutureBySender = uint64(n)
+				return err
+			}},
+		{name: "tx-pool-limit-by-account-percentage", typ: "fraction", def: "0.001",
+			usage: "Fraction (0 to 1] of --tx-pool-max-size a sender's transaction may be ahead of its account nonce (sequenced pool)",
+			apply: func(c *Config, v string) error {
+				f, err := parseFloat(v, 0, 1)
+				if err == nil && f == 0 {
+					err = errors.New("must be greater than 0 and at most 1")
+				}
+				c.TxPool.LimitByAccountPercentage = f
+				return err
+			}},
+		{name: "tx-pool-min-gas-price", typ: "wei",
+			usage: "Lowest gas price, in wei, of transactions accepted into the pool (default --min-gas-price)",
+			apply: func(c *Config, v string) error {
+				if strings.TrimSpace(v) == "" {
+					return nil
+				}
+				n, err := parseBig("", strings.TrimSpace(v), decOrHex)
+				if err != nil {
+					return errors.New("expected a non-negative integer (decimal or 0x hex)")
+				}
+				c.TxPool.MinGasPrice = n
+				return nil
+			}},
+		{name: "tx-pool-no-local-priority", aliases: []string{"tx-pool-disable-locals"}, kind: kindBool, def: "false",
+			usage: "Do not prefer transactions sent to this node over those from peers when evicting and ordering",
+			apply: func(c *Config, v string) (err error) { c.TxPool.NoLocalPriority, err = parseBoolValue(v); return err }},
+		{name: "rpc-tx-feecap", typ: "wei", def: "1000000000000000000",
+			usage: "Highest gas price (max fee per gas), in wei, a transaction sent to this node may offer; 0 for no cap",
+			apply: func(c *Config, v string) error {
+				n, err := parseBig("", strings.TrimSpace(v), decOrHex)
+				if err != nil {
+					return errors.New("expected a non-negative integer (decimal or 0x hex)")
+				}
+				c.TxPool.TxFeeCap = n
+				return nil
+			}},
+		{name: "strict-tx-replay-protection-enabled", kind: kindBool, def: "false",
+			usage: "Refuse transactions sent to this node without an EIP-155 chain ID",
+			apply: func(c *Config, v string) (err error) { c.TxPool.StrictReplayProtection, err = parseBoolValue(v); return err }},
+		{name: "target-gas-limit", typ: "gas",
+			usage: "Gas limit mined blocks move toward, by the most each block may change it (parent/1024), from the genesis gas limit (default: keep the parent's)",
+			apply: func(c *Config, v string) error {
+				if strings.TrimSpace(v) == "" {
+					return nil
+				}
+				n, err := parseInt64(v, 5000, math.MaxInt64)
+				c.Miner.TargetGasLimit = uint64(n)
+				return err
+			}},
+		{name: "sync-mode", typ: "mode", def: "FULL",
+			usage: "Synchronisation mode: FULL (Basalt's only mode: every block executed); Besu's SNAP and CHECKPOINT are accepted and sync FULL",
+			apply: func(c *Config, v string) (err error) {
+				c.SyncMode, err = parseEnum(v, "FULL", "SNAP", "CHECKPOINT", "FAST", "X_SNAP", "X_CHECKPOINT")
+				return err
+			},
+			basalt: noSnap, noteWhen: func(v string) bool { return !strings.EqualFold(strings.TrimSpace(v), "FULL") }},
+		{name: "api-gas-price-blocks", typ: "int", def: "100",
+			usage: "Blocks back from the head eth_gasPrice and eth_maxPriorityFeePerGas sample; 0 answers the lower bound (--min-gas-price, next base fee)",
+			apply: func(c *Config, v string) error {
+				n, err := parseInt64(v, 0, math.MaxInt32)
+				c.API.GasPriceBlocks = int(n)
+				return err
+			}},
+		{name: "api-gas-price-percentile", typ: "percent", def: "50.0",
+			usage: "Percentile of the sampled prices eth_gasPrice and eth_maxPriorityFeePerGas answer",
+			apply: func(c *Config, v string) (err error) { c.API.GasPricePercentile, err = parseFloat(v, 0, 100); return err }},
+		{name: "api-gas-price-max", typ: "wei", def: "500000000000",
+			usage: "Highest gas price eth_gasPrice answers, in wei",
+			apply: func(c *Config, v string) error {
+				n, err := parseBig("", strings.TrimSpace(v), decOrHex)
+				if err != nil {
+					return errors.New("expected a non-negative integer (decimal or 0x hex)")
+				}
+				c.API.GasPriceMax = n
+				return nil
+			}},
+		{name: "estimate-gas-tolerance-ratio", typ: "ratio", def: "0.015",
+			usage: "eth_estimateGas stops its search when the interval is within this fraction of the estimate",
+			apply: func(c *Config, v string) error {
+				f, err := parseFloat(v, 0, 1)
+				if err == nil && f == 0 {
+					err = errors.New("must be greater than 0 and at most 1")
+				}
+				c.API.EstimateGasToleranceRatio = f
+				return err
+			}},
+		{name: "rpc-gas-cap", typ: "gas", def: "0",
+			usage: "Most gas eth_call, eth_estimateGas and eth_createAccessList may use (a higher gas is lowered to it); 0 for the block's gas limit",
+			apply: func(c *Config, v string) error {
+				n, err := parseInt64(v, 0, math.MaxInt64)
+				c.API.GasCap = uint64(n)
+				return err
+			}},
+		{name: "revert-reason-enabled", kind: kindBool, def: "false",
+			usage: "Add the revert reason (revertReason) to the receipts of reverted transactions",
+			apply: func(c *Config, v string) (err error) { c.RevertReasonEnabled, err = parseBoolValue(v); return err }},
 		{name: "rpc-http-enabled", kind: kindBool, def: "false",
 			usage: "Enable the JSON-RPC HTTP service",
 			apply: func(c *Config, v string) (err error) { c.RPC.HTTPEnabled, err = parseBoolValue(v); return err }},
@@ -191,6 +396,35 @@ func options() []option {
 		{name: "host-allowlist", aliases: []string{"host-whitelist"}, kind: kindList, typ: "list", def: "localhost,127.0.0.1",
 			usage: "Comma-separated hostnames the RPC services accept in the Host header; \"all\" or \"*\" for any (alias --host-whitelist)",
 			apply: func(c *Config, v string) (err error) { c.HostAllowlist, err = parseHostAllowlist(v); return err }},
+		{name: "rpc-http-max-active-connections", typ: "int", def: "80",
+			usage: "Most open JSON-RPC HTTP connections; a connection past it is closed at once",
+			apply: func(c *Config, v string) (err error) {
+				c.RPC.HTTPMaxActiveConnections, err = parseIntValue(v, 1)
+				return err
+			}},
+		{name: "rpc-http-max-request-content-length", typ: "bytes", def: "5242880",
+			usage: "Largest JSON-RPC HTTP request body, in bytes (413 above it)",
+			apply: func(c *Config, v string) (err error) {
+				c.RPC.HTTPMaxRequestContentLength, err = parseInt64(v, 1, math.MaxInt64)
+				return err
+			}},
+		{name: "json-pretty-print-enabled", kind: kindBool, def: "false",
+			usage: "Indent JSON-RPC HTTP responses",
+			apply: func(c *Config, v string) (err error) { c.RPC.PrettyJSON, err = parseBoolValue(v); return err }},
+		{name: "Xhttp-timeout-seconds", typ: "int", def: "30", hidden: true,
+			usage: "Seconds a JSON-RPC HTTP request may run (-32603 Timeout expired, HTTP 408, after)",
+			apply: func(c *Config, v string) error {
+				n, err := parseInt64(v, 1, math.MaxInt32)
+				c.RPC.HTTPTimeout = time.Duration(n) * time.Second
+				return err
+			}},
+		{name: "Xws-timeout-seconds", typ: "int", def: "30", hidden: true,
+			usage: "Seconds a JSON-RPC WebSocket request may run",
+			apply: func(c *Config, v string) error {
+				n, err := parseInt64(v, 1, math.MaxInt32)
+				c.RPC.WSTimeout = time.Duration(n) * time.Second
+				return err
+			}},
 		{name: "rpc-http-max-batch-size", typ: "int", def: "1024",
 			usage: "Most requests in one JSON-RPC batch; -1 for no limit",
 			apply: func(c *Config, v string) error {
@@ -304,7 +538,7 @@ func options() []option {
 		{name: "p2p-port", typ: "port", def: "30303",
 			usage: "Peer-to-peer listening port, TCP and UDP (0 picks a free port)",
 			apply: func(c *Config, v string) (err error) { c.P2P.Port, err = parsePort(v); return err }},
-		{name: "max-peers", typ: "int", def: "25",
+		{name: "max-peers", aliases: []string{"p2p-peer-upper-bound"}, typ: "int", def: "25",
 			usage: "Most connected peers",
 			apply: func(c *Config, v string) (err error) { c.P2P.MaxPeers, err = parseIntValue(v, 0); return err }},
 		{name: "bootnodes", kind: kindList, typ: "list",
@@ -319,7 +553,42 @@ func options() []option {
 				c.P2P.Bootnodes = urls
 				return nil
 			}},
-		{name: "Xp2p-static-reconnect-seconds", typ: "int", def: "60", hidden: true,
+		{name: "static-nodes-file", typ: "path",
+			usage: "JSON file of the enode URLs of the static nodes the node keeps connected (default <data-path>/static-nodes.json)",
+			apply: func(c *Config, v string) error { c.P2P.StaticNodesFile = v; return nil }},
+		{name: "nat-method", typ: "method", def: "AUTO",
+			usage: "NAT handling: NONE or AUTO (advertise --p2p-host), UPNP or UPNPP2PONLY (map the peer-to-peer port on a UPnP gateway and advertise its external address)",
+			apply: func(c *Config, v string) (err error) {
+				c.P2P.NATMethod, err = parseEnum(v, "UPNP", "UPNPP2PONLY", "DOCKER", "KUBERNETES", "AUTO", "NONE")
+				return err
+			},
+			basalt: "Basalt does not detect Docker or Kubernetes addresses: it advertises --p2p-host, as NONE does (set --p2p-host to the address peers reach)",
+			noteWhen: func(v string) bool {
+				m, _ := parseEnum(v, "DOCKER", "KUBERNETES")
+				return m != ""
+			}},
+		{name: "net-restrict", kind: kindList, typ: "list",
+			usage: "Comma-separated IP subnets (10.0.0.0/8) peers must be in: the node neither dials nor accepts nor discovers peers outside them (default none: any address)",
+			apply: func(c *Config, v string) error {
+				if err := checkEach(checkCIDR)(v); err != nil {
+					return err
+				}
+				c.P2P.NetRestrict = splitList(v)
+				return nil
+			}},
+		{name: "banned-node-ids", aliases: []string{"banned-node-id"}, kind: kindList, typ: "list",
+			usage: "Comma-separated node IDs (public keys, 128 hex digits) the node refuses as peers",
+			apply: func(c *Config, v string) error {
+				if err := checkEach(checkNodeID)(v); err != nil {
+					return err
+				}
+				c.P2P.BannedNodeIDs = nil
+				for _, id := range splitList(v) {
+					c.P2P.BannedNodeIDs = append(c.P2P.BannedNodeIDs, strings.ToLower(strings.TrimPrefix(strings.TrimPrefix(id, "0x"), "0X")))
+				}
+				return nil
+			}},
+		{name: "Xp2p-static-reconnect-seconds", typ: "int", def: "60", hidden: true, status: own,
 			usage: "Seconds between redials of dropped static nodes",
 			apply: func(c *Config, v string) error {
 				n, err := parseIntValue(v, 1)

@@ -163,3 +163,18 @@ func (s Source) describe() string {
 	}
 	return ""
 }
+
+// String says where a value came from in a start-up line: "command line
+// (--identity)", "environment variable BESU_IDENTITY", "config file x.toml
+// (identity)", "default".
+func (s Source) String() string {
+	switch s.Kind {
+	case FromFlag:
+		return "command line (" + s.Name + ")"
+	case FromEnv:
+		return "environment variable " + s.Name
+	case FromFile:
+		return "config file " + s.File + " (" + s.Name + ")"
+	}
+	return "default"
+}

@@ -1,0 +1,390 @@
+package config
+
+import (
+	"errors"
+	"math"
+	"strings"
+
+	"github.com/basaltchain/basalt/internal/cliconf"
+)
+
+// This file lists the options of Besu's command-line reference that Basalt
+// accepts without acting on them as Besu does, so that a Besu config.toml,
+// command line or BESU_* environment carries over: each is checked (a value
+// Besu would reject is an error naming the option), and when given it gets
+// one start-up line saying what Basalt does instead (option.basalt). A
+// value that would weaken the node's security if it were ignored is refused
+// instead. The options Basalt acts on are in flags.go. config/README.md's
+// table of every option is generated from both (TestReadmeOptionTable).
+
+// Start-up lines shared by families of options.
+const (
+	noTLS = "Basalt serves plain HTTP and WebSocket only: terminate TLS in a reverse proxy in front of the node (the option has no effect)"
+
+	noEngineAPI = "Basalt serves no Engine API: blocks come from its own consensus engine, not from a consensus client"
+
+	noBonsai = "Basalt has no Bonsai storage: it keeps a hash-keyed Merkle Patricia trie in Pebble, and every block's state stays readable (states not kept are re-executed on first use)"
+
+	noSnap = "Basalt syncs FULL only (every block downloaded and executed from its peers); snap and checkpoint sync are not built"
+
+	noBlobs = "Basalt refuses blob transactions (there is no consensus layer to carry blobs)"
+
+	layeredOnly = "Basalt's pool is bounded by transaction count (--tx-pool-max-size), not by Besu's layered-pool limits"
+
+	noPlugins = "Basalt loads no plugins"
+
+	metricsPending = "metrics are not built yet: no Prometheus endpoint is served and nothing is pushed"
+
+	privacyPending = "privacy (EEA/PRIV) is not built yet in the node: the option has no effect and the EEA and PRIV methods are not served"
+
+	permFilePending = "local permissioning is not built yet: the file is not read"
+)
+
+// besuOptions are the options of Besu's reference Basalt accepts without
+// acting on them as Besu does (see the file comment).
+func besuOptions() []option {
+	opts := []option{
+		// Storage.
+		{name: "data-storage-format", def: "BONSAI", check: checkEnum("FOREST", "BONSAI", "X_BONSAI", "X_BONSAI_ARCHIVE"), status: differs,
+			basalt: "Basalt keeps world state in a hash-keyed Merkle Patricia trie in Pebble (like FOREST), with every block's state readable; the format cannot be chosen"},
+		{name: "key-value-storage", def: "rocksdb", check: checkAny, status: differs,
+			basalt: "Basalt stores its database in Pebble under <data-path>/database; the store cannot be chosen"},
+		{name: "bonsai-historical-block-limit", aliases: []string{"bonsai-maximum-back-layers-to-load"}, def: "512", check: checkInt(0, math.MaxInt64), status: differs, basalt: noBonsai},
+		{name: "bonsai-limit-trie-logs-enabled", kind: kindBool, def: "true", check: checkBool, status: differs, basalt: noBonsai},
+		{name: "bonsai-trie-logs-pruning-window-size", def: "30000", check: checkInt(0, math.MaxInt64), status: differs, basalt: noBonsai},
+		{name: "bonsai-parallel-tx-processing-enabled", kind: kindBool, def: "false", check: checkBool, status: differs, basalt: noBonsai},
+		{name: "bonsai-parallel-state-root-computation-enabled", kind: kindBool, def: "false", check: checkBool, status: differs, basalt: noBonsai},
+		{name: "receipt-compaction-enabled", kind: kindBool, def: "true", check: checkBool, status: differs, noteWhen: givenFalse,
+			basalt: "Basalt always stores receipts in their compact form"},
+		{name: "history-expiry-prune", kind: kindBool, def: "false", check: checkBool, status: differs,
+			basalt: "Basalt keeps every block's body and receipts; nothing is pruned"},
+		{name: "cache-last-blocks", def: "0", check: checkInt(0, math.MaxInt32), status: differs, noteWhen: givenNonZero,
+			basalt: "Basalt sizes its block and header caches itself"},
+		{name: "cache-last-block-headers", def: "0", check: checkInt(0, math.MaxInt32), status: differs, noteWhen: givenNonZero,
+			basalt: "Basalt sizes its block and header caches itself"},
+		{name: "cache-last-block-headers-preload-enabled", kind: kindBool, def: "false", check: checkBool, status: differs,
+			basalt: "Basalt sizes its block and header caches itself"},
+		{name: "cache-precompiles", kind: kindBool, def: "false", check: checkBool, status: differs,
+			basalt: "Basalt does not cache precompile results"},
+		{name: "genesis-state-hash-cache-enabled", kind: kindBool, def: "false", check: checkBool, status: differs,
+			basalt: "Basalt checks the stored genesis against the genesis file at every start"},
+		{name: "version-compatibility-protection", kind: kindBool, def: "false", check: checkBool, status: differs,
+			basalt: "Basalt records no client version in its database and does not check downgrades"},
+		{name: "tx-sender-nonce-index-enabled", kind: kindBool, def: "true", check: checkBool, status: differs, noteWhen: always,
+			basalt: "Basalt keeps no sender-and-nonce index (eth_getTransactionBySenderAndNonce is not served)"},
+		{name: "pruning-enabled", kind: kindBool, def: "false", check: checkBool, status: differs,
+			basalt: "Basalt does not prune state (Besu 1.x option)"},
+
+		// Synchronisation: sync-mode acts (flags.go); the rest apply to
+		// sync modes Basalt does not have, and contradict an explicit
+		// --sync-mode=FULL (Config.finish).
+		{name: "sync-min-peers", aliases: []string{"fast-sync-min-peers"}, def: "5", check: checkInt(0, math.MaxInt32), status: differs,
+			basalt: "Basalt syncs FULL: it starts as soon as one peer is ahead, whatever the number of peers"},
+		{name: "snapsync-server-enabled", kind: kindBool, def: "false", check: checkBool, status: differs,
+			basalt: "Basalt serves the eth protocol only, not snap"},
+		{name: "snapsync-synchronizer-pre-checkpoint-headers-only-enabled", kind: kindBool, def: "true", check: checkBool, status: differs, noteWhen: always, basalt: noSnap},
+		{name: "snapsync-synchronizer-transaction-indexing-enabled", kind: kindBool, def: "false", check: checkBool, status: differs, noteWhen: always, basalt: noSnap},
+		{name: "era1-data-uri", def: "", check: checkAny, status: differs,
+			basalt: "Basalt imports history with `basalt blocks import` (concatenated RLP), not from ERA1 archives"},
+		{name: "era1-import-prepipeline-enabled", kind: kindBool, def: "false", check: checkBool, status: differs,
+			basalt: "Basalt imports history with `basalt blocks import` (concatenated RLP), not from ERA1 archives"},
+		{name: "era1-import-prepipeline-concurrency", def: "1", check: checkInt(1, math.MaxInt32), status: differs,
+			basalt: "Basalt imports history with `basalt blocks import` (concatenated RLP), not from ERA1 archives"},
+
+		// Block production.
+		{name: "min-priority-fee", def: "0", check: checkWei, status: differs, noteWhen: givenNonZero,
+			basalt: "Basalt's miner includes transactions by gas price, bounded by --min-gas-price only"},
+		{name: "min-block-occupancy-ratio", def: "0.8", check: checkFloat(0, 1), status: differs,
+			basalt: "Basalt's miner fills a block with what the pool holds when the block is started"},
+		{name: "block-txs-selection-max-time", def: "5000", check: checkInt(1, math.MaxInt32), status: differs,
+			basalt: "Basalt bounds a block's transaction selection by the block's gas only"},
+		{name: "poa-block-txs-selection-max-time", def: "75", check: checkInt(1, 100), status: differs,
+			basalt: "Basalt bounds a block's transaction selection by the block's gas only"},
+		{name: "plugin-block-txs-selection-max-time", def: "50", check: checkInt(1, 100), status: differs, basalt: noPlugins},
+		{name: "max-blobs-per-block", def: "", check: checkInt(0, math.MaxInt32), status: differs, basalt: noBlobs},
+		{name: "max-blobs-per-transaction", def: "", check: checkInt(0, math.MaxInt32), status: differs, basalt: noBlobs},
+		{name: "kzg-trusted-setup", def: "", check: checkAny, status: differs, basalt: noBlobs},
+		{name: "tx-pool-blob-price-bump", def: "100", check: checkInt(0, 100), status: differs, basalt: noBlobs},
+		{name: "miner-stratum-enabled", kind: kindBool, def: "false", check: checkBool, status: differs,
+			basalt: "Basalt serves remote mining over JSON-RPC (eth_getWork, eth_submitWork), not Stratum"},
+		{name: "miner-stratum-host", def: "0.0.0.0", check: checkAny, status: differs,
+			basalt: "Basalt serves remote mining over JSON-RPC (eth_getWork, eth_submitWork), not Stratum"},
+		{name: "miner-stratum-port", def: "8008", check: checkPort, status: differs,
+			basalt: "Basalt serves remote mining over JSON-RPC (eth_getWork, eth_submitWork), not Stratum"},
+		{name: "reorg-logging-threshold", def: "6", check: checkInt(0, math.MaxInt64), status: differs,
+			basalt: "Basalt logs chain reorganisations at DEBUG, whatever their depth"},
+
+		// Peer-to-peer.
+		{name: "discovery-dns-url", def: "", check: checkAny, status: differs,
+			basalt: "Basalt discovers peers with discv4 from --bootnodes only, not from EIP-1459 DNS lists"},
+		{name: "p2p-host-ipv6", def: "", check: checkAny, status: differs,
+			basalt: "Basalt runs one peer-to-peer listener, on --p2p-interface and --p2p-port (give IPv6 addresses there for IPv6)"},
+		{name: "p2p-interface-ipv6", def: "", check: checkAny, status: differs,
+			basalt: "Basalt runs one peer-to-peer listener, on --p2p-interface and --p2p-port (give IPv6 addresses there for IPv6)"},
+		{name: "p2p-port-ipv6", def: "30404", check: checkPort, status: differs,
+			basalt: "Basalt runs one peer-to-peer listener, on --p2p-interface and --p2p-port (give IPv6 addresses there for IPv6)"},
+		{name: "p2p-ipv6-outbound-enabled", kind: kindBool, def: "false", check: checkBool, status: differs,
+			basalt: "Basalt dials the address a peer's enode URL or discovery record gives"},
+		{name: "random-peer-priority-enabled", kind: kindBool, def: "false", check: checkBool, status: differs,
+			basalt: "Basalt accepts incoming peers in arrival order up to --max-peers"},
+		{name: "remote-connections-limit-enabled", kind: kindBool, def: "true", check: checkBool, status: differs, noteWhen: givenFalse,
+			basalt: "Basalt always limits inbound peers: go-ethereum's p2p server keeps at least a third of --max-peers for peers it dials"},
+		{name: "remote-connections-max-percentage", def: "60", check: checkInt(0, 100), status: differs,
+			basalt: "Basalt always limits inbound peers: go-ethereum's p2p server keeps at least a third of --max-peers for peers it dials"},
+		{name: "poa-discovery-retry-bootnodes", kind: kindBool, def: "true", check: checkBool, status: differs, noteWhen: givenFalse,
+			basalt: "Basalt's discovery (discv4) uses the bootnodes whenever its table runs empty"},
+		{name: "compatibility-eth64-forkid-enabled", kind: kindBool, def: "false", check: checkBool, status: differs,
+			basalt: "Basalt always sends and checks the EIP-2124 fork ID (eth/66 and later)"},
+		{name: "required-block", aliases: []string{"required-blocks"}, kind: kindList, def: "",
+			check:  refuseSet(checkEach(checkBlockHash), "Basalt cannot require peers to hold a block: refusing to start without the peer check asked for (remove the option to peer without it)"),
+			status: refused, basalt: "refused when given: Basalt does not check peers for a required block"},
+		{name: "ethstats", def: "", check: checkAny, status: differs, basalt: "Basalt does not report to an Ethstats server"},
+		{name: "ethstats-contact", def: "", check: checkAny, status: differs, basalt: "Basalt does not report to an Ethstats server"},
+		{name: "ethstats-cacert-file", def: "", check: checkAny, status: differs, basalt: "Basalt does not report to an Ethstats server"},
+		{name: "ethstats-report-interval", def: "5", check: checkInt(1, math.MaxInt32), status: differs, basalt: "Basalt does not report to an Ethstats server"},
+
+		// JSON-RPC, GraphQL and the Engine API.
+		{name: "rpc-max-trace-filter-range", def: "1000", check: checkInt(0, math.MaxInt64), status: differs,
+			basalt: "Basalt serves no TRACE methods yet"},
+		{name: "auto-log-bloom-caching-enabled", kind: kindBool, def: "true", check: checkBool, status: differs, noteWhen: always,
+			basalt: "Basalt reads the headers' log blooms directly (a sequential scan); it keeps no bloom cache"},
+		{name: "rpc-http-api-methods-no-auth", aliases: []string{"rpc-http-api-method-no-auth"}, kind: kindList, def: "", check: checkAny, status: differs,
+			basalt: "Basalt exempts no method from authentication: with --rpc-http-authentication-enabled every method needs a token"},
+		{name: "rpc-ws-api-methods-no-auth", aliases: []string{"rpc-ws-api-method-no-auth"}, kind: kindList, def: "", check: checkAny, status: differs,
+			basalt: "Basalt exempts no method from authentication: with --rpc-ws-authentication-enabled every method needs a token"},
+		{name: "rpc-http-tls-enabled", kind: kindBool, def: "false", status: refused,
+			check:  refuseTrue("Basalt serves JSON-RPC over plain HTTP only; refusing to start rather than serve in the clear what was meant to be encrypted (terminate TLS in a reverse proxy and set this to false)"),
+			basalt: "refused when true: " + noTLS},
+		{name: "rpc-http-tls-client-auth-enabled", kind: kindBool, def: "false", status: refused,
+			check:  refuseTrue("Basalt has no TLS client authentication; refusing to start without the client check asked for (authenticate clients in a reverse proxy, or use --rpc-http-authentication-enabled)"),
+			basalt: "refused when true: " + noTLS},
+		{name: "rpc-http-tls-ca-clients-enabled", kind: kindBool, def: "false", status: refused,
+			check:  refuseTrue("Basalt has no TLS client authentication; refusing to start without the client check asked for (authenticate clients in a reverse proxy, or use --rpc-http-authentication-enabled)"),
+			basalt: "refused when true: " + noTLS},
+		{name: "rpc-http-tls-keystore-file", def: "", check: checkAny, status: differs, basalt: noTLS},
+		{name: "rpc-http-tls-keystore-password-file", def: "", check: checkAny, status: differs, basalt: noTLS},
+		{name: "rpc-http-tls-known-clients-file", def: "", check: checkAny, status: differs, basalt: noTLS},
+		{name: "rpc-http-tls-truststore-file", def: "", check: checkAny, status: differs, basalt: noTLS},
+		{name: "rpc-http-tls-truststore-password-file", def: "", check: checkAny, status: differs, basalt: noTLS},
+		{name: "rpc-http-tls-protocol", aliases: []string{"rpc-http-tls-protocols"}, kind: kindList, def: "TLSv1.3,TLSv1.2", check: checkAny, status: differs, basalt: noTLS},
+		{name: "rpc-http-tls-cipher-suite", aliases: []string{"rpc-http-tls-cipher-suites"}, kind: kindList, def: "", check: checkAny, status: differs, basalt: noTLS},
+		{name: "rpc-ws-ssl-enabled", kind: kindBool, def: "false", status: refused,
+			check:  refuseTrue("Basalt serves JSON-RPC over plain WebSocket only; refusing to start rather than serve in the clear what was meant to be encrypted (terminate TLS in a reverse proxy and set this to false)"),
+			basalt: "refused when true: " + noTLS},
+		{name: "rpc-ws-ssl-client-auth-enabled", kind: kindBool, def: "false", status: refused,
+			check:  refuseTrue("Basalt has no TLS client authentication; refusing to start without the client check asked for (authenticate clients in a reverse proxy, or use --rpc-ws-authentication-enabled)"),
+			basalt: "refused when true: " + noTLS},
+		{name: "rpc-ws-ssl-cert-file", def: "", check: checkAny, status: differs, basalt: noTLS},
+		{name: "rpc-ws-ssl-key-file", def: "", check: checkAny, status: differs, basalt: noTLS},
+		{name: "rpc-ws-ssl-keystore-file", def: "", check: checkAny, status: differs, basalt: noTLS},
+		{name: "rpc-ws-ssl-keystore-password", def: "", check: checkAny, status: differs, basalt: noTLS},
+		{name: "rpc-ws-ssl-keystore-password-file", def: "", check: checkAny, status: differs, basalt: noTLS},
+		{name: "rpc-ws-ssl-keystore-type", def: "", check: checkAny, status: differs, basalt: noTLS},
+		{name: "rpc-ws-ssl-trustcert-file", def: "", check: checkAny, status: differs, basalt: noTLS},
+		{name: "rpc-ws-ssl-truststore-file", def: "", check: checkAny, status: differs, basalt: noTLS},
+		{name: "rpc-ws-ssl-truststore-password", def: "", check: checkAny, status: differs, basalt: noTLS},
+		{name: "rpc-ws-ssl-truststore-password-file", def: "", check: checkAny, status: differs, basalt: noTLS},
+		{name: "rpc-ws-ssl-truststore-type", def: "", check: checkAny, status: differs, basalt: noTLS},
+		{name: "graphql-tls-enabled", kind: kindBool, def: "false", status: refused,
+			check:  refuseTrue("Basalt serves GraphQL over plain HTTP only; refusing to start rather than serve in the clear what was meant to be encrypted (terminate TLS in a reverse proxy and set this to false)"),
+			basalt: "refused when true: " + noTLS},
+		{name: "graphql-mtls-enabled", kind: kindBool, def: "false", status: refused,
+			check:  refuseTrue("Basalt has no TLS client authentication for GraphQL; refusing to start without the client check asked for (authenticate clients in a reverse proxy)"),
+			basalt: "refused when true: " + noTLS},
+		{name: "graphql-tls-keystore-file", def: "", check: checkAny, status: differs, basalt: noTLS},
+		{name: "graphql-tls-keystore-password-file", def: "", check: checkAny, status: differs, basalt: noTLS},
+		{name: "graphql-tls-truststore-file", def: "", check: checkAny, status: differs, basalt: noTLS},
+		{name: "graphql-tls-truststore-password-file", def: "", check: checkAny, status: differs, basalt: noTLS},
+		{name: "engine-rpc-enabled", kind: kindBool, def: "false", check: checkBool, status: differs, basalt: noEngineAPI},
+		{name: "engine-rpc-port", aliases: []string{"engine-rpc-http-port"}, def: "8551", check: checkPort, status: differs, basalt: noEngineAPI},
+		{name: "engine-host-allowlist", kind: kindList, def: "localhost,127.0.0.1", check: checkAny, status: differs, basalt: noEngineAPI},
+		{name: "engine-jwt-disabled", kind: kindBool, def: "false", check: checkBool, status: differs, basalt: noEngineAPI},
+		{name: "engine-jwt-secret", def: "", check: checkAny, status: differs, basalt: noEngineAPI},
+
+		// Transaction pool: the options of Besu's layered pool that have no
+		// counterpart in Basalt's count-bounded pool.
+		{name: "tx-pool-layer-max-capacity", def: "12500000", check: checkInt(1, math.MaxInt64), status: differs, basalt: layeredOnly},
+		{name: "tx-pool-max-prioritized", def: "2000", check: checkInt(1, math.MaxInt32), status: differs, basalt: layeredOnly},
+		{name: "tx-pool-max-prioritized-by-type", kind: kindList, def: "BLOB=6", check: checkEach(checkTypeCount), status: differs, basalt: layeredOnly},
+		{name: "tx-pool-min-score", def: "-128", check: checkInt(-128, 127), status: differs, basalt: layeredOnly},
+		{name: "tx-pool-enable-balance-check", kind: kindBool, def: "false", check: checkBool, status: differs, noteWhen: givenFalse,
+			basalt: "Basalt always checks that the sender can pay a transaction's upfront cost when it enters the pool"},
+		{name: "tx-pool-enable-save-restore", kind: kindBool, def: "false", check: checkBool, status: differs,
+			basalt: "Basalt does not save the transaction pool across restarts"},
+		{name: "tx-pool-save-file", def: "", check: checkAny, status: differs,
+			basalt: "Basalt does not save the transaction pool across restarts"},
+		{name: "tx-pool-priority-senders", kind: kindList, def: "", check: checkEach(checkAddress), status: differs,
+			basalt: "Basalt prioritises local senders (transactions sent to this node) only"},
+
+		// Logging and the process.
+		{name: "color-enabled", kind: kindBool, def: "", check: checkBool, status: differs,
+			basalt: "Basalt's logs are never coloured (see --logging-format)"},
+		{name: "profile", def: "", check: checkAny, status: differs,
+			basalt: "Basalt has no profiles: its defaults are those of Besu's ENTERPRISE/PRIVATE profile (FULL sync, every state kept)"},
+		{name: "plugins", kind: kindList, def: "", check: checkAny, status: differs, basalt: noPlugins},
+		{name: "plugin-continue-on-error", kind: kindBool, def: "false", check: checkBool, status: differs, basalt: noPlugins},
+		{name: "plugins-verification-mode", def: "NONE", check: checkEnum("NONE", "FULL"), status: differs, basalt: noPlugins},
+		{name: "security-module", def: "localfile", status: refused,
+			check: func(v string) error {
+				if strings.TrimSpace(v) == "" || strings.EqualFold(strings.TrimSpace(v), "localfile") {
+					return nil
+				}
+				return errSecurityModule
+			},
+			basalt: "only localfile (the key file, --node-private-key-file) is accepted: Basalt loads no key-storage plugin, and refuses to create a key on disk where one was meant to stay in a module"},
+
+		// Metrics: built by another part of the project.
+		{name: "metrics-enabled", kind: kindBool, def: "false", check: checkBool, status: pending, basalt: metricsPending},
+		{name: "metrics-host", def: "127.0.0.1", check: checkAny, status: pending, basalt: metricsPending},
+		{name: "metrics-port", def: "9545", check: checkPort, status: pending, basalt: metricsPending},
+		{name: "metrics-protocol", def: "PROMETHEUS", check: checkEnum("PROMETHEUS", "OPENTELEMETRY", "NONE"), status: pending, basalt: metricsPending},
+		{name: "metrics-category", aliases: []string{"metrics-categories"}, kind: kindList, def: "", check: checkAny, status: pending, basalt: metricsPending},
+		{name: "metrics-push-enabled", kind: kindBool, def: "false", check: checkBool, status: pending, basalt: metricsPending},
+		{name: "metrics-push-host", def: "127.0.0.1", check: checkAny, status: pending, basalt: metricsPending},
+		{name: "metrics-push-port", def: "9001", check: checkPort, status: pending, basalt: metricsPending},
+		{name: "metrics-push-interval", def: "15", check: checkInt(1, math.MaxInt32), status: pending, basalt: metricsPending},
+		{name: "metrics-push-prometheus-job", def: "besu-client", check: checkAny, status: pending, basalt: metricsPending},
+
+		// Permissioning: refusing the enabled options keeps a node that was
+		// meant to admit only listed nodes and accounts from admitting all.
+		{name: "permissions-nodes-config-file-enabled", kind: kindBool, def: "false", status: refused,
+			check:  refuseTrue("local permissioning is not built yet: refusing to start rather than admit every node (remove the option until it is)"),
+			basalt: "refused when true: local node permissioning is not built yet"},
+		{name: "permissions-accounts-config-file-enabled", kind: kindBool, def: "false", status: refused,
+			check:  refuseTrue("local permissioning is not built yet: refusing to start rather than admit every account's transactions (remove the option until it is)"),
+			basalt: "refused when true: local account permissioning is not built yet"},
+		{name: "permissions-nodes-config-file", def: "", check: checkAny, status: pending, basalt: permFilePending},
+		{name: "permissions-accounts-config-file", def: "", check: checkAny, status: pending, basalt: permFilePending},
+		{name: "permissions-nodes-contract-enabled", kind: kindBool, def: "false", status: refused,
+			check:  refuseTrue("contract permissioning is not built: refusing to start rather than admit every node"),
+			basalt: "refused when true: contract permissioning is not built (Besu 1.x–24.x option)"},
+		{name: "permissions-accounts-contract-enabled", kind: kindBool, def: "false", status: refused,
+			check:  refuseTrue("contract permissioning is not built: refusing to start rather than admit every account's transactions"),
+			basalt: "refused when true: contract permissioning is not built (Besu 1.x–24.x option)"},
+		{name: "permissions-nodes-contract-address", def: "", check: checkAny, status: differs, basalt: "contract permissioning is not built (Besu 1.x–24.x option)"},
+		{name: "permissions-nodes-contract-version", def: "1", check: checkInt(1, 2), status: differs, basalt: "contract permissioning is not built (Besu 1.x–24.x option)"},
+		{name: "permissions-accounts-contract-address", def: "", check: checkAny, status: differs, basalt: "contract permissioning is not built (Besu 1.x–24.x option)"},
+
+		// Privacy (Besu 1.x–24.x): built by another part of the project.
+		{name: "privacy-enabled", kind: kindBool, def: "false", check: checkBool, status: pending, basalt: privacyPending},
+		{name: "privacy-url", def: "", check: checkAny, status: pending, basalt: privacyPending},
+		{name: "privacy-public-key-file", def: "", check: checkAny, status: pending, basalt: privacyPending},
+		{name: "privacy-precompiled-address", def: "", check: checkAny, status: pending, basalt: privacyPending},
+		{name: "privacy-marker-transaction-signing-key-file", def: "", check: checkAny, status: pending, basalt: privacyPending},
+		{name: "privacy-multi-tenancy-enabled", kind: kindBool, def: "false", check: checkBool, status: pending, basalt: privacyPending},
+		{name: "privacy-flexible-groups-enabled", aliases: []string{"privacy-onchain-groups-enabled"}, kind: kindBool, def: "false", check: checkBool, status: pending, basalt: privacyPending},
+		{name: "privacy-enable-database-migration", kind: kindBool, def: "false", check: checkBool, status: pending, basalt: privacyPending},
+		{name: "privacy-nonce-always-increments", kind: kindBool, def: "false", check: checkBool, status: pending, basalt: privacyPending},
+		{name: "privacy-tls-enabled", kind: kindBool, def: "false", check: checkBool, status: pending, basalt: privacyPending},
+		{name: "privacy-tls-keystore-file", def: "", check: checkAny, status: pending, basalt: privacyPending},
+		{name: "privacy-tls-keystore-password-file", def: "", check: checkAny, status: pending, basalt: privacyPending},
+		{name: "privacy-tls-known-enclave-file", def: "", check: checkAny, status: pending, basalt: privacyPending},
+	}
+	for i := range opts {
+		if opts[i].typ == "" {
+			opts[i].typ = typeName(opts[i].kind)
+		}
+	}
+	return append(opts, unstableOptions()...)
+}
+
+// unstableNames are Besu's hidden --X options (current and 24.x), which
+// Besu itself may drop between releases; Basalt accepts them hidden, with a
+// start-up line. Those Basalt acts on (--Xhttp-timeout-seconds,
+// --Xws-timeout-seconds) are in flags.go.
+var unstableNames = []string{
+	"Xaltbn128-native-enabled", "Xbal-lenient-on-state-root-mismatch", "Xbal-log-bals-on-mismatch",
+	"Xbal-perfect-parallelization-enabled", "Xbal-processing-timeout", "Xbal-state-root-timeout", "Xbal-trust-state-root",
+	"Xblake2bf-native-enabled", "Xbonsai-code-using-code-hash-enabled", "Xbonsai-full-flat-db-enabled",
+	"Xbonsai-limit-trie-logs-enabled", "Xbonsai-parallel-tx-processing-enabled", "Xbonsai-trie-log-pruning-enabled",
+	"Xbonsai-trie-logs-pruning-window-size", "Xchain-pruning-bals-retained", "Xchain-pruning-blocks-retained",
+	"Xchain-pruning-blocks-retained-limit", "Xchain-pruning-enabled", "Xchain-pruning-frequency",
+	"Xchain-pruning-retained-minimum", "Xcheckpoint-post-merge-enabled", "Xdns-enabled", "Xdns-update-enabled",
+	"Xeth-capability-max", "Xeth-capability-min", "Xeth-max-message-size", "Xeth-max-transactions-message-size",
+	"Xeth65-tx-announced-buffering-period-milliseconds", "Xevm-jumpdest-cache-weight-kb", "Xevm-optimized-opcodes",
+	"Xevm-worldstate-update-mode", "Xewp-max-get-bodies", "Xewp-max-get-headers", "Xewp-max-get-node-data",
+	"Xewp-max-get-pooled-transactions", "Xewp-max-get-receipts", "Xin-process-rpc-api", "Xin-process-rpc-enabled",
+	"Xincoming-tx-messages-keep-alive-seconds", "Xmax-ommers-depth", "Xmax-tracked-seen-txs-per-peer",
+	"Xmetrics-idle-timeout", "Xmetrics-timers-enabled", "Xminer-pow-job-ttl", "Xminer-remote-sealers-hashrate-ttl",
+	"Xminer-remote-sealers-limit", "Xminer-stratum-extranonce", "Xmodexp-native-enabled", "Xnat-kube-service-name",
+	"Xnat-method-fallback-enabled", "Xp256verify-native-enabled", "Xp2p-check-maintained-connections-frequency",
+	"Xp2p-dns-discovery-server", "Xp2p-initiate-connections-frequency", "Xp2p-peer-task-timeout",
+	"Xpeer-tracker-forget-evicted-txs", "Xpeertask-system-enabled", "Xplugins-external-enabled",
+	"Xpos-block-creation-max-time", "Xpos-block-creation-repetition-min-duration", "Xpos-block-finalization-timeout-ms",
+	"Xpos-slot-duration", "Xpre-merge-pruning-quantity", "Xprivacy-plugin-enabled", "Xpruning-block-confirmations",
+	"Xpruning-blocks-retained", "Xqbft-enable-early-round-change", "Xrpc-ipc-api", "Xrpc-ipc-enabled", "Xrpc-ipc-path",
+	"Xsecp256k1-native-enabled", "Xsnapsync-bft-enabled", "Xsnapsync-server-enabled",
+	"Xsnapsync-synchronizer-bytecode-count-per-request", "Xsnapsync-synchronizer-flat-account-healed-count-per-request",
+	"Xsnapsync-synchronizer-flat-db-healing-enabled", "Xsnapsync-synchronizer-flat-slot-healed-count-per-request",
+	"Xsnapsync-synchronizer-pivot-block-distance-before-caching", "Xsnapsync-synchronizer-pivot-block-window-validity",
+	"Xsnapsync-synchronizer-storage-count-per-request", "Xsnapsync-synchronizer-trienode-count-per-request",
+	"Xsynchronizer-backward-headers-download-step-timeout-millis", "Xsynchronizer-block-propagation-range",
+	"Xsynchronizer-bodies-download-step-timeout-millis", "Xsynchronizer-computation-parallelism",
+	"Xsynchronizer-downloader-bodies-request-size", "Xsynchronizer-downloader-chain-segment-size",
+	"Xsynchronizer-downloader-change-target-threshold-by-height", "Xsynchronizer-downloader-change-target-threshold-by-td",
+	"Xsynchronizer-downloader-checkpoint-timeouts-permitted", "Xsynchronizer-downloader-header-request-size",
+	"Xsynchronizer-downloader-parallelism", "Xsynchronizer-fast-sync-full-validation-rate",
+	"Xsynchronizer-fast-sync-pivot-distance", "Xsynchronizer-header-download-parallelism-factor",
+	"Xsynchronizer-pivot-distance", "Xsynchronizer-receipts-download-step-timeout-millis",
+	"Xsynchronizer-transactions-parallelism", "Xsynchronizer-world-state-hash-count-per-request",
+	"Xsynchronizer-world-state-max-requests-without-progress", "Xsynchronizer-world-state-min-millis-before-stalling",
+	"Xsynchronizer-world-state-request-parallelism", "Xsynchronizer-world-state-task-cache-size",
+	"Xtx-pool-save-restore-timeout", "Xv5-discovery-enabled",
+}
+
+// unstableAliases are second names Besu gives some unstable options.
+var unstableAliases = map[string][]string{
+	"Xin-process-rpc-api": {"Xin-process-rpc-apis"},
+	"Xrpc-ipc-api":        {"Xrpc-ipc-apis"},
+	"Xsecp256k1-native-enabled": {"Xsecp-native-enabled"},
+	"Xsynchronizer-downloader-checkpoint-timeouts-permitted": {"Xsynchronizer-downloader-checkpoint-RETRIES"},
+}
+
+// unstableOptions are the options of unstableNames: a name ending in
+// -enabled is a boolean (checked as one), any other takes any value, as
+// their types vary between Besu releases.
+func unstableOptions() []option {
+	out := make([]option, 0, len(unstableNames))
+	for _, n := range unstableNames {
+		o := option{name: n, aliases: unstableAliases[n], hidden: true, check: checkAny, typ: "value", status: differs,
+			basalt: "a Besu unstable (--X) option Basalt has no counterpart for"}
+		if strings.HasSuffix(n, "-enabled") && n != "Xchain-pruning-enabled" {
+			o.kind, o.check, o.typ, o.noteWhen = kindBool, checkBool, "", always
+		}
+		out = append(out, o)
+	}
+	return out
+}
+
+// typeName is the value name shown in help for an option of kind.
+func typeName(k cliconf.Kind) string {
+	switch k {
+	case kindBool:
+		return ""
+	case kindList:
+		return "list"
+	}
+	return "value"
+}
+
+// checkTypeCount accepts --tx-pool-max-prioritized-by-type's TYPE=count.
+func checkTypeCount(v string) error {
+	t, n, ok := strings.Cut(v, "=")
+	if !ok {
+		return errTypeCount
+	}
+	if _, err := parseEnum(t, "FRONTIER", "ACCESS_LIST", "EIP1559", "BLOB", "DELEGATE_CODE"); err != nil {
+		return err
+	}
+	return checkInt(0, math.MaxInt32)(n)
+}
+
+// noteWhen rules.
+func always(string) bool       { return true }
+func givenFalse(v string) bool { b, err := cliconf.ParseBool(v); return err == nil && !b }
+func givenNonZero(v string) bool { return strings.Trim(strings.TrimSpace(v), "0x") != "" }
+
+var (
+	errSecurityModule = errors.New("Basalt loads no security module plugin and keeps the node key in --node-private-key-file; refusing to create a key on disk where one was meant to stay in a module (give localfile, or remove the option)")
+	errTypeCount      = errors.New("expected <transaction type>=<count>")
+)
