@@ -334,8 +334,8 @@ var unstableNames = []string{
 
 // unstableAliases are second names Besu gives some unstable options.
 var unstableAliases = map[string][]string{
-	"Xin-process-rpc-api": {"Xin-process-rpc-apis"},
-	"Xrpc-ipc-api":        {"Xrpc-ipc-apis"},
+	"Xin-process-rpc-api":       {"Xin-process-rpc-apis"},
+	"Xrpc-ipc-api":              {"Xrpc-ipc-apis"},
 	"Xsecp256k1-native-enabled": {"Xsecp-native-enabled"},
 	"Xsynchronizer-downloader-checkpoint-timeouts-permitted": {"Xsynchronizer-downloader-checkpoint-RETRIES"},
 }
@@ -380,8 +380,8 @@ func checkTypeCount(v string) error {
 }
 
 // noteWhen rules.
-func always(string) bool       { return true }
-func givenFalse(v string) bool { b, err := cliconf.ParseBool(v); return err == nil && !b }
+func always(string) bool         { return true }
+func givenFalse(v string) bool   { b, err := cliconf.ParseBool(v); return err == nil && !b }
 func givenNonZero(v string) bool { return strings.Trim(strings.TrimSpace(v), "0x") != "" }
 
 var (

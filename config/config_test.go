@@ -90,7 +90,7 @@ func TestDefaults(t *testing.T) {
 		HostAllowlist: []string{"localhost", "127.0.0.1"},
 		P2P: P2PConfig{Enabled: true, Host: "127.0.0.1", Interface: "0.0.0.0", Port: 30303, MaxPeers: 25, DiscoveryEnabled: true,
 			StaticNodesFile: filepath.Join(DefaultDataPath, "static-nodes.json"), NATMethod: "AUTO", StaticReconnectInterval: time.Minute},
-		GraphQL:       GraphQLConfig{HTTPHost: "127.0.0.1", HTTPPort: 8547},
+		GraphQL: GraphQLConfig{HTTPHost: "127.0.0.1", HTTPPort: 8547},
 	}
 	if !strings.HasPrefix(cfg.ClientID, "basalt/v") {
 		t.Errorf("client ID %q", cfg.ClientID)

@@ -260,7 +260,7 @@ func nodeOptions() []option {
 				}
 				return err
 			},
-			basalt: "Basalt's one pool bounds the pool by --tx-pool-max-size transactions and each sender's nonce gap by --tx-pool-max-future-by-sender, whichever implementation is named",
+			basalt:   "Basalt's one pool bounds the pool by --tx-pool-max-size transactions and each sender's nonce gap by --tx-pool-max-future-by-sender, whichever implementation is named",
 			noteWhen: func(v string) bool { return strings.EqualFold(strings.TrimSpace(v), "layered") }},
 		{name: "tx-pool-price-bump", typ: "percent", def: "10",
 			usage: "Percentage by which a replacement transaction (same sender and nonce) must raise the price",
@@ -314,7 +314,10 @@ func nodeOptions() []option {
 			}},
 		{name: "strict-tx-replay-protection-enabled", kind: kindBool, def: "false",
 			usage: "Refuse transactions sent to this node without an EIP-155 chain ID",
-			apply: func(c *Config, v string) (err error) { c.TxPool.StrictReplayProtection, err = parseBoolValue(v); return err }},
+			apply: func(c *Config, v string) (err error) {
+				c.TxPool.StrictReplayProtection, err = parseBoolValue(v)
+				return err
+			}},
 		{name: "target-gas-limit", typ: "gas",
 			usage: "Gas limit mined blocks move toward, by the most each block may change it (parent/1024), from the genesis gas limit (default: keep the parent's)",
 			apply: func(c *Config, v string) error {
@@ -341,7 +344,10 @@ func nodeOptions() []option {
 			}},
 		{name: "api-gas-price-percentile", typ: "percent", def: "50.0",
 			usage: "Percentile of the sampled prices eth_gasPrice and eth_maxPriorityFeePerGas answer",
-			apply: func(c *Config, v string) (err error) { c.API.GasPricePercentile, err = parseFloat(v, 0, 100); return err }},
+			apply: func(c *Config, v string) (err error) {
+				c.API.GasPricePercentile, err = parseFloat(v, 0, 100)
+				return err
+			}},
 		{name: "api-gas-price-max", typ: "wei", def: "500000000000",
 			usage: "Highest gas price eth_gasPrice answers, in wei",
 			apply: func(c *Config, v string) error {

@@ -175,7 +175,7 @@ func TestFileErrors(t *testing.T) {
 			want: FileError{Unknown: []string{"rpc"}}, msg: `unknown option "rpc" in config file FILE`},
 		{name: "unknown key of a section", file: "[store]\nkeyfile = \"x\"",
 			want: FileError{Unknown: []string{"store.keyfile"}, Suggestions: map[string]string{"store.keyfile": "store.key-file"}},
-			msg: `unknown option "store.keyfile" (did you mean "store.key-file"?) in config file FILE`},
+			msg:  `unknown option "store.keyfile" (did you mean "store.key-file"?) in config file FILE`},
 		{name: "section option at top level", file: `key-file = "x"`,
 			want: FileError{Unknown: []string{"key-file"}}, msg: `unknown option "key-file" in config file FILE`},
 		{name: "file option in the file", file: `config-file = "x"`,
