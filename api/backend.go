@@ -62,6 +62,18 @@ type Backend struct {
 	// Filters serves eth_getLogs, the filter methods and eth_subscribe;
 	// nil leaves them unregistered.
 	Filters *filters.System
+	// GasPriceOracle tunes eth_gasPrice and eth_maxPriorityFeePerGas
+	// (--api-gas-price-*); nil means Besu's defaults.
+	GasPriceOracle *GasPriceOracle
+	// GasCap (--rpc-gas-cap) bounds the gas of eth_call, eth_estimateGas
+	// and eth_createAccessList; 0 means the block's gas limit.
+	GasCap uint64
+	// EstimateTolerance (--estimate-gas-tolerance-ratio) ends
+	// eth_estimateGas's search; 0 means Besu's 0.015.
+	EstimateTolerance float64
+	// RevertReasons (--revert-reason-enabled) adds revertReason to the
+	// receipts of reverted transactions.
+	RevertReasons bool
 }
 
 // headerFor resolves a block-or-hash parameter the way Besu's

@@ -39,11 +39,7 @@ func (e *Eth) Call(ctx context.Context, args CallArgs, p BlockParam, overrides *
 	if overrides != nil {
 		sim.override = *overrides
 	}
-	gas := defaultCallGas(e.b.Chain.Config(), header)
-	if args.Gas != nil {
-		gas = uint64(*args.Gas)
-	}
-	res, err := sim.run(ctx, gas)
+	res, err := sim.run(ctx, e.b.callGas(header, args.Gas))
 	if err != nil {
 		return nil, err
 	}
@@ -84,12 +80,38 @@ func estimateMode(a *CallArgs) simMode {
 
 // Besu's eth_estimateGas constants: the gas a value transfer needs, the
 // stipend and the 64/63 rule for the first guess, and the tolerance at
-// which the binary search stops (--estimate-gas-tolerance-ratio 0.015).
+// which the binary search stops (--estimate-gas-tolerance-ratio's default).
 const (
-	minTxCost         = params.TxGas
-	callStipend       = 2300
-	estimateTolerance = 0.015
+	minTxCost                = params.TxGas
+	callStipend              = 2300
+	defaultEstimateTolerance = 0.015
 )
+
+// estimateTolerance is --estimate-gas-tolerance-ratio.
+func (b *Backend) estimateTolerance() float64 {
+	if b.EstimateTolerance > 0 {
+		return b.EstimateTolerance
+	}
+	return defaultEstimateTolerance
+}
+
+// callGas is the gas a simulation of a call in the block of header runs
+// with: the call's gas, or else the block's (see defaultCallGas), and at
+// most --rpc-gas-cap, which also stands in for a missing gas (Besu's
+// TransactionSimulator.calculateSimulationGasCap).
+func (b *Backend) callGas(header *types.Header, given *Uint64Param) uint64 {
+	gas := defaultCallGas(b.Chain.Config(), header)
+	if b.GasCap > 0 {
+		gas = b.GasCap
+	}
+	if given != nil {
+		gas = uint64(*given)
+	}
+	if b.GasCap > 0 && gas > b.GasCap {
+		gas = b.GasCap
+	}
+	return gas
+}
 
 // estimation prepares an eth_estimateGas or eth_createAccessList run.
 func (e *Eth) estimation(args *CallArgs, p *BlockNumber, overrides *StateOverrides) (*simulation, uint64, error) {
@@ -131,7 +153,7 @@ func (e *Eth) estimation(args *CallArgs, p *BlockNumber, overrides *StateOverrid
 // limit (and the per-transaction cap), or, for a strict call with a price,
 // what the sender's balance can pay for.
 func (e *Eth) gasUpperBound(a *CallArgs, header *types.Header, st *state.StateDB) uint64 {
-	upper := defaultCallGas(e.b.Chain.Config(), header)
+	upper := e.b.callGas(header, nil)
 	if a.From == nil || (a.Strict != nil && !*a.Strict) {
 		return upper
 	}
@@ -189,7 +211,7 @@ func (e *Eth) EstimateGas(ctx context.Context, args CallArgs, p *BlockNumber, ov
 		lo = guess
 	}
 	for lo+1 < hi {
-		if float64(hi-lo)/float64(hi) < estimateTolerance {
+		if float64(hi-lo)/float64(hi) < e.b.estimateTolerance() {
 			break
 		}
 		if ctx.Err() != nil {

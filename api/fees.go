@@ -14,14 +14,33 @@ import (
 	"github.com/basaltchain/basalt/rpc"
 )
 
-// Besu's gas price oracle settings (ApiConfiguration defaults): the blocks
-// sampled, the percentile taken, and the ceiling of eth_gasPrice.
-const (
-	gasPriceBlocks   = 100
-	gasPriceFraction = 0.5
-)
+// GasPriceOracle is how eth_gasPrice and eth_maxPriorityFeePerGas sample
+// recent blocks (--api-gas-price-blocks, --api-gas-price-percentile,
+// --api-gas-price-max).
+type GasPriceOracle struct {
+	// Blocks is how many blocks back from the head are sampled; the head
+	// itself always is (Besu's BlockchainQueries.gasPrice), so 0 and 1 both
+	// sample the head only.
+	Blocks int
+	// Percentile of the sampled prices answered, 0 to 100.
+	Percentile float64
+	// Max caps eth_gasPrice, in wei.
+	Max *big.Int
+}
 
-var gasPriceMax = big.NewInt(500_000_000_000) // 500 gwei
+// DefaultGasPriceOracle returns Besu's defaults (ApiConfiguration): 100
+// blocks, the 50th percentile, at most 500 gwei.
+func DefaultGasPriceOracle() GasPriceOracle {
+	return GasPriceOracle{Blocks: 100, Percentile: 50, Max: big.NewInt(500_000_000_000)}
+}
+
+// oracle returns the backend's gas price oracle settings.
+func (b *Backend) oracle() GasPriceOracle {
+	if b.GasPriceOracle == nil {
+		return DefaultGasPriceOracle()
+	}
+	return *b.GasPriceOracle
+}
 
 // nextBaseFee is the base fee of the block after the head (nil before
 // London).
@@ -52,14 +71,15 @@ func (b *Backend) minGasPrice() *big.Int {
 	return new(big.Int).Set(b.MinGasPrice)
 }
 
-// recentPrices collects a per-transaction price from the last
-// gasPriceBlocks blocks up to the head.
+// recentPrices collects a per-transaction price from the oracle's blocks
+// up to the head.
 func (b *Backend) recentPrices(pick func(tx *types.Transaction) *big.Int) []*big.Int {
 	c := b.Chain
 	head := c.CurrentHeader().Number.Uint64()
+	blocks := uint64(max(1, b.oracle().Blocks))
 	first := uint64(0)
-	if head+1 > gasPriceBlocks {
-		first = head + 1 - gasPriceBlocks
+	if head+1 > blocks {
+		first = head + 1 - blocks
 	}
 	var out []*big.Int
 	for n := first; n <= head; n++ {
@@ -78,15 +98,16 @@ func (b *Backend) recentPrices(pick func(tx *types.Transaction) *big.Int) []*big
 }
 
 // percentile is Besu's selection: the k-th smallest, k = len × fraction.
-func percentile(prices []*big.Int) *big.Int {
+func (b *Backend) percentile(prices []*big.Int) *big.Int {
 	sort.Slice(prices, func(i, j int) bool { return prices[i].Cmp(prices[j]) < 0 })
-	k := min(len(prices)-1, int(float64(len(prices))*gasPriceFraction))
+	k := min(len(prices)-1, int(float64(len(prices))*b.oracle().Percentile/100))
 	return prices[k]
 }
 
-// GasPrice is Besu's eth_gasPrice: the median gas price of the legacy and
-// access-list transactions of the last 100 blocks, capped at 500 gwei and
-// at least what the next block accepts (minimum gas price, next base fee).
+// GasPrice is Besu's eth_gasPrice: the median (by default; see
+// GasPriceOracle) gas price of the legacy and access-list transactions of
+// the last 100 blocks, capped at 500 gwei and at least what the next block
+// accepts (minimum gas price, next base fee).
 func (e *Eth) GasPrice() *hexutil.Big {
 	lower := e.b.gasPriceLowerBound()
 	prices := e.b.recentPrices(func(tx *types.Transaction) *big.Int {
@@ -98,9 +119,9 @@ func (e *Eth) GasPrice() *hexutil.Big {
 	if len(prices) == 0 {
 		return (*hexutil.Big)(lower)
 	}
-	p := new(big.Int).Set(percentile(prices))
-	if p.Cmp(gasPriceMax) > 0 {
-		p.Set(gasPriceMax)
+	p := new(big.Int).Set(e.b.percentile(prices))
+	if ceiling := e.b.oracle().Max; ceiling != nil && p.Cmp(ceiling) > 0 {
+		p.Set(ceiling)
 	}
 	if p.Cmp(lower) < 0 {
 		p.Set(lower)
@@ -130,7 +151,7 @@ func (e *Eth) MaxPriorityFeePerGas() *hexutil.Big {
 	if len(prices) == 0 {
 		return (*hexutil.Big)(floor)
 	}
-	p := new(big.Int).Set(percentile(prices))
+	p := new(big.Int).Set(e.b.percentile(prices))
 	if p.Cmp(floor) < 0 {
 		p.Set(floor)
 	}

@@ -46,6 +46,8 @@ func poolError(err error) error {
 		return rpc.ErrWrongChainID
 	case txpool.ReplayProtectedSignaturesNotSupported:
 		return rpc.ErrReplayProtectedSignaturesNotSupported
+	case txpool.ReplayProtectedSignatureRequired:
+		return errChainIDRequired
 	case txpool.TxFeecapExceeded:
 		return rpc.ErrTxFeeCapExceeded
 	case txpool.InvalidTransactionFormat:

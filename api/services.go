@@ -73,11 +73,7 @@ func (b *Backend) SimulateCall(ctx context.Context, req CallRequest, header *typ
 	}
 	args := req.callArgs()
 	sim := &simulation{b: b, header: header, st: st, mode: simMode{allowExceedingBalance: true}, args: args}
-	gas := defaultCallGas(b.Chain.Config(), header)
-	if args.Gas != nil {
-		gas = uint64(*args.Gas)
-	}
-	return sim.run(ctx, gas)
+	return sim.run(ctx, b.callGas(header, args.Gas))
 }
 
 // SendRawTransaction is eth_sendRawTransaction on the decoded bytes of a

@@ -10,7 +10,10 @@ import (
 
 // Besu errors the methods answer that the rpc package does not name.
 var (
-	errPoolFull           = rpc.NewError(-32000, "Transaction pool is full")
+	errPoolFull = rpc.NewError(-32000, "Transaction pool is full")
+	// errChainIDRequired is Besu's REPLAY_PROTECTED_SIGNATURE_REQUIRED
+	// (--strict-tx-replay-protection-enabled).
+	errChainIDRequired    = rpc.NewError(-32000, "ChainId is required")
 	errSendTxNotSupported = rpc.ErrEthSendTxNotAvailable
 	errCoinbaseNotSet     = rpc.ErrCoinbaseNotSet
 	errNoMiningWork       = rpc.ErrNoMiningWorkFound

@@ -341,6 +341,22 @@ func AddFlags(root *cobra.Command) {
 	cliconf.AddFlags(root.Flags(), local...)
 }
 
+// UnstableHelp is what --Xhelp prints: the hidden options Basalt acts on,
+// as --help prints options, and a word on the others.
+func UnstableHelp() string {
+	fs := pflag.NewFlagSet("basalt", pflag.ContinueOnError)
+	for _, o := range options() {
+		if o.hidden && (o.status == acts || o.status == own) {
+			spec := o.spec()
+			spec.Hidden = false
+			cliconf.AddFlags(fs, spec)
+		}
+	}
+	return "Hidden options (Besu's early-access --X options and Basalt's own; they may change between releases):\n\n" +
+		fs.FlagUsages() +
+		"\nBesu's other --X options are accepted and have no effect; the node names each one given at start-up.\n"
+}
+
 // Load reads the configuration for cmd, which is the root command or one of
 // its subcommands (whose flags include the root's persistent flags). Each
 // option comes from, in order of precedence: the command line, the

@@ -3,6 +3,7 @@ package miner
 import (
 	"context"
 	"errors"
+	"math"
 	"math/big"
 	"time"
 
@@ -45,17 +46,50 @@ type pendingBlock struct {
 
 // build assembles a block on the head with transactions from txs, stamped
 // now (or the second after the head's, whichever is later).
-func build(ctx context.Context, c *chain.Chain, txs TxSource, coinbase common.Address, extra []byte, now time.Time) (*pendingBlock, error) {
+func build(ctx context.Context, c *chain.Chain, txs TxSource, coinbase common.Address, extra []byte, now time.Time, opts ...BuildOption) (*pendingBlock, error) {
 	parent := c.CurrentHeader()
 	ts := uint64(now.Unix())
 	if ts <= parent.Time {
 		ts = parent.Time + 1
 	}
-	block, exec, err := Build(ctx, c, parent, c.CurrentHash(), ts, txs, coinbase, extra, nil)
+	block, exec, err := Build(ctx, c, parent, c.CurrentHash(), ts, txs, coinbase, extra, nil, opts...)
 	if err != nil {
 		return nil, err
 	}
 	return &pendingBlock{block: block, state: exec.State, receipts: exec.Receipts, created: now}, nil
+}
+
+// BuildOption tunes Build.
+type BuildOption func(*buildOptions)
+
+type buildOptions struct {
+	gasTarget uint64
+}
+
+// WithGasTarget moves the block's gas limit from its parent's toward target
+// (--target-gas-limit) as far as one block may (see NextGasLimit); 0 keeps
+// the parent's.
+func WithGasTarget(target uint64) BuildOption {
+	return func(o *buildOptions) { o.gasTarget = target }
+}
+
+// NextGasLimit is the gas limit of a block whose parent has gas limit
+// parent, moved toward target by at most parent/1024 - 1 (Besu's
+// FrontierTargetingGasLimitCalculator; the header rules allow a change
+// below parent/1024) and never below 5000. target 0 keeps the parent's.
+func NextGasLimit(parent, target uint64) uint64 {
+	step := max(parent/params.GasLimitBoundDivisor, 1) - 1
+	switch {
+	case target == 0 || target == parent:
+		return parent
+	case target > parent:
+		if parent > math.MaxUint64-step {
+			return target // parent+step overflows, so target is within the step
+		}
+		return min(target, parent+step)
+	default:
+		return max(target, parent-step, params.MinGasLimit)
+	}
 }
 
 // Build assembles an unsealed block on parent (whose engine hash is
@@ -65,12 +99,16 @@ func build(ctx context.Context, c *chain.Chain, txs TxSource, coinbase common.Ad
 // chain.InsertBlock once sealed. The miner and the test chain generator
 // share it.
 func Build(ctx context.Context, c *chain.Chain, parent *types.Header, parentHash common.Hash, ts uint64,
-	txs TxSource, coinbase common.Address, extra []byte, uncles []*types.Header) (*types.Block, *chain.Executed, error) {
+	txs TxSource, coinbase common.Address, extra []byte, uncles []*types.Header, opts ...BuildOption) (*types.Block, *chain.Executed, error) {
+	var o buildOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
 	cfg := c.Config()
 	header := &types.Header{
 		ParentHash: parentHash,
 		Number:     new(big.Int).Add(parent.Number, common.Big1),
-		GasLimit:   parent.GasLimit,
+		GasLimit:   NextGasLimit(parent.GasLimit, o.gasTarget),
 		Time:       ts,
 		Coinbase:   coinbase,
 		Extra:      extra,

@@ -127,7 +127,7 @@ func (h *host) Build(ctx context.Context, parent *types.Header, parentHash commo
 			return nil, err
 		}
 	}
-	block, exec, err := Build(ctx, m.chain, parent, parentHash, ts, m.txs, *m.cfg.Coinbase, m.cfg.ExtraData, nil)
+	block, exec, err := Build(ctx, m.chain, parent, parentHash, ts, m.txs, *m.cfg.Coinbase, m.cfg.ExtraData, nil, WithGasTarget(m.cfg.GasTarget))
 	if err != nil {
 		return nil, err
 	}

@@ -33,6 +33,9 @@ var ErrNoWork = errors.New("no mining work available yet")
 type Config struct {
 	Coinbase  *common.Address
 	ExtraData []byte
+	// GasTarget is --target-gas-limit: mined blocks move their gas limit
+	// toward it (see NextGasLimit); 0 keeps the parent's.
+	GasTarget uint64
 	// PoW enables remote mining (eth_getWork/eth_submitWork): the engine's
 	// proof-of-work capability; nil for engines without proof of work.
 	PoW consensus.PoW

@@ -60,7 +60,7 @@ func (m *Miner) sealLoop(ctx context.Context) {
 			continue
 		}
 
-		pb, err := build(ctx, m.chain, m.txs, *m.cfg.Coinbase, m.cfg.ExtraData, now)
+		pb, err := build(ctx, m.chain, m.txs, *m.cfg.Coinbase, m.cfg.ExtraData, now, WithGasTarget(m.cfg.GasTarget))
 		if err != nil {
 			if ctx.Err() == nil {
 				failed("Block building failed", err)

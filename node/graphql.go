@@ -26,12 +26,13 @@ func newGraphQLServer(n *Node) (*graphQLServer, error) {
 		Pool:          n.pool,
 		Miner:         n.miner,
 		NetworkID:     n.cfg.NetworkID,
-		ClientVersion: ClientVersion(),
+		ClientVersion: n.clientID(),
 		MinGasPrice:   n.cfg.MinGasPrice,
 		// Log queries only read the chain; this log service is never
 		// started (it serves no filters or subscriptions).
 		Filters: filters.New(n.chain, nil, filters.Config{MaxLogsRange: n.cfg.RPC.MaxLogsRange, Logger: n.log}),
 	}
+	n.tuneBackend(backend)
 	svc, err := graphql.New(backend, graphql.Config{Pool: n.pool, Logger: n.log})
 	if err != nil {
 		return nil, err

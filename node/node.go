@@ -11,7 +11,9 @@ import (
 	"log/slog"
 	"math/big"
 	"path/filepath"
+	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -25,19 +27,21 @@ import (
 	"github.com/basaltchain/basalt/consensus"
 	"github.com/basaltchain/basalt/consensus/beacon"
 	"github.com/basaltchain/basalt/consensus/ethash"
+	"github.com/basaltchain/basalt/internal/version"
 	"github.com/basaltchain/basalt/miner"
 	"github.com/basaltchain/basalt/p2p"
 	"github.com/basaltchain/basalt/txpool"
 )
 
-// ClientName is the client part of web3_clientVersion.
-const ClientName = "basalt"
-
-// Version is the release version, set at build time with -ldflags.
-var Version = "v0.1.0"
-
-// ClientVersion is what web3_clientVersion answers.
-func ClientVersion() string { return ClientName + "/" + Version }
+// clientID is how the node names itself (web3_clientVersion,
+// admin_nodeInfo, the devp2p handshake): config.Config.ClientID, which Load
+// sets from --identity and the build's version.
+func (n *Node) clientID() string {
+	if n.cfg.ClientID != "" {
+		return n.cfg.ClientID
+	}
+	return version.ClientID(config.ClientName, n.cfg.Identity) // a Config built without Load
+}
 
 // Node is a running node.
 type Node struct {
@@ -87,8 +91,13 @@ func OpenChain(dataPath string, g *config.Genesis) (ethdb.Database, *chain.Chain
 }
 
 func openChain(dataPath string, g *config.Genesis, engine consensus.Engine) (ethdb.Database, *chain.Chain, error) {
-	db, err := chain.OpenDatabase(DatabaseDir(dataPath), 256)
+	dir := DatabaseDir(dataPath)
+	db, err := chain.OpenDatabase(dir, 256)
 	if err != nil {
+		if inUse(err) {
+			return nil, nil, fmt.Errorf("data path %s is in use by another process (another basalt holds the lock %s): stop it, or give this node its own --data-path",
+				dataPath, filepath.Join(dir, "LOCK"))
+		}
 		return nil, nil, err
 	}
 	c, err := chain.Open(db, g.Core, engine)
@@ -97,6 +106,14 @@ func openChain(dataPath string, g *config.Genesis, engine consensus.Engine) (eth
 		return nil, nil, err
 	}
 	return db, c, nil
+}
+
+// inUse reports whether opening the database failed because another
+// process holds its lock: Pebble's flock fails with EAGAIN
+// ("resource temporarily unavailable"), which says nothing about why.
+func inUse(err error) bool {
+	return errors.Is(err, syscall.EAGAIN) || errors.Is(err, syscall.EWOULDBLOCK) ||
+		strings.Contains(err.Error(), syscall.EAGAIN.Error())
 }
 
 // New opens the node's storage and builds its services; Start runs them.
@@ -132,11 +149,7 @@ func newNode(cfg *config.Config, log *slog.Logger, newEngine func(*config.Genesi
 		n.closeStorage()
 		return nil, fmt.Errorf("open head state: %w", err)
 	}
-	poolCfg := txpool.DefaultConfig()
-	poolCfg.MaxSize = cfg.TxPool.MaxSize
-	poolCfg.MinGasPrice = cfg.MinGasPrice
-	poolCfg.Retention = time.Duration(cfg.TxPool.RetentionHours) * time.Hour
-	n.pool, err = txpool.New(poolCfg, c.Config(), c.CurrentHeader(), newStateView(st))
+	n.pool, err = txpool.New(poolConfig(cfg), c.Config(), c.CurrentHeader(), newStateView(st))
 	if err != nil {
 		n.closeStorage()
 		return nil, err
@@ -144,6 +157,7 @@ func newNode(cfg *config.Config, log *slog.Logger, newEngine func(*config.Genesi
 	n.miner = miner.New(c, poolSource{n.pool}, miner.Config{
 		Coinbase:  cfg.Miner.Coinbase,
 		ExtraData: cfg.Miner.ExtraData,
+		GasTarget: cfg.Miner.TargetGasLimit,
 		PoW:       n.caps.pow,
 		Scheduler: n.caps.scheduler,
 		Producer:  n.caps.producer,
@@ -200,9 +214,34 @@ func (n *Node) Start() error {
 		}
 	}
 	head := n.chain.CurrentHeader()
-	n.log.Info("Node started", "chainId", n.chain.Config().ChainID, "head", head.Number,
+	n.log.Info("Node started", "version", n.clientID(), "chainId", n.chain.Config().ChainID, "head", head.Number,
 		"hash", n.chain.CurrentHash().Hex(), "genesis", n.chain.GenesisHash().Hex())
 	return nil
+}
+
+// poolConfig is the transaction pool's configuration from the --tx-pool-*
+// options, --min-gas-price and --rpc-tx-feecap. A Config built without Load
+// (tests) leaves some of them zero: those get the pool's defaults.
+func poolConfig(cfg *config.Config) txpool.Config {
+	pc := txpool.DefaultConfig()
+	pc.MaxSize = cfg.TxPool.MaxSize
+	pc.MinGasPrice = cfg.MinGasPrice
+	if cfg.TxPool.MinGasPrice != nil {
+		pc.MinGasPrice = cfg.TxPool.MinGasPrice
+	}
+	pc.Retention = time.Duration(cfg.TxPool.RetentionHours) * time.Hour
+	if cfg.TxPool.Implementation != "" { // set by Load, with the price bump
+		pc.PriceBump = cfg.TxPool.PriceBump
+	}
+	if cfg.TxPool.MaxFutureNonceGap > 0 {
+		pc.MaxFutureNonceGap = cfg.TxPool.MaxFutureNonceGap
+	}
+	if cfg.TxPool.TxFeeCap != nil {
+		pc.TxFeeCap = cfg.TxPool.TxFeeCap
+	}
+	pc.NoLocalPriority = cfg.TxPool.NoLocalPriority
+	pc.StrictReplayProtection = cfg.TxPool.StrictReplayProtection
+	return pc
 }
 
 // followHead keeps the pool in step with the chain head.

@@ -1,11 +1,17 @@
 package node
 
 import (
+	"encoding/hex"
+	"fmt"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/p2p/enode"
+	"github.com/ethereum/go-ethereum/p2p/nat"
+	"github.com/ethereum/go-ethereum/p2p/netutil"
 
 	"github.com/basaltchain/basalt/api"
 	"github.com/basaltchain/basalt/config"
@@ -14,16 +20,51 @@ import (
 	"github.com/basaltchain/basalt/rpc"
 )
 
-// newP2P builds the peer-to-peer service from the --p2p-* options and
-// <data-path>/static-nodes.json; nil when --p2p-enabled=false.
+// newP2P builds the peer-to-peer service from the --p2p-* options, the
+// static nodes file (--static-nodes-file, default
+// <data-path>/static-nodes.json), --nat-method, --net-restrict and
+// --banned-node-ids; nil when --p2p-enabled=false.
 func newP2P(n *Node) (*p2p.Service, error) {
 	cfg := n.cfg.P2P
 	if !cfg.Enabled {
 		return nil, nil
 	}
-	static, err := p2p.LoadStaticNodes(filepath.Join(n.cfg.DataPath, p2p.StaticNodesFile))
+	file := cfg.StaticNodesFile
+	if file == "" {
+		file = filepath.Join(n.cfg.DataPath, p2p.StaticNodesFile)
+	}
+	static, err := p2p.LoadStaticNodes(file)
 	if err != nil {
 		return nil, err
+	}
+	var restrict *netutil.Netlist
+	if len(cfg.NetRestrict) > 0 {
+		cidrs := make([]string, len(cfg.NetRestrict))
+		for i, s := range cfg.NetRestrict {
+			if !strings.Contains(s, "/") { // one address
+				if strings.Contains(s, ":") {
+					s += "/128"
+				} else {
+					s += "/32"
+				}
+			}
+			cidrs[i] = s
+		}
+		if restrict, err = netutil.ParseNetlist(strings.Join(cidrs, ",")); err != nil {
+			return nil, fmt.Errorf("--net-restrict: %w", err) // validated by config.Load already
+		}
+	}
+	banned := make(map[enode.ID]bool, len(cfg.BannedNodeIDs))
+	for _, id := range cfg.BannedNodeIDs {
+		pub, err := hex.DecodeString(id)
+		if err != nil || len(pub) != 64 {
+			return nil, fmt.Errorf("--banned-node-ids: %q is not a node ID", id)
+		}
+		banned[enode.ID(crypto.Keccak256Hash(pub))] = true
+	}
+	var natm nat.Interface
+	if cfg.NATMethod == "UPNP" || cfg.NATMethod == "UPNPP2PONLY" {
+		natm = nat.UPnP()
 	}
 	var bootnodes []*enode.Node
 	for _, u := range cfg.Bootnodes {
@@ -43,9 +84,12 @@ func newP2P(n *Node) (*p2p.Service, error) {
 		Bootnodes:         bootnodes,
 		StaticNodes:       static,
 		NetworkID:         n.cfg.NetworkID,
-		Name:              ClientVersion(),
+		Name:              n.clientID(),
 		ReconnectInterval: cfg.StaticReconnectInterval,
 		Protocols:         n.caps.p2pProtocols(),
+		NAT:               natm,
+		NetRestrict:       restrict,
+		Banned:            banned,
 	}, n.chain, n.pool, n.miner, n.log)
 }
 

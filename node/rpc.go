@@ -32,10 +32,11 @@ func newRPCServers(n *Node) (*rpcServers, error) {
 		Pool:          n.pool,
 		Miner:         n.miner,
 		NetworkID:     n.cfg.NetworkID,
-		ClientVersion: ClientVersion(),
+		ClientVersion: n.clientID(),
 		MinGasPrice:   n.cfg.MinGasPrice,
 		Filters:       s.filters,
 	}
+	n.tuneBackend(backend)
 	if pow := n.caps.pow; pow != nil {
 		backend.Hashrate = func() uint64 { return uint64(pow.Hashrate()) }
 		backend.SubmitHashrate = pow.SubmitHashrate
@@ -59,25 +60,29 @@ func newRPCServers(n *Node) (*rpcServers, error) {
 		srv, err := rpc.NewServer(reg, rpc.Config{
 			APIs:         cfg.HTTPAPIs,
 			MaxBatchSize: cfg.HTTPMaxBatchSize,
+			Timeout:      cfg.HTTPTimeout,
 			Authorizer:   a.authorizer(),
 			Logger:       n.log,
 		})
 		if err != nil {
 			return nil, err
 		}
-		s.http = &listener{frontEnd: "JSON-RPC", name: "HTTP", host: cfg.HTTPHost, port: cfg.HTTPPort, handler: rpc.NewHTTPHandler(srv, rpc.HTTPConfig{
-			HostAllowlist: n.cfg.HostAllowlist,
-			CORSOrigins:   cfg.HTTPCORSOrigins,
-			Routes:        a.routes(),
-			RPCMiddleware: a.httpMiddleware(),
-		})}
+		s.http = &listener{frontEnd: "JSON-RPC", name: "HTTP", host: cfg.HTTPHost, port: cfg.HTTPPort, maxConns: cfg.HTTPMaxActiveConnections,
+			handler: rpc.NewHTTPHandler(srv, rpc.HTTPConfig{
+				HostAllowlist:   n.cfg.HostAllowlist,
+				CORSOrigins:     cfg.HTTPCORSOrigins,
+				MaxRequestBytes: cfg.HTTPMaxRequestContentLength,
+				PrettyJSON:      cfg.PrettyJSON,
+				Routes:          a.routes(),
+				RPCMiddleware:   a.httpMiddleware(),
+			})}
 	}
 	if cfg.WSEnabled {
 		a, err := newEndpointAuth(cfg.WSAuth, "ws", logins, n.log)
 		if err != nil {
 			return nil, err
 		}
-		srv, err := rpc.NewServer(reg, rpc.Config{APIs: cfg.WSAPIs, Authorizer: a.authorizer(), Logger: n.log})
+		srv, err := rpc.NewServer(reg, rpc.Config{APIs: cfg.WSAPIs, Timeout: cfg.WSTimeout, Authorizer: a.authorizer(), Logger: n.log})
 		if err != nil {
 			return nil, err
 		}
@@ -92,6 +97,20 @@ func newRPCServers(n *Node) (*rpcServers, error) {
 		s.ws = &listener{frontEnd: "JSON-RPC", name: "WebSocket", host: cfg.WSHost, port: cfg.WSPort, handler: s.wsH}
 	}
 	return s, nil
+}
+
+// tuneBackend sets the options of the methods on a backend of the node's
+// front ends: the client ID, the gas price oracle, the simulation gas cap,
+// the estimate tolerance and revert reasons in receipts.
+func (n *Node) tuneBackend(b *api.Backend) {
+	cfg := n.cfg
+	b.ClientVersion = n.clientID()
+	if cfg.API.GasPriceMax != nil { // set by config.Load; a Config built by hand keeps Besu's defaults
+		b.GasPriceOracle = &api.GasPriceOracle{Blocks: cfg.API.GasPriceBlocks, Percentile: cfg.API.GasPricePercentile, Max: cfg.API.GasPriceMax}
+	}
+	b.GasCap = cfg.API.GasCap
+	b.EstimateTolerance = cfg.API.EstimateGasToleranceRatio
+	b.RevertReasons = cfg.RevertReasonEnabled
 }
 
 // warnUnavailableGroups names, once at start-up, each group enabled on a

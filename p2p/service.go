@@ -41,6 +41,7 @@ import (
 	gethp2p "github.com/ethereum/go-ethereum/p2p"
 	"github.com/ethereum/go-ethereum/p2p/enode"
 	"github.com/ethereum/go-ethereum/p2p/nat"
+	"github.com/ethereum/go-ethereum/p2p/netutil"
 	"github.com/ethereum/go-ethereum/params"
 
 	"github.com/basaltchain/basalt/chain"
@@ -81,6 +82,14 @@ type Config struct {
 	// RequestTimeout bounds each request to a peer; 0 means
 	// eth.DefaultRequestTimeout.
 	RequestTimeout time.Duration
+	// NAT, when set, maps the listening port on a gateway and tells the
+	// external address (--nat-method=UPNP); nil advertises Host.
+	NAT nat.Interface
+	// NetRestrict, when set, limits the peers dialed, accepted and
+	// discovered to these subnets (--net-restrict).
+	NetRestrict *netutil.Netlist
+	// Banned are node IDs refused as peers (--banned-node-ids).
+	Banned map[enode.ID]bool
 	// Protocols are devp2p sub-protocols run beside eth on every
 	// connection: the consensus engine's (consensus.ProtocolProvider, e.g.
 	// IBFT 2.0's). Their names must differ from eth's and from each other's
@@ -173,8 +182,8 @@ func New(cfg Config, c *chain.Chain, pool *txpool.Pool, miner Miner, log *slog.L
 	}
 	listen := net.JoinHostPort(cfg.Interface, strconv.Itoa(cfg.Port))
 	// Discovery advertises --p2p-host, as the enode URL does.
-	var natm nat.Interface
-	if ip := net.ParseIP(cfg.Host); ip != nil && !ip.IsUnspecified() {
+	natm := cfg.NAT
+	if ip := net.ParseIP(cfg.Host); natm == nil && ip != nil && !ip.IsUnspecified() {
 		natm = nat.ExtIP(ip)
 	}
 	s.server = &gethp2p.Server{Config: gethp2p.Config{
@@ -187,6 +196,7 @@ func New(cfg Config, c *chain.Chain, pool *txpool.Pool, miner Miner, log *slog.L
 		Protocols:      protocols,
 		ListenAddr:     listen,
 		NAT:            natm,
+		NetRestrict:    cfg.NetRestrict,
 		Logger:         gethLogger(log),
 	}}
 	return s, nil
@@ -358,6 +368,12 @@ func (s *Service) PooledTx(hash common.Hash) *types.Transaction { return s.pool.
 
 // PeerConnected registers a peer after its handshake.
 func (s *Service) PeerConnected(p *eth.Peer) error {
+	if s.cfg.Banned[p.Peer().ID()] {
+		// go-ethereum's server has no ban list: a banned node is dropped at
+		// the eth handshake, before it is a peer for anything.
+		s.log.Debug("Banned node refused", "peer", p.ID()[:16])
+		return gethp2p.DiscUselessPeer
+	}
 	s.mu.Lock()
 	if _, dup := s.peers[p.ID()]; dup {
 		s.mu.Unlock()

@@ -45,6 +45,12 @@ type Config struct {
 	// disables the check. Remote transactions are not checked.
 	TxFeeCap *big.Int
 
+	// StrictReplayProtection refuses local legacy transactions without an
+	// EIP-155 chain ID once the chain has EIP-155
+	// (--strict-tx-replay-protection-enabled, default false), as Besu's
+	// TransactionPool does for the transactions it prioritises.
+	StrictReplayProtection bool
+
 	// NoLocalPriority stops preferring local transactions over remote ones
 	// when evicting and when ordering for block building
 	// (--tx-pool-no-local-priority, default false).

@@ -30,6 +30,9 @@ const (
 	// ReplayProtectedSignaturesNotSupported: an EIP-155 signature on a chain
 	// (or at a block) without EIP-155.
 	ReplayProtectedSignaturesNotSupported Reason = "REPLAY_PROTECTED_SIGNATURES_NOT_SUPPORTED"
+	// ReplayProtectedSignatureRequired: a local legacy transaction without
+	// an EIP-155 chain ID while Config.StrictReplayProtection is on.
+	ReplayProtectedSignatureRequired Reason = "REPLAY_PROTECTED_SIGNATURE_REQUIRED"
 	// InvalidTransactionFormat: a transaction type the chain does not accept
 	// at its head (blob transactions always), or a field out of range.
 	InvalidTransactionFormat Reason = "INVALID_TRANSACTION_FORMAT"

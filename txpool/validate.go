@@ -127,6 +127,9 @@ func (p *Pool) validate(v *headView, tx *types.Transaction, hash common.Hash, lo
 			return nil, reject(WrongChainID, "transaction was meant for chain id %s and not this chain id %s", id, p.chainID)
 		}
 	}
+	if local && p.cfg.StrictReplayProtection && !tx.Protected() && tx.Type() == types.LegacyTxType && p.chainID != nil && v.eip155 {
+		return nil, reject(ReplayProtectedSignatureRequired, "the transaction has no EIP-155 chain ID and strict replay protection is on")
+	}
 	if err := checkType(tx.Type(), &v.rules); err != nil {
 		return nil, err
 	}

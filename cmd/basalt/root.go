@@ -11,6 +11,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/basaltchain/basalt/config"
+	"github.com/basaltchain/basalt/internal/cliconf"
+	"github.com/basaltchain/basalt/internal/version"
 )
 
 // Exit codes.
@@ -48,30 +50,62 @@ func buildRootCommand(run nodeRunner) *cobra.Command {
 genesis format and JSON-RPC interface.
 
 Every option can also be set by an environment variable, BASALT_ followed by the
-option name in upper case with dashes as underscores (BASALT_RPC_HTTP_PORT=8545),
-or by a key in the TOML file given by --config-file (rpc-http-port=8545).
-The command line wins over the environment, which wins over the config file.`,
+option name in upper case with dashes as underscores (BASALT_RPC_HTTP_PORT=8545;
+Besu's BESU_RPC_HTTP_PORT works too), or by a key in the TOML file given by
+--config-file (rpc-http-port=8545). The command line wins over the environment,
+which wins over the config file.
+
+Every other option of Besu's command-line reference is accepted as well, so a
+Besu configuration starts unchanged: the node says at start-up what it does
+instead for each one given (config/README.md lists them all). Run
+basalt --Xhelp for the hidden options.`,
+		Version:       version.ClientID(config.ClientName, ""),
 		Args:          noArgs,
 		SilenceErrors: true, // execute prints one line
 		SilenceUsage:  true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if x, _ := cmd.Flags().GetBool(xhelpFlag); x {
+				fmt.Fprint(cmd.OutOrStdout(), config.UnstableHelp())
+				return nil
+			}
 			cfg, err := config.Load(cmd)
 			if err != nil {
 				return err
 			}
+			if cfg.PrintPathsAndExit {
+				printPaths(cmd.OutOrStdout(), cfg)
+				return nil
+			}
 			if _, err := cfg.RequireGenesis(); err != nil {
 				return err
 			}
-			slog.SetDefault(slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: cfg.LogLevel})))
+			log := newLogger(cmd.ErrOrStderr(), cfg)
+			slog.SetDefault(log)
+			log.Info("Starting Basalt", "version", cfg.ClientID)
+			cfg.LogNotices(log)
+			if cfg.PIDPath != "" {
+				remove, err := writePIDFile(cfg.PIDPath)
+				if err != nil {
+					return err
+				}
+				defer remove()
+			}
 			return run(cmd.Context(), cfg)
 		},
 	}
 	root.CompletionOptions.DisableDefaultCmd = true
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{cliconf.FlagError(c.Flags(), err)} })
+	// Besu's -V, --version and -X, --Xhelp (cobra would make --version -v).
+	root.Flags().BoolP("version", "V", false, "Print the version (basalt/<version>/<os>-<arch>/<go version>) and exit")
+	root.SetVersionTemplate("{{.Version}}\n")
+	root.Flags().BoolP(xhelpFlag, "X", false, "Print the hidden options (Besu's early-access --X options) and exit")
 	config.AddFlags(root)
 	root.AddCommand(subcommands()...)
 	return root
 }
+
+// xhelpFlag is Besu's --Xhelp.
+const xhelpFlag = "Xhelp"
 
 // noArgs rejects positional arguments (which are mistyped subcommands).
 func noArgs(cmd *cobra.Command, args []string) error {
