@@ -37,7 +37,7 @@ type batchItem struct {
 func (s *Server) serveBatch(w http.ResponseWriter, r *http.Request, body []byte) {
 	var elems []json.RawMessage
 	if json.Unmarshal(body, &elems) != nil {
-		s.relay(w, r, body)
+		s.relay(w, r, body, nil)
 		return
 	}
 	items := make([]batchItem, len(elems))
@@ -58,7 +58,7 @@ func (s *Server) serveBatch(w http.ResponseWriter, r *http.Request, body []byte)
 		it.answered = it.env.ID != nil || !wellFormed(&it.env)
 	}
 	if local == 0 {
-		s.relay(w, r, body)
+		s.relay(w, r, body, nil)
 		return
 	}
 	if len(elems) > s.maxBatch {
@@ -139,7 +139,11 @@ func (s *Server) forwardRest(r *http.Request, items []batchItem, local int) (map
 	sub = append(sub, ']')
 	resp, err := s.ds.Do(r.Context(), &downstream.Request{Method: http.MethodPost, Path: "/", Header: callHeader(r), Body: sub})
 	if err != nil {
-		return nil, transportReply(nullID, err)
+		elems := make([]json.RawMessage, len(items))
+		for i := range items {
+			elems[i] = items[i].raw
+		}
+		return nil, batchErrors(elems, err)
 	}
 	var arr []json.RawMessage
 	if resp.Status != http.StatusOK || json.Unmarshal(resp.Body, &arr) != nil {
@@ -199,4 +203,50 @@ func compactJSON(b json.RawMessage) []byte {
 		return nil
 	}
 	return buf.Bytes()
+}
+
+// batchFailure answers a batch body the node could not answer: one error
+// per element that expects a response, with its id (see batchErrors); nil
+// when body is not a JSON array.
+func batchFailure(body []byte, err error) *reply {
+	t := bytes.TrimSpace(body)
+	if len(t) == 0 || t[0] != '[' {
+		return nil
+	}
+	var elems []json.RawMessage
+	if json.Unmarshal(t, &elems) != nil {
+		return nil
+	}
+	return batchErrors(elems, err)
+}
+
+// batchErrors is the answer to a batch of elems when the node could not be
+// reached or its answer was lost: the transport error of err for each
+// element with an id (and, with id null, for each malformed one), none for
+// notifications, with the status the error has for a single request.
+func batchErrors(elems []json.RawMessage, err error) *reply {
+	rpcErr, status := transportError(err)
+	if rpcErr == ErrDownstreamTimeout || rpcErr == ErrDownstreamLost {
+		rpcErr = rpcErr.WithData(outcomeUnknown{RequestSent: true})
+	}
+	out := []byte{'['}
+	for _, el := range elems {
+		var env envelope
+		id := nullID
+		t := bytes.TrimSpace(el)
+		if len(t) > 0 && t[0] == '{' && json.Unmarshal(t, &env) == nil {
+			if env.ID == nil && wellFormed(&env) {
+				continue // a notification: no response
+			}
+			if env.idValid() {
+				id = env.responseID()
+			}
+		}
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		out = append(out, errorReplyStatus(id, rpcErr, status).body...)
+	}
+	out = append(out, ']')
+	return &reply{status: status, body: out}
 }

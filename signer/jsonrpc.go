@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/ethereum/go-ethereum/common"
+
 	"github.com/basaltchain/basalt/rpc"
 	"github.com/basaltchain/basalt/signer/downstream"
 )
@@ -17,13 +19,31 @@ var (
 	// ErrNoUnlockedAccount answers a from or eth_sign address the signer has
 	// no key for.
 	ErrNoUnlockedAccount = rpc.NewError(-32000, "No unlocked account matches the Sender")
-	// ErrDownstreamTimeout answers (HTTP 504) when the node did not answer
-	// within --downstream-http-request-timeout.
-	ErrDownstreamTimeout = rpc.NewError(-32000, "Connection to downstream node timed out")
-	// ErrDownstreamConnect answers (HTTP 504) when the node cannot be
-	// reached, and (HTTP 502) when the connection broke.
+	// ErrDownstreamConnect answers (HTTP 504) when the request never
+	// reached the node: no connection could be made, or it failed before
+	// the request was written. Nothing was sent, so the client may simply
+	// try again.
 	ErrDownstreamConnect = rpc.NewError(-32000, "Failed to connect to downstream node")
+	// ErrDownstreamTimeout answers (HTTP 504) when the node received the
+	// request but did not answer within --downstream-http-request-timeout.
+	// The outcome is unknown: a transaction may be in the node's pool.
+	ErrDownstreamTimeout = rpc.NewError(-32000, "Connection to downstream node timed out")
+	// ErrDownstreamLost answers (HTTP 502) when the connection to the node
+	// broke after the request was sent. The outcome is unknown: a
+	// transaction may be in the node's pool, so check its hash (the error's
+	// data) before sending again. EthSigner answers "Failed to connect" here,
+	// which invites a resend that may spend the nonce twice; the code is
+	// Basalt's own.
+	ErrDownstreamLost = rpc.NewError(-32050, "Connection to downstream node lost after the request was sent")
 )
+
+// outcomeUnknown is the data of ErrDownstreamTimeout and ErrDownstreamLost:
+// the request reached the node, and, for a transaction the signer sent, the
+// hash to look up (eth_getTransactionByHash) before sending again.
+type outcomeUnknown struct {
+	RequestSent     bool         `json:"requestSent"`
+	TransactionHash *common.Hash `json:"transactionHash,omitempty"`
+}
 
 // envelope is a JSON-RPC request object, its members kept raw.
 type envelope struct {
@@ -137,20 +157,37 @@ func asRPCError(err error) *rpc.Error {
 	return rpc.ErrInternal
 }
 
-// transportReply answers a request whose downstream call got no response.
-func transportReply(id json.RawMessage, err error) *reply {
+// transportReply answers a request whose downstream call got no response,
+// with the request's id.
+func transportReply(id json.RawMessage, err error) *reply { return transportReplyTx(id, err, nil) }
+
+// transportReplyTx is transportReply for a call that sent the transaction
+// whose hash is txHash (nil for other calls): when the outcome is unknown
+// the hash is in the error's data.
+func transportReplyTx(id json.RawMessage, err error, txHash *common.Hash) *reply {
+	rpcErr, status := transportError(err)
+	if rpcErr == ErrDownstreamTimeout || rpcErr == ErrDownstreamLost {
+		rpcErr = rpcErr.WithData(outcomeUnknown{RequestSent: true, TransactionHash: txHash})
+	}
+	return errorReplyStatus(id, rpcErr, status)
+}
+
+// transportError is the error and HTTP status for a downstream call that
+// got no response: connect (nothing sent), timed out or lost (outcome
+// unknown).
+func transportError(err error) (*rpc.Error, int) {
 	var de *downstream.Error
 	if errors.As(err, &de) {
-		switch de.Kind {
-		case downstream.Timeout:
-			return errorReplyStatus(id, ErrDownstreamTimeout, http.StatusGatewayTimeout)
-		case downstream.Connect:
-			return errorReplyStatus(id, ErrDownstreamConnect, http.StatusGatewayTimeout)
-		case downstream.Broken:
-			return errorReplyStatus(id, ErrDownstreamConnect, http.StatusBadGateway)
+		switch {
+		case de.Kind == downstream.Connect || !de.Sent:
+			return ErrDownstreamConnect, http.StatusGatewayTimeout
+		case de.Kind == downstream.Timeout:
+			return ErrDownstreamTimeout, http.StatusGatewayTimeout
+		case de.Kind == downstream.Broken:
+			return ErrDownstreamLost, http.StatusBadGateway
 		}
 	}
-	return errorReplyStatus(id, rpc.ErrInternal, http.StatusInternalServerError)
+	return rpc.ErrInternal, http.StatusInternalServerError
 }
 
 // rpcResponse is a JSON-RPC response from the node.

@@ -75,7 +75,7 @@ func (s *Server) send(ctx context.Context, r *http.Request, env *envelope, priva
 		resp, err := s.call(ctx, hdr, id, method, hexutil.Bytes(raw))
 		if err != nil {
 			s.log.Warn("Transaction sent without an answer", "from", args.from.Hex(), "nonce", *args.nonce, "hash", hash.Hex(), "err", err)
-			return transportReply(id, err)
+			return transportReplyTx(id, err, &hash)
 		}
 		return relayed(resp)
 	}
@@ -105,7 +105,7 @@ func (s *Server) send(ctx context.Context, r *http.Request, env *envelope, priva
 		if err != nil {
 			sess.Settle(nonce.Unknown)
 			s.log.Warn("Transaction sent without an answer", "from", args.from.Hex(), "nonce", n, "hash", hash.Hex(), "err", err)
-			return transportReply(id, err)
+			return transportReplyTx(id, err, &hash)
 		}
 		outcome, retry, reason := classifySend(resp)
 		sess.Settle(outcome)

@@ -128,7 +128,7 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 	default:
 		body, ok := s.readBody(w, r)
 		if ok {
-			s.relay(w, r, body)
+			s.relay(w, r, body, nil)
 		}
 	}
 }
@@ -155,8 +155,12 @@ func (s *Server) writeTooLarge(w http.ResponseWriter, _ *http.Request) {
 	writeReply(w, rp)
 }
 
-// relay passes a request to the node unchanged and its answer back.
-func (s *Server) relay(w http.ResponseWriter, r *http.Request, body []byte) {
+// relay passes a request to the node unchanged and its answer back. When
+// the node cannot answer, the signer answers for it: with the request's id
+// (from id, nil when the body is not a request object with a valid id) for
+// a single request, or for a batch with one error per request that expects
+// an answer.
+func (s *Server) relay(w http.ResponseWriter, r *http.Request, body []byte, id json.RawMessage) {
 	req := &downstream.Request{
 		Method:   r.Method,
 		Path:     r.URL.EscapedPath(),
@@ -166,7 +170,16 @@ func (s *Server) relay(w http.ResponseWriter, r *http.Request, body []byte) {
 	}
 	if err := s.ds.Relay(r.Context(), w, req); err != nil {
 		s.log.Debug("Proxied request failed", "path", r.URL.Path, "err", err)
-		writeReply(w, transportReply(nullID, err))
+		if r.URL.Path == "/" && r.Method == http.MethodPost {
+			if batch := batchFailure(body, err); batch != nil {
+				writeReply(w, batch)
+				return
+			}
+		}
+		if id == nil {
+			id = nullID
+		}
+		writeReply(w, transportReply(id, err))
 	}
 }
 
@@ -185,12 +198,16 @@ func (s *Server) serveJSONRPC(w http.ResponseWriter, r *http.Request) {
 	}
 	var env envelope
 	if len(trimmed) == 0 || trimmed[0] != '{' || json.Unmarshal(body, &env) != nil {
-		s.relay(w, r, body)
+		s.relay(w, r, body, nil)
 		return
 	}
 	h := s.handlerFor(env.method())
 	if h == nil {
-		s.relay(w, r, body)
+		var id json.RawMessage
+		if env.idValid() {
+			id = env.responseID()
+		}
+		s.relay(w, r, body, id)
 		return
 	}
 	if !env.idValid() {

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -576,9 +577,29 @@ func TestDownstreamFailures(t *testing.T) {
 	for _, body := range []string{
 		`{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}`,
 		`{"jsonrpc":"2.0","id":1,"method":"eth_sendTransaction","params":[{"from":"` + dev1.Hex() + `"}]}`,
-		`[{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]},{"jsonrpc":"2.0","id":2,"method":"eth_accounts"}]`,
 	} {
-		post(t, s.URL, body).wantError(t, 504, -32000, "Failed to connect to downstream node")
+		r := post(t, s.URL, body)
+		r.wantError(t, 504, -32000, "Failed to connect to downstream node")
+		if !strings.Contains(r.Raw, `"id":1,`) || strings.Contains(r.Raw, "data") {
+			t.Errorf("the request's id, no data (nothing was sent): %s", r.Raw)
+		}
+	}
+	// A passed-through request keeps its id, whatever its type; a batch gets
+	// one error per request, none for a notification.
+	want := `{"jsonrpc":"2.0","id":"q","error":{"code":-32000,"message":"Failed to connect to downstream node"}}`
+	if r := post(t, s.URL, `{"jsonrpc":"2.0","id":"q","method":"eth_blockNumber","params":[]}`); r.Status != 504 || r.Raw != want {
+		t.Errorf("pass-through: %d %s", r.Status, r.Raw)
+	}
+	for _, body := range []string{
+		`[{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]},{"jsonrpc":"2.0","method":"eth_chainId","params":[]},{"jsonrpc":"2.0","id":2,"method":"eth_accounts"}]`,
+		`[{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]},{"jsonrpc":"2.0","method":"eth_chainId","params":[]},{"jsonrpc":"2.0","id":2,"method":"net_version"}]`,
+	} {
+		r := post(t, s.URL, body)
+		want := `[{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"Failed to connect to downstream node"}},` +
+			`{"jsonrpc":"2.0","id":2,"error":{"code":-32000,"message":"Failed to connect to downstream node"}}]`
+		if r.Status != 504 || r.Raw != want {
+			t.Errorf("batch %s: %d %s", body, r.Status, r.Raw)
+		}
 	}
 	resp, err := http.Get(s.URL + "/other")
 	if err != nil {
@@ -593,7 +614,11 @@ func TestDownstreamFailures(t *testing.T) {
 	slow := newFakeNode(t)
 	block := make(chan struct{})
 	t.Cleanup(func() { close(block) })
+	var slowRaw atomic.Value // []byte; the hook runs on the server's goroutine
 	slow.setHook(func(w http.ResponseWriter, r *http.Request, method string, body []byte) bool {
+		if method == "eth_sendRawTransaction" {
+			slowRaw.Store(rawParam(t, body))
+		}
 		if method == "eth_sendRawTransaction" || method == "eth_blockNumber" {
 			select {
 			case <-block:
@@ -610,6 +635,9 @@ func TestDownstreamFailures(t *testing.T) {
 	if c := slow.count("eth_sendRawTransaction"); c != 1 {
 		t.Errorf("signed and sent %d times", c)
 	}
+	if tx, _ := decodeRaw(t, slowRaw.Load().([]byte)); !strings.Contains(r.Raw, `"data":{"requestSent":true,"transactionHash":"`+tx.Hash().Hex()+`"}`) {
+		t.Errorf("a timed-out send names the transaction to look for: %s", r.Raw)
+	}
 	// The timed-out nonce stays taken only while the burst lasts: the next
 	// call, alone, trusts the node's count again.
 	slow.setHook(nil)
@@ -617,6 +645,48 @@ func TestDownstreamFailures(t *testing.T) {
 	if tx, _ := decodeRaw(t, slow.lastRaw()); tx.Nonce() != 0 {
 		t.Errorf("nonce %d after a timeout", tx.Nonce())
 	}
+}
+
+// TestDownstreamLost: a connection that breaks after the request was sent
+// is told apart from one that could not be made — the node may hold the
+// transaction — with its own code, and the hash to check.
+func TestDownstreamLost(t *testing.T) {
+	node := newFakeNode(t)
+	var raw atomic.Value // []byte
+	node.setHook(func(w http.ResponseWriter, r *http.Request, method string, body []byte) bool {
+		if method != "eth_sendRawTransaction" && method != "eth_blockNumber" {
+			return false
+		}
+		if method == "eth_sendRawTransaction" {
+			raw.Store(rawParam(t, body))
+		}
+		c, _, err := w.(http.Hijacker).Hijack()
+		if err == nil {
+			c.Close() // the request arrived; the answer never leaves
+		}
+		return true
+	})
+	s := signerFor(t, node)
+	r := post(t, s.URL, `{"jsonrpc":"2.0","id":7,"method":"eth_blockNumber","params":[]}`)
+	if want := `{"jsonrpc":"2.0","id":7,"error":{"code":-32050,"message":"Connection to downstream node lost after the request was sent","data":{"requestSent":true}}}`; r.Status != 502 || r.Raw != want {
+		t.Errorf("pass-through: %d %s", r.Status, r.Raw)
+	}
+	r = sendTx(t, s.URL, map[string]any{"from": dev1.Hex(), "to": dev2.Hex()})
+	r.wantError(t, 502, -32050, "Connection to downstream node lost after the request was sent")
+	tx, _ := decodeRaw(t, raw.Load().([]byte))
+	if !strings.Contains(r.Raw, `"data":{"requestSent":true,"transactionHash":"`+tx.Hash().Hex()+`"}`) || node.count("eth_sendRawTransaction") != 1 {
+		t.Errorf("send: %s (sent %d times)", r.Raw, node.count("eth_sendRawTransaction"))
+	}
+}
+
+// rawParam returns the transaction bytes of an eth_sendRawTransaction body.
+func rawParam(t *testing.T, body []byte) []byte {
+	var req struct{ Params []hexutil.Bytes }
+	if err := json.Unmarshal(body, &req); err != nil || len(req.Params) != 1 {
+		t.Errorf("eth_sendRawTransaction body %s", body)
+		return nil
+	}
+	return req.Params[0]
 }
 
 func TestProxy(t *testing.T) {

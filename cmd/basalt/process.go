@@ -71,4 +71,3 @@ func writePIDFile(path string) (remove func(), err error) {
 		}
 	}, nil
 }
-

@@ -3,7 +3,9 @@
 // each with the request timeout, and tells a timeout from a connection
 // failure so that the signer can answer the way EthSigner does (504 with
 // "Connection to downstream node timed out" or "Failed to connect to
-// downstream node").
+// downstream node") — and tells whether the request reached the node at
+// all (Error.Sent), because after a send the transaction may be in the
+// node's pool whatever became of the connection.
 package downstream
 
 import (
@@ -14,7 +16,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"strconv"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -108,10 +112,12 @@ type Kind int
 const (
 	// Timeout: the node did not answer within the timeout.
 	Timeout Kind = iota + 1
-	// Connect: no connection could be made (refused, unreachable, DNS).
+	// Connect: nothing was sent: no connection could be made (refused,
+	// unreachable, DNS, no connection within the timeout), or it failed
+	// before the request was written.
 	Connect
-	// Broken: the connection failed after the request was (partly) sent,
-	// or the answer was not HTTP.
+	// Broken: the connection failed after the request was sent, or the
+	// answer was not HTTP: the outcome is unknown.
 	Broken
 	// Canceled: the caller's context ended first.
 	Canceled
@@ -121,6 +127,11 @@ const (
 type Error struct {
 	Kind Kind
 	Err  error
+	// Sent reports that the request's headers were written to a
+	// connection: the node may have received the request and acted on it.
+	// When false nothing reached the node (a refused or timed-out dial, a
+	// DNS failure) and the request can be sent again safely.
+	Sent bool
 }
 
 func (e *Error) Error() string {
@@ -213,36 +224,49 @@ func (c *Client) exchange(ctx context.Context, req *Request, read func(*http.Res
 	if req.Body == nil {
 		hr.Body, hr.ContentLength = http.NoBody, 0
 	}
+	// Go's transport sends a request again on a fresh connection when a
+	// reused one turns out closed before anything was written; the trace
+	// sees the headers written only once they went to the connection that
+	// failed or answered.
+	var sent atomic.Bool
+	hr = hr.WithContext(httptrace.WithClientTrace(hr.Context(), &httptrace.ClientTrace{
+		WroteHeaders: func() { sent.Store(true) },
+	}))
 	resp, err := c.hc.Do(hr)
 	if err != nil {
-		return c.classify(ctx, err)
+		return c.classify(ctx, err, sent.Load())
 	}
 	defer resp.Body.Close()
 	err = read(resp, &idleReader{r: resp.Body, timer: timer, d: c.timeout})
 	if err != nil {
-		return c.classify(ctx, err)
+		return c.classify(ctx, err, true)
 	}
 	return nil
 }
 
-func (c *Client) classify(ctx context.Context, err error) error {
+// classify turns a failed exchange into an *Error. sent says whether the
+// request's headers were written.
+func (c *Client) classify(ctx context.Context, err error, sent bool) error {
 	if context.Cause(ctx) == errIdle {
-		return &Error{Kind: Timeout, Err: fmt.Errorf("no answer within %v", c.timeout)}
+		if !sent {
+			return &Error{Kind: Connect, Err: fmt.Errorf("no connection within %v", c.timeout)}
+		}
+		return &Error{Kind: Timeout, Err: fmt.Errorf("no answer within %v", c.timeout), Sent: true}
 	}
 	if ctx.Err() != nil {
-		return &Error{Kind: Canceled, Err: context.Cause(ctx)}
+		return &Error{Kind: Canceled, Err: context.Cause(ctx), Sent: sent}
 	}
 	var op *net.OpError
 	var dns *net.DNSError
 	switch {
-	case errors.As(err, &op) && op.Op == "dial", errors.As(err, &dns), errors.Is(err, syscall.ECONNREFUSED):
+	case !sent, errors.As(err, &op) && op.Op == "dial", errors.As(err, &dns), errors.Is(err, syscall.ECONNREFUSED):
 		return &Error{Kind: Connect, Err: err}
 	}
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() {
-		return &Error{Kind: Timeout, Err: err}
+		return &Error{Kind: Timeout, Err: err, Sent: true}
 	}
-	return &Error{Kind: Broken, Err: err}
+	return &Error{Kind: Broken, Err: err, Sent: true}
 }
 
 // idleReader restarts the idle timer on every read that returns data.
