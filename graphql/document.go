@@ -184,9 +184,17 @@ func (v *value) String() string {
 type syntaxError struct {
 	token string
 	pos   pos
+	// tooDeep: the document is valid as far as it was read, but nests
+	// deeper than maxDocumentDepth (a limit, not a syntax error, so the
+	// message says which).
+	tooDeep bool
 }
 
 func (e *syntaxError) Error() string {
+	if e.tooDeep {
+		return fmt.Sprintf("Invalid syntax: the document nests selections or values deeper than %d levels, the most this server parses, at line %d column %d",
+			maxDocumentDepth, e.pos.line, e.pos.column)
+	}
 	return fmt.Sprintf("Invalid syntax with offending token '%s' at line %d column %d", e.token, e.pos.line, e.pos.column)
 }
 
@@ -286,7 +294,7 @@ func (p *parser) name() string {
 
 func (p *parser) enter() {
 	if p.depth++; p.depth > maxDocumentDepth {
-		p.fail()
+		panic(&syntaxError{token: p.tok.raw, pos: p.tok.pos, tooDeep: true})
 	}
 }
 

@@ -83,7 +83,8 @@ func TestParseErrors(t *testing.T) {
 		{"{ a ? }", "Invalid syntax with offending token '?' at line 1 column 5"},
 		{"{ a(b: \"\"\"x) }", "Invalid syntax with offending token '\"\"\"x) }' at line 1 column 8"},
 		{"query q($v: Long = $w) { a }", "Invalid syntax with offending token '$' at line 1 column 20"},
-		{strings.Repeat("{a", 200) + strings.Repeat("}", 200), "Invalid syntax with offending token '{' at line 1 column 257"},
+		{strings.Repeat("{a", 200) + strings.Repeat("}", 200), "Invalid syntax: the document nests selections or values deeper than 128 levels, the most this server parses, at line 1 column 257"},
+		{"{ a(b: " + strings.Repeat("[", 130) + strings.Repeat("]", 130) + ") }", "Invalid syntax: the document nests selections or values deeper than 128 levels, the most this server parses, at line 1 column 135"},
 	}
 	for _, tc := range tests {
 		_, err := parseDocument(tc.src)
