@@ -13,16 +13,16 @@ import (
 // methods live elsewhere).
 type Admin struct{ b *Backend }
 
-// registerNetwork adds the ADMIN peer methods.
-func registerNetwork(r *rpc.Registry, b *Backend) error {
+// adminGroup is the ADMIN group: the peer methods.
+func adminGroup(b *Backend) rpc.Group {
 	a := &Admin{b}
 	enodeParam := []*rpc.Error{rpc.ErrInvalidParams}
-	return r.RegisterGroup("ADMIN", []rpc.Method{
+	return rpc.Group{Name: rpc.GroupAdmin, Methods: []rpc.Method{
 		{Name: "admin_addPeer", Fn: a.AddPeer, ParamErrors: enodeParam},
 		{Name: "admin_removePeer", Fn: a.RemovePeer, ParamErrors: enodeParam},
 		{Name: "admin_nodeInfo", Fn: a.NodeInfo},
 		{Name: "admin_peers", Fn: a.Peers},
-	})
+	}}
 }
 
 // parseEnode reads an enode URL parameter and maps its faults to Besu's

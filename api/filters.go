@@ -25,10 +25,10 @@ type Filters struct {
 	encodeHashes, encodeFull func(*filters.Event) []byte
 }
 
-// RegisterFilters adds eth_getLogs, the filter methods and eth_subscribe /
-// eth_unsubscribe to the ETH group. Nothing is registered without a filter
+// filterMethods are eth_getLogs, the filter methods and eth_subscribe /
+// eth_unsubscribe, which join the ETH group. There are none without a filter
 // system (b.Filters), so those methods then answer "Method not enabled".
-func RegisterFilters(r *rpc.Registry, b *Backend) error {
+func filterMethods(b *Backend) []rpc.Method {
 	if b.Filters == nil {
 		return nil
 	}
@@ -37,7 +37,7 @@ func RegisterFilters(r *rpc.Registry, b *Backend) error {
 	f.encodeFull = func(ev *filters.Event) []byte { return f.encodeEvent(ev, true) }
 	filter := []*rpc.Error{rpc.ErrInvalidFilterParams}
 	sub := []*rpc.Error{rpc.ErrInvalidSubscriptionParams, rpc.ErrInvalidSubscriptionParams}
-	return r.RegisterGroup(rpc.GroupEth, []rpc.Method{
+	return []rpc.Method{
 		{Name: "eth_getLogs", Fn: f.GetLogs, ParamErrors: filter},
 		{Name: "eth_newFilter", Fn: f.NewFilter, ParamErrors: filter},
 		{Name: "eth_newBlockFilter", Fn: f.NewBlockFilter},
@@ -47,7 +47,7 @@ func RegisterFilters(r *rpc.Registry, b *Backend) error {
 		{Name: "eth_uninstallFilter", Fn: f.UninstallFilter, ParamErrors: filter},
 		{Name: "eth_subscribe", Fn: f.Subscribe, ParamErrors: sub},
 		{Name: "eth_unsubscribe", Fn: f.Unsubscribe, ParamErrors: sub},
-	})
+	}
 }
 
 // FilterArgs is the filter options object of eth_getLogs and eth_newFilter

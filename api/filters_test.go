@@ -54,7 +54,7 @@ func newFilterEnv(t *testing.T, maxRange int64) *filterEnv {
 	e.sys.Start()
 	t.Cleanup(e.sys.Stop)
 	reg := rpc.NewRegistry()
-	if err := Register(reg, &Backend{Chain: e.c.Chain, Filters: e.sys, NetworkID: 1337}); err != nil {
+	if err := Register(reg, Groups(&Backend{Chain: e.c.Chain, Filters: e.sys, NetworkID: 1337})...); err != nil {
 		t.Fatal(err)
 	}
 	srv, err := rpc.NewServer(reg, rpc.Config{})

@@ -6,8 +6,17 @@ import (
 	"github.com/basaltchain/basalt/rpc"
 )
 
-// Register adds every method of the ETH, NET, WEB3 and MINER groups to r.
-func Register(r *rpc.Registry, b *Backend) error {
+// Register adds the methods of every group to r. The node passes the groups
+// of its services (Groups) followed by those of its consensus engine.
+func Register(r *rpc.Registry, groups ...rpc.Group) error {
+	return r.RegisterGroups(groups)
+}
+
+// Groups returns the method groups the backend's services serve: ETH
+// (with the filter methods when b.Filters is set), NET, WEB3, MINER and
+// ADMIN. Groups provided by a consensus engine (CLIQUE, IBFT, QBFT) are not
+// among them.
+func Groups(b *Backend) []rpc.Group {
 	e, n, w, m := &Eth{b}, &Net{b}, &Web3{b}, &Miner{b}
 	var (
 		addr    = rpc.ErrInvalidAddressParams
@@ -70,32 +79,24 @@ func Register(r *rpc.Registry, b *Backend) error {
 		{Name: "eth_submitWork", Fn: e.SubmitWork, ParamErrors: []*rpc.Error{rpc.ErrInvalidNonceParams, rpc.ErrInvalidPowHashParams, rpc.ErrInvalidParams}},
 		{Name: "eth_submitHashrate", Fn: e.SubmitHashrate, ParamErrors: []*rpc.Error{rpc.ErrInvalidHashRateParams, rpc.ErrInvalidSealerIDParams}},
 	}
-	if err := r.RegisterGroup("ETH", eth); err != nil {
-		return err
+	eth = append(eth, filterMethods(b)...)
+	return []rpc.Group{
+		{Name: rpc.GroupEth, Methods: eth},
+		{Name: rpc.GroupNet, Methods: []rpc.Method{
+			{Name: "net_version", Fn: n.Version},
+			{Name: "net_listening", Fn: n.Listening},
+			{Name: "net_peerCount", Fn: n.PeerCount},
+			{Name: "net_enode", Fn: n.Enode},
+			{Name: "net_services", Fn: n.Services},
+		}},
+		{Name: rpc.GroupWeb3, Methods: []rpc.Method{
+			{Name: "web3_clientVersion", Fn: w.ClientVersion},
+			{Name: "web3_sha3", Fn: w.Sha3, ParamErrors: []*rpc.Error{rpc.ErrInvalidDataParams}, ExactParamCount: true},
+		}},
+		{Name: rpc.GroupMiner, Methods: []rpc.Method{
+			{Name: "miner_start", Fn: m.Start},
+			{Name: "miner_stop", Fn: m.Stop},
+		}},
+		adminGroup(b),
 	}
-	if err := r.RegisterGroup("NET", []rpc.Method{
-		{Name: "net_version", Fn: n.Version},
-		{Name: "net_listening", Fn: n.Listening},
-		{Name: "net_peerCount", Fn: n.PeerCount},
-		{Name: "net_enode", Fn: n.Enode},
-		{Name: "net_services", Fn: n.Services},
-	}); err != nil {
-		return err
-	}
-	if err := r.RegisterGroup("WEB3", []rpc.Method{
-		{Name: "web3_clientVersion", Fn: w.ClientVersion},
-		{Name: "web3_sha3", Fn: w.Sha3, ParamErrors: []*rpc.Error{rpc.ErrInvalidDataParams}, ExactParamCount: true},
-	}); err != nil {
-		return err
-	}
-	if err := r.RegisterGroup("MINER", []rpc.Method{
-		{Name: "miner_start", Fn: m.Start},
-		{Name: "miner_stop", Fn: m.Stop},
-	}); err != nil {
-		return err
-	}
-	if err := registerNetwork(r, b); err != nil {
-		return err
-	}
-	return RegisterFilters(r, b)
 }

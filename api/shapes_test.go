@@ -125,7 +125,7 @@ func newShapeEnv(t *testing.T) *shapeEnv {
 
 	sys := filters.New(c, nil, filters.Config{})
 	reg := rpc.NewRegistry()
-	if err := Register(reg, &Backend{Chain: c, Filters: sys, NetworkID: 1337}); err != nil {
+	if err := Register(reg, Groups(&Backend{Chain: c, Filters: sys, NetworkID: 1337})...); err != nil {
 		t.Fatal(err)
 	}
 	srv, err := rpc.NewServer(reg, rpc.Config{})

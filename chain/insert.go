@@ -30,8 +30,8 @@ type HeadEvent struct {
 
 // InsertOptions tune InsertBlock.
 type InsertOptions struct {
-	// SkipSeal skips the engine's seal check (blocks import
-	// --skip-pow-validation-enabled).
+	// SkipSeal skips the engine's seal check of every header of the block,
+	// its own and its ommers' (blocks import --skip-pow-validation-enabled).
 	SkipSeal bool
 	// NoSync marks a bulk import: the write-ahead log is not flushed after
 	// each block and states are written to disk only every so many blocks
@@ -84,10 +84,11 @@ func (c *Chain) InsertBlock(ctx context.Context, block *types.Block, opts Insert
 	if err := c.checkMergeTransition(header, parent, parentTD); err != nil {
 		return res, fmt.Errorf("block %d: %w", number, err)
 	}
-	if err := c.engine.VerifyHeader(c, header, parent, !opts.SkipSeal); err != nil {
+	seal := !opts.SkipSeal
+	if err := c.engine.VerifyHeader(c, header, parent, seal); err != nil {
 		return res, fmt.Errorf("block %d: invalid header: %w", number, err)
 	}
-	if err := c.engine.VerifyUncles(c, block); err != nil {
+	if err := c.engine.VerifyUncles(c, block, seal); err != nil {
 		return res, fmt.Errorf("block %d: invalid uncles: %w", number, err)
 	}
 	if err := ValidateBody(block); err != nil {

@@ -51,7 +51,7 @@ func build(ctx context.Context, c *chain.Chain, txs TxSource, coinbase common.Ad
 	if ts <= parent.Time {
 		ts = parent.Time + 1
 	}
-	block, exec, err := Build(ctx, c, parent, c.CurrentHash(), ts, txs, coinbase, extra)
+	block, exec, err := Build(ctx, c, parent, c.CurrentHash(), ts, txs, coinbase, extra, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -59,11 +59,13 @@ func build(ctx context.Context, c *chain.Chain, txs TxSource, coinbase common.Ad
 }
 
 // Build assembles an unsealed block on parent (whose engine hash is
-// parentHash) with timestamp ts and transactions from txs, and returns it
-// with its executed state, ready for chain.InsertBlock once sealed. The
-// miner and the test chain generator share it.
+// parentHash) with timestamp ts, transactions from txs and the ommers
+// uncles (which the caller has chosen; the engine's Finalize pays their
+// rewards), and returns it with its executed state, ready for
+// chain.InsertBlock once sealed. The miner and the test chain generator
+// share it.
 func Build(ctx context.Context, c *chain.Chain, parent *types.Header, parentHash common.Hash, ts uint64,
-	txs TxSource, coinbase common.Address, extra []byte) (*types.Block, *chain.Executed, error) {
+	txs TxSource, coinbase common.Address, extra []byte, uncles []*types.Header) (*types.Block, *chain.Executed, error) {
 	cfg := c.Config()
 	header := &types.Header{
 		ParentHash: parentHash,
@@ -156,11 +158,11 @@ func Build(ctx context.Context, c *chain.Chain, parent *types.Header, parentHash
 		h := types.CalcRequestsHash(requests)
 		header.RequestsHash = &h
 	}
-	c.Engine().Finalize(c, header, statedb, nil)
+	c.Engine().Finalize(c, header, statedb, uncles)
 	header.GasUsed = gp.Used()
 	header.Root = statedb.IntermediateRoot(chain.Rules(cfg, header))
 
-	body := &types.Body{Transactions: included, Withdrawals: withdrawals}
+	body := &types.Body{Transactions: included, Uncles: uncles, Withdrawals: withdrawals}
 	block := types.NewBlock(header, body, receipts, trie.NewStackTrie(nil))
 	return block, &chain.Executed{State: statedb, Receipts: receipts}, nil
 }

@@ -46,7 +46,7 @@ type Node struct {
 	key     *ecdsa.PrivateKey
 	db      ethdb.Database
 	engine  consensus.Engine
-	pow     *ethash.Ethash // nil for engines without proof of work
+	caps    engineCaps // what the engine can do beyond consensus.Engine
 	chain   *chain.Chain
 	pool    *txpool.Pool
 	miner   *miner.Miner
@@ -66,20 +66,14 @@ func DatabaseDir(dataPath string) string { return filepath.Join(dataPath, "datab
 // chains are wrapped in the beacon engine so imported post-merge blocks
 // verify too.
 func NewEngine(g *config.Genesis) (consensus.Engine, error) {
-	e, _, err := newEngine(g)
-	return e, err
-}
-
-func newEngine(g *config.Genesis) (consensus.Engine, *ethash.Ethash, error) {
 	cfg := g.ChainConfig()
 	switch {
 	case g.Clique != nil || cfg.Clique != nil:
-		return nil, nil, errors.New("clique consensus is not supported yet")
+		return nil, errors.New("clique consensus is not supported yet")
 	case g.IBFT2 != nil || g.QBFT != nil:
-		return nil, nil, errors.New("ibft2 consensus is not supported yet")
+		return nil, errors.New("ibft2 consensus is not supported yet")
 	}
-	pow := ethash.New(ethash.Config{FixedDifficulty: g.FixedDifficulty})
-	return beacon.New(pow), pow, nil
+	return beacon.New(ethash.New(ethash.Config{FixedDifficulty: g.FixedDifficulty})), nil
 }
 
 // OpenChain opens the database and chain of a data path; the caller closes
@@ -89,6 +83,10 @@ func OpenChain(dataPath string, g *config.Genesis) (ethdb.Database, *chain.Chain
 	if err != nil {
 		return nil, nil, err
 	}
+	return openChain(dataPath, g, engine)
+}
+
+func openChain(dataPath string, g *config.Genesis, engine consensus.Engine) (ethdb.Database, *chain.Chain, error) {
 	db, err := chain.OpenDatabase(DatabaseDir(dataPath), 256)
 	if err != nil {
 		return nil, nil, err
@@ -103,6 +101,12 @@ func OpenChain(dataPath string, g *config.Genesis) (ethdb.Database, *chain.Chain
 
 // New opens the node's storage and builds its services; Start runs them.
 func New(cfg *config.Config, log *slog.Logger) (*Node, error) {
+	return newNode(cfg, log, NewEngine)
+}
+
+// newNode is New with the engine made by newEngine (tests give engines of
+// their own, with capabilities the real ones do not have yet).
+func newNode(cfg *config.Config, log *slog.Logger, newEngine func(*config.Genesis) (consensus.Engine, error)) (*Node, error) {
 	if log == nil {
 		log = slog.Default()
 	}
@@ -114,11 +118,15 @@ func New(cfg *config.Config, log *slog.Logger) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	db, c, err := OpenChain(cfg.DataPath, g)
+	engine, err := newEngine(g)
 	if err != nil {
 		return nil, err
 	}
-	n := &Node{cfg: cfg, log: log, key: key, db: db, chain: c, engine: c.Engine()}
+	db, c, err := openChain(cfg.DataPath, g, engine)
+	if err != nil {
+		return nil, err
+	}
+	n := &Node{cfg: cfg, log: log, key: key, db: db, chain: c, engine: c.Engine(), caps: capabilitiesOf(c.Engine())}
 	st, err := c.State()
 	if err != nil {
 		n.closeStorage()
@@ -133,14 +141,13 @@ func New(cfg *config.Config, log *slog.Logger) (*Node, error) {
 		n.closeStorage()
 		return nil, err
 	}
-	mcfg := miner.Config{Coinbase: cfg.Miner.Coinbase, ExtraData: cfg.Miner.ExtraData}
-	if beaconEngine, ok := c.Engine().(*beacon.Beacon); ok {
-		n.pow, _ = beaconEngine.Inner().(*ethash.Ethash)
-	}
-	if n.pow != nil {
-		mcfg.PoW = &miner.PoW{SealHash: ethash.SealHash, SeedHash: ethash.SeedHash}
-	}
-	n.miner = miner.New(c, poolSource{n.pool}, mcfg, log)
+	n.miner = miner.New(c, poolSource{n.pool}, miner.Config{
+		Coinbase:  cfg.Miner.Coinbase,
+		ExtraData: cfg.Miner.ExtraData,
+		PoW:       n.caps.pow,
+		Scheduler: n.caps.scheduler,
+		Producer:  n.caps.producer,
+	}, log)
 	if n.p2p, err = newP2P(n); err != nil {
 		n.pool.Close()
 		n.closeStorage()

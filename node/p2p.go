@@ -45,6 +45,7 @@ func newP2P(n *Node) (*p2p.Service, error) {
 		NetworkID:         n.cfg.NetworkID,
 		Name:              ClientVersion(),
 		ReconnectInterval: cfg.StaticReconnectInterval,
+		Protocols:         n.caps.p2pProtocols(),
 	}, n.chain, n.pool, n.miner, n.log)
 }
 

@@ -1,7 +1,12 @@
 package node
 
 import (
+	"log/slog"
+	"slices"
+	"strings"
+
 	"github.com/basaltchain/basalt/api"
+	"github.com/basaltchain/basalt/config"
 	"github.com/basaltchain/basalt/filters"
 	"github.com/basaltchain/basalt/rpc"
 	"github.com/basaltchain/basalt/rpc/auth"
@@ -31,15 +36,19 @@ func newRPCServers(n *Node) (*rpcServers, error) {
 		MinGasPrice:   n.cfg.MinGasPrice,
 		Filters:       s.filters,
 	}
-	if n.pow != nil {
-		backend.Hashrate = func() uint64 { return uint64(n.pow.Hashrate()) }
-		backend.SubmitHashrate = n.pow.SubmitHashrate
+	if pow := n.caps.pow; pow != nil {
+		backend.Hashrate = func() uint64 { return uint64(pow.Hashrate()) }
+		backend.SubmitHashrate = pow.SubmitHashrate
 	}
 	backend.Services = s.services
 	n.wireNetwork(backend)
-	if err := api.Register(reg, backend); err != nil {
+	// The groups come from their providers: the node's services, then the
+	// consensus engine's own (CLIQUE, IBFT, QBFT).
+	groups := append(api.Groups(backend), n.caps.rpcGroups(n.chain)...)
+	if err := api.Register(reg, groups...); err != nil {
 		return nil, err
 	}
+	warnUnavailableGroups(reg, cfg, n.log)
 	logins := auth.NewLoginLimiter(0, 0, 0) // one bcrypt budget for both ports
 	warnUnauthenticated(n.cfg, n.log)
 	if cfg.HTTPEnabled {
@@ -83,6 +92,40 @@ func newRPCServers(n *Node) (*rpcServers, error) {
 		s.ws = &listener{frontEnd: "JSON-RPC", name: "WebSocket", host: cfg.WSHost, port: cfg.WSPort, handler: s.wsH}
 	}
 	return s, nil
+}
+
+// warnUnavailableGroups names, once at start-up, each group enabled on a
+// JSON-RPC endpoint in which the node registers no method. Like Besu the
+// node accepts every group it knows (so one configuration serves a network
+// of mixed nodes), but a user who enabled CLIQUE on an ethash network learns
+// why clique_* answers "Method not enabled".
+func warnUnavailableGroups(reg *rpc.Registry, cfg config.RPCConfig, log *slog.Logger) {
+	var enabled []string
+	if cfg.HTTPEnabled {
+		enabled = append(enabled, apisOrDefault(cfg.HTTPAPIs)...)
+	}
+	if cfg.WSEnabled {
+		enabled = append(enabled, apisOrDefault(cfg.WSAPIs)...)
+	}
+	registered := reg.Groups()
+	warned := map[string]bool{}
+	for _, g := range enabled {
+		g = strings.ToUpper(g)
+		if g == rpc.GroupRPC || warned[g] || slices.Contains(registered, g) {
+			continue
+		}
+		warned[g] = true
+		log.Warn("RPC API group not available on this node", "group", g, "reason", unavailableReason(g))
+	}
+}
+
+// apisOrDefault is an endpoint's enabled groups (nil means the defaults, as
+// rpc.Config.APIs reads it).
+func apisOrDefault(apis []string) []string {
+	if apis == nil {
+		return rpc.DefaultAPIs
+	}
+	return apis
 }
 
 func (s *rpcServers) start() error {

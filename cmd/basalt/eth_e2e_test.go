@@ -217,6 +217,10 @@ func TestEthMethods(t *testing.T) {
 			BaseFee hexutil.Big `json:"baseFeePerGas"`
 		}
 		n.MustCall(&head, "eth_getBlockByNumber", "latest", false)
+		if head.BaseFee.ToInt().Sign() <= 0 {
+			// ethers' getFeeData() offers EIP-1559 fees only then.
+			t.Fatalf("dev network base fee %s, want > 0", head.BaseFee.ToInt())
+		}
 		feeCap := new(big.Int).Add(new(big.Int).Mul(head.BaseFee.ToInt(), big.NewInt(2)), tip.ToInt())
 		to := common.Address{0xb0, 0xb}
 		tx := types.MustSignNewTx(key, signer, &types.DynamicFeeTx{

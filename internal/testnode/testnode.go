@@ -127,6 +127,10 @@ func start(t testing.TB, dataDir string, with services, args []string) *Node {
 // Logs returns what the process printed so far.
 func (n *Node) Logs() string { return n.proc.Logs() }
 
+// CPUTime returns the CPU time the process has used so far (see
+// proctest.Process.CPUTime).
+func (n *Node) CPUTime() (time.Duration, error) { return n.proc.CPUTime() }
+
 // Stop sends sig and waits for the process to exit.
 func (n *Node) Stop(sig syscall.Signal) {
 	n.t.Helper()
