@@ -9,7 +9,7 @@
 // getLogs; a public client over WebSocket: watchBlocks (newHeads). Then a
 // wallet client whose account is the key basalt-signer holds (a JSON-RPC
 // account: viem leaves nonce, gas and fees to the signer): sendTransaction,
-// writeContract, signMessage (personal_sign) and signTypedData
+// writeContract, deployContract, signMessage (personal_sign) and signTypedData
 // (eth_signTypedData_v4), verified by recovering the signer's address.
 import assert from "node:assert/strict";
 import {
@@ -198,6 +198,17 @@ await step("signer: writeContract, mined", async () => {
   const r = await mined(hash);
   assert.equal(r.logs.length, 1);
   assert.equal(await publicClient.readContract({ address, abi, functionName: "value", blockNumber: r.blockNumber }), 33n);
+});
+
+// viem leaves gas to the wallet too, and the signer's default is the
+// spec's (EthSigner's) 90000, too little for a deployment: give gas.
+await step("signer: deployContract with explicit gas, mined", async () => {
+  need(abi);
+  const hash = await signerClient.deployContract({ abi, bytecode, gas: 1_000_000n });
+  const r = await mined(hash);
+  assert.equal(getAddress(r.from), SIGNER_ADDRESS);
+  const code = await publicClient.getCode({ address: r.contractAddress });
+  assert.ok(code && code.length > 2);
 });
 
 await step("signer: signMessage (personal_sign) verified with verifyMessage", async () => {
