@@ -202,7 +202,9 @@ func (e *Eth) GetTransactionReceipt(hash Hash) (*ReceiptJSON, error) {
 	if header == nil || uint64(len(receipts)) <= loc.Index {
 		return nil, nil
 	}
-	return receiptJSON(c.Config(), receipts[loc.Index], tx, header), nil
+	out := receiptJSON(c.Config(), receipts[loc.Index], tx, header)
+	e.b.addRevertReasons(header, loc.BlockHash, out)
+	return out, nil
 }
 
 // GetBlockReceipts answers the receipts of every transaction of a block,
@@ -223,6 +225,7 @@ func (e *Eth) GetBlockReceipts(p BlockParam) ([]*ReceiptJSON, error) {
 	for i, r := range receipts {
 		out[i] = receiptJSON(c.Config(), r, body.Transactions[i], header)
 	}
+	e.b.addRevertReasons(header, hash, out...)
 	return out, nil
 }
 

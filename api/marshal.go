@@ -275,7 +275,10 @@ type ReceiptJSON struct {
 	To                *common.Address `json:"to"`
 	TransactionHash   common.Hash     `json:"transactionHash"`
 	TransactionIndex  hexutil.Uint64  `json:"transactionIndex"`
-	Type              hexutil.Uint64  `json:"type"`
+	// RevertReason is the revert output of a reverted transaction, with
+	// --revert-reason-enabled (Besu's place for it, before type).
+	RevertReason *hexutil.Bytes `json:"revertReason,omitempty"`
+	Type         hexutil.Uint64 `json:"type"`
 }
 
 func receiptJSON(cfg *params.ChainConfig, r *types.Receipt, tx *types.Transaction, header *types.Header) *ReceiptJSON {

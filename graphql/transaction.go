@@ -1,6 +1,8 @@
 package graphql
 
 import (
+	"context"
+
 	"math/big"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -332,8 +334,21 @@ func (t *Transaction) BlobVersionedHashes() *[]VersionedHash {
 	return &out
 }
 
-// RevertReason is null: the node does not keep revert reasons in receipts.
-func (t *Transaction) RevertReason() *Bytes { return nil }
+// RevertReason is the revert output of a mined transaction that reverted,
+// with --revert-reason-enabled (the backend replays its block); null
+// otherwise, as in Besu without the option.
+func (t *Transaction) RevertReason(ctx context.Context) *Bytes {
+	r := t.receipt()
+	if t.block == nil || r == nil || len(r.PostState) > 0 || r.Status != types.ReceiptStatusFailed {
+		return nil
+	}
+	reason := t.s.backend.RevertReason(ctx, t.block.header, t.block.hash, int(t.index))
+	if reason == nil {
+		return nil
+	}
+	b := Bytes(reason)
+	return &b
+}
 
 // AccessTuple resolves an EIP-2930 access list entry; its methods resolve
 // the schema fields of the same names.
