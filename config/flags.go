@@ -336,7 +336,7 @@ func nodeOptions() []option {
 			},
 			basalt: noSnap, noteWhen: func(v string) bool { return !strings.EqualFold(strings.TrimSpace(v), "FULL") }},
 		{name: "api-gas-price-blocks", typ: "int", def: "100",
-			usage: "Blocks back from the head eth_gasPrice and eth_maxPriorityFeePerGas sample; 0 answers the lower bound (--min-gas-price, next base fee)",
+			usage: "Blocks back from the head eth_gasPrice and eth_maxPriorityFeePerGas sample (the head always is: 0 and 1 sample the head only)",
 			apply: func(c *Config, v string) error {
 				n, err := parseInt64(v, 0, math.MaxInt32)
 				c.API.GasPriceBlocks = int(n)

@@ -12,14 +12,18 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/basaltchain/basalt/internal/cliconf"
+	"github.com/basaltchain/basalt/internal/version"
 	"github.com/basaltchain/basalt/ptm/config"
 	"github.com/basaltchain/basalt/ptm/instance"
 	"github.com/basaltchain/basalt/ptm/keys"
 )
 
-// Version is reported by --version and GET /version; set at link time with
-// -ldflags "-X main.Version=...".
-var Version = "dev"
+// clientID is what --version prints, GET /version answers and the start-up
+// line logs: basalt-privacy/<version>/<os>-<arch>/<go version>, the version
+// being the build's, the same as basalt's and basalt-signer's (package
+// internal/version).
+var clientID = version.ClientID("basalt-privacy", "")
 
 // Exit codes.
 const (
@@ -64,7 +68,7 @@ overridden by an environment variable BASALT_PRIVACY_<KEY> or ORION_<KEY>
 127.0.0.1:8080, client API on 127.0.0.1:8888, storage leveldb (Pebble) in the
 current directory.`,
 		Args:          cobra.MaximumNArgs(1),
-		Version:       Version,
+		Version:       clientID,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -84,7 +88,8 @@ current directory.`,
 		},
 	}
 	root.CompletionOptions.DisableDefaultCmd = true
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.SetVersionTemplate("{{.Version}}\n")
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{cliconf.FlagError(c.Flags(), err)} })
 	root.Flags().StringSliceVarP(&generate, "generatekeys", "g", nil,
 		"generate key pairs name.pub/name.key for each comma-separated name, prompting on stdin for a password for each (empty: not locked), and exit")
 	root.Flags().BoolVar(&clearKnown, "clear-known-nodes", false, "clear the persisted table of known nodes (knownnodesstorage) at start-up")
@@ -106,7 +111,8 @@ func logLevel(v int) slog.Level {
 }
 
 func run(ctx context.Context, cfg *config.Config, log *slog.Logger, clearKnown bool) error {
-	in, err := instance.Start(ctx, cfg, instance.Options{Log: log, Version: "basalt-privacy/" + Version, ClearKnownNodes: clearKnown})
+	log.Info("Starting basalt-privacy", "version", clientID)
+	in, err := instance.Start(ctx, cfg, instance.Options{Log: log, Version: clientID, ClearKnownNodes: clearKnown})
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/basaltchain/basalt/internal/version"
 	"github.com/basaltchain/basalt/ptm/keys"
 )
 
@@ -22,7 +23,7 @@ func runCLI(t *testing.T, ctx context.Context, stdin string, args ...string) (in
 
 func TestVersionAndUsage(t *testing.T) {
 	ctx := context.Background()
-	if code, out := runCLI(t, ctx, "", "--version"); code != 0 || !strings.Contains(out, "basalt-privacy version") {
+	if code, out := runCLI(t, ctx, "", "--version"); code != 0 || out != version.ClientID("basalt-privacy", "")+"\n" {
 		t.Errorf("--version: %d %q", code, out)
 	}
 	if code, out := runCLI(t, ctx, "", "--help"); code != 0 || !strings.Contains(out, "--generatekeys") || !strings.Contains(out, "ORION_<KEY>") {

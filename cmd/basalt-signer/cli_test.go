@@ -137,3 +137,18 @@ func TestHelp(t *testing.T) {
 		t.Error("raw-signer is listed")
 	}
 }
+
+func TestVersion(t *testing.T) {
+	for _, flag := range []string{"--version", "-V"} {
+		var stdout, stderr bytes.Buffer
+		a := &app{stdout: &stdout, stderr: &stderr}
+		if code := a.execute(context.Background(), []string{flag}); code != 0 || stdout.String() != clientID+"\n" ||
+			!strings.HasPrefix(clientID, "basalt-signer/v") {
+			t.Errorf("%s: exit %d, %q %q", flag, code, stdout.String(), stderr.String())
+		}
+	}
+	// A misspelled option is named with the closest one.
+	if code, errOut, _ := runCLI(t, nil, "--chain-idd=1337"); code != exitUsage || !strings.Contains(errOut, "did you mean --chain-id?") {
+		t.Errorf("misspelled: %d %q", code, errOut)
+	}
+}

@@ -8,7 +8,16 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/basaltchain/basalt/internal/cliconf"
+	"github.com/basaltchain/basalt/internal/version"
 )
+
+// clientID is what --version prints and the start-up line logs:
+// basalt-signer/<version>/<os>-<arch>/<go version>, the version being the
+// build's, the same as basalt's and basalt-privacy's (package
+// internal/version).
+var clientID = version.ClientID("basalt-signer", "")
 
 // Exit codes.
 const (
@@ -74,6 +83,7 @@ a key store's options add its name: ETHSIGNER_FILE_BASED_SIGNER_KEY_FILE), or
 by a key in the TOML file given by --config-file (chain-id = 1337; a key
 store's options in a table named after it). The command line wins over the
 environment, which wins over the config file.`,
+		Version:       clientID,
 		Args:          a.noArgs,
 		SilenceErrors: true,
 		SilenceUsage:  true,
@@ -83,7 +93,10 @@ environment, which wins over the config file.`,
 		},
 	}
 	root.CompletionOptions.DisableDefaultCmd = true
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{cliconf.FlagError(c.Flags(), err)} })
+	// EthSigner's -V, --version (cobra would make it -v).
+	root.Flags().BoolP("version", "V", false, "Print the version (basalt-signer/<version>/<os>-<arch>/<go version>) and exit")
+	root.SetVersionTemplate("{{.Version}}\n")
 	addFlags(root.PersistentFlags(), "")
 
 	stores := []struct {
@@ -115,7 +128,7 @@ environment, which wins over the config file.`,
 				return runSigner(cmd.Context(), cfg, a.stderr)
 			},
 		}
-		sub.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+		sub.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{cliconf.FlagError(c.Flags(), err)} })
 		addFlags(sub.Flags(), name)
 		root.AddCommand(sub)
 	}

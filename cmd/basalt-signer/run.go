@@ -65,7 +65,7 @@ func runSigner(ctx context.Context, cfg *config, stderr io.Writer) error {
 	go func() { served <- hs.Serve(ln) }()
 
 	port := ln.Addr().(*net.TCPAddr).Port
-	log.Info("Server is up", "address", ln.Addr().String(), "downstream", ds.URL(),
+	log.Info("Server is up", "version", clientID, "address", ln.Addr().String(), "downstream", ds.URL(),
 		"chainId", cfg.ChainID.String(), "keyStore", cfg.Store, "accounts", len(store.Accounts()))
 	if cfg.DataPath != "" {
 		path := filepath.Join(cfg.DataPath, portsFile)
