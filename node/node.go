@@ -95,7 +95,7 @@ func openChain(dataPath string, g *config.Genesis, engine consensus.Engine) (eth
 	db, err := chain.OpenDatabase(dir, 256)
 	if err != nil {
 		if inUse(err) {
-			return nil, nil, fmt.Errorf("data path %s is in use by another process (another basalt holds the lock %s): stop it, or give this node its own --data-path",
+			return nil, nil, fmt.Errorf("data path %s is in use: another basalt holds its lock %s; stop that one, or give this node its own --data-path",
 				dataPath, filepath.Join(dir, "LOCK"))
 		}
 		return nil, nil, err
@@ -109,11 +109,13 @@ func openChain(dataPath string, g *config.Genesis, engine consensus.Engine) (eth
 }
 
 // inUse reports whether opening the database failed because another
-// process holds its lock: Pebble's flock fails with EAGAIN
-// ("resource temporarily unavailable"), which says nothing about why.
+// process (or another node in this one) holds its lock: Pebble's flock
+// fails with EAGAIN ("resource temporarily unavailable"), which says
+// nothing about why, or, within one process, "lock held by current
+// process".
 func inUse(err error) bool {
 	return errors.Is(err, syscall.EAGAIN) || errors.Is(err, syscall.EWOULDBLOCK) ||
-		strings.Contains(err.Error(), syscall.EAGAIN.Error())
+		strings.Contains(err.Error(), syscall.EAGAIN.Error()) || strings.Contains(err.Error(), "lock held by current process")
 }
 
 // New opens the node's storage and builds its services; Start runs them.

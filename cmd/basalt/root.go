@@ -38,8 +38,9 @@ func newRootCommand() *cobra.Command {
 	return buildRootCommand(runNode)
 }
 
-// nodeRunner runs the node until ctx ends: runNode, or a fake in tests.
-type nodeRunner func(ctx context.Context, cfg *config.Config) error
+// nodeRunner runs the node until ctx ends, logging to log: runNode, or a
+// fake in tests.
+type nodeRunner func(ctx context.Context, cfg *config.Config, log *slog.Logger) error
 
 // buildRootCommand is newRootCommand with the node runner as a parameter.
 func buildRootCommand(run nodeRunner) *cobra.Command {
@@ -79,10 +80,6 @@ basalt --Xhelp for the hidden options.`,
 			if _, err := cfg.RequireGenesis(); err != nil {
 				return err
 			}
-			log := newLogger(cmd.ErrOrStderr(), cfg)
-			slog.SetDefault(log)
-			log.Info("Starting Basalt", "version", cfg.ClientID)
-			cfg.LogNotices(log)
 			if cfg.PIDPath != "" {
 				remove, err := writePIDFile(cfg.PIDPath)
 				if err != nil {
@@ -90,7 +87,7 @@ basalt --Xhelp for the hidden options.`,
 				}
 				defer remove()
 			}
-			return run(cmd.Context(), cfg)
+			return run(cmd.Context(), cfg, newLogger(cmd.ErrOrStderr(), cfg))
 		},
 	}
 	root.CompletionOptions.DisableDefaultCmd = true

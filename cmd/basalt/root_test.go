@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -13,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/basaltchain/basalt/config"
+	"github.com/basaltchain/basalt/internal/version"
 )
 
 // fakeNode records the configuration the root command runs the node with.
@@ -21,7 +24,7 @@ type fakeNode struct {
 	err error
 }
 
-func (f *fakeNode) run(_ context.Context, cfg *config.Config) error {
+func (f *fakeNode) run(_ context.Context, cfg *config.Config, _ *slog.Logger) error {
 	f.cfg = cfg
 	return f.err
 }
@@ -85,6 +88,8 @@ func TestUsageErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"--no-such-flag"}, "unknown flag: --no-such-flag (see 'basalt --help')"},
+		{[]string{"--rpc-http-prot=1"}, "unknown flag: --rpc-http-prot (did you mean --rpc-http-port?) (see 'basalt --help')"},
+		{[]string{"--metrics-enabeld"}, "unknown flag: --metrics-enabeld (did you mean --metrics-enabled?)"},
 		{[]string{"-x"}, "unknown shorthand flag: 'x'"},
 		{[]string{"--rpc-http-port"}, "flag needs an argument: --rpc-http-port"},
 		{[]string{"nonsense"}, `unknown command "nonsense" for "basalt"`},
@@ -141,7 +146,7 @@ func TestConfigFileUnknownKey(t *testing.T) {
 	if code != exitError {
 		t.Errorf("exit %d", code)
 	}
-	assertOneLine(t, errOut, `unknown option "rpc-http-prot" in config file`)
+	assertOneLine(t, errOut, `unknown option "rpc-http-prot" (did you mean "rpc-http-port"?) in config file`)
 }
 
 func TestRunsNode(t *testing.T) {
@@ -215,5 +220,82 @@ func TestSubcommandSharesPersistentFlags(t *testing.T) {
 func TestOneLine(t *testing.T) {
 	if got := oneLine(errors.New("a\n\n  b\tc\n")); got != "a b c" {
 		t.Errorf("oneLine = %q", got)
+	}
+}
+
+// TestVersion: Besu's --version and -V print the client ID and exit, the
+// node not started, whatever else is on the command line.
+func TestVersion(t *testing.T) {
+	for _, args := range [][]string{{"--version"}, {"-V"}, {"--network=dev", "--version"}} {
+		node := new(fakeNode)
+		code, out, errOut := runCLI(t, buildRootCommand(node.run), args...)
+		if code != exitOK || errOut != "" || out != version.ClientID("basalt", "")+"\n" || node.cfg != nil {
+			t.Errorf("%v: exit %d, out %q, err %q", args, code, out, errOut)
+		}
+	}
+	if !strings.HasPrefix(version.ClientID("basalt", ""), "basalt/v") {
+		t.Errorf("client ID %q", version.ClientID("basalt", ""))
+	}
+}
+
+// TestXhelp prints the hidden options Basalt acts on.
+func TestXhelp(t *testing.T) {
+	for _, arg := range []string{"--Xhelp", "-X"} {
+		code, out, _ := runCLI(t, buildRootCommand(new(fakeNode).run), arg)
+		if code != exitOK || !strings.Contains(out, "--Xhttp-timeout-seconds") || !strings.Contains(out, "--Xp2p-static-reconnect-seconds") {
+			t.Errorf("%s: exit %d:\n%s", arg, code, out)
+		}
+	}
+}
+
+// TestPrintPathsAndPIDFile: --print-paths-and-exit prints the paths and
+// starts nothing; --pid-path holds the process ID while the node runs.
+func TestPrintPathsAndPIDFile(t *testing.T) {
+	dir := t.TempDir()
+	node := new(fakeNode)
+	code, out, _ := runCLI(t, buildRootCommand(node.run), "--data-path="+dir, "--static-nodes-file=/etc/static.json", "--print-paths-and-exit")
+	want := "data path:    " + dir + "\ndatabase:     " + filepath.Join(dir, "database") + "\nnode key:     " + filepath.Join(dir, "key") +
+		"\nstatic nodes: /etc/static.json\n"
+	if code != exitOK || out != want || node.cfg != nil {
+		t.Errorf("exit %d:\n%s\nwant\n%s", code, out, want)
+	}
+
+	pid := filepath.Join(dir, "basalt.pid")
+	var during string
+	run := func(_ context.Context, _ *config.Config, _ *slog.Logger) error {
+		b, _ := os.ReadFile(pid)
+		during = string(b)
+		return nil
+	}
+	if code, _, errOut := runCLI(t, buildRootCommand(run), "--network=dev", "--pid-path="+pid); code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if during != strconv.Itoa(os.Getpid())+"\n" {
+		t.Errorf("pid file while running: %q", during)
+	}
+	if _, err := os.Stat(pid); !os.IsNotExist(err) {
+		t.Errorf("pid file left behind: %v", err)
+	}
+	code, _, errOut := runCLI(t, buildRootCommand(run), "--network=dev", "--pid-path="+filepath.Join(dir, "no", "such", "dir", "x.pid"))
+	if code != exitError {
+		t.Errorf("unwritable pid file: exit %d", code)
+	}
+	assertOneLine(t, errOut, "basalt: --pid-path: open ")
+}
+
+// TestLogger: --logging-format JSON writes one object per line, and both
+// formats name Besu's TRACE level.
+func TestLogger(t *testing.T) {
+	for _, tc := range []struct{ format, want string }{
+		{"TEXT", `level=TRACE msg=hello k=1`},
+		{"JSON", `"level":"TRACE","msg":"hello","k":1}`},
+	} {
+		var buf bytes.Buffer
+		log := newLogger(&buf, &config.Config{LogLevel: config.LevelAll, LogFormat: tc.format})
+		log.Log(context.Background(), config.LevelTrace, "hello", "k", 1)
+		log.Log(context.Background(), config.LevelAll, "all")
+		if !strings.Contains(buf.String(), tc.want) || !strings.Contains(buf.String(), "ALL") {
+			t.Errorf("%s: %s", tc.format, buf.String())
+		}
 	}
 }

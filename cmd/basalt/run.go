@@ -9,9 +9,13 @@ import (
 )
 
 // runNode runs the node until ctx ends (SIGINT or SIGTERM), then stops it
-// cleanly.
-func runNode(ctx context.Context, cfg *config.Config) error {
-	n, err := node.New(cfg, slog.Default())
+// cleanly. It logs the version and the start-up notices about the options
+// first, so that they lead the log.
+func runNode(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
+	slog.SetDefault(log)
+	log.Info("Starting Basalt", "version", cfg.ClientID)
+	cfg.LogNotices(log)
+	n, err := node.New(cfg, log)
 	if err != nil {
 		return err
 	}

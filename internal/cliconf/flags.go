@@ -11,8 +11,8 @@ func AddFlags(fs *pflag.FlagSet, opts ...Option) {
 		v := &flagValue{text: o.Default, kind: o.Kind, typ: o.Type}
 		for i, name := range o.names() {
 			usage := o.Usage
-			if o.Kind == Bool && o.Default == "false" {
-				usage += " (default false)" // pflag omits zero defaults
+			if (o.Kind == Bool && o.Default == "false") || o.Default == "0" {
+				usage += " (default " + o.Default + ")" // pflag omits zero defaults
 			}
 			shorthand := o.Shorthand
 			if i > 0 {
