@@ -124,6 +124,27 @@ func start(t testing.TB, dataDir string, with services, args []string) *Node {
 	return n
 }
 
+// StartCommand runs cmd, a basalt command line the caller prepared in
+// full (arguments, environment, working directory: a node configured by a
+// config file), and waits until JSON-RPC answers at url (http://host:port).
+// The process is killed when the test ends.
+func StartCommand(t testing.TB, cmd *exec.Cmd, url string) *Node {
+	t.Helper()
+	n := &Node{t: t, URL: url}
+	n.proc = proctest.Start(t, "node", cmd, new(proctest.LogBuffer))
+	t.Cleanup(func() {
+		n.proc.Kill()
+		if t.Failed() {
+			t.Logf("node logs:\n%s", n.proc.Logs())
+		}
+	})
+	n.proc.WaitUp(t, 30*time.Second, 50*time.Millisecond, "answer JSON-RPC", func() bool {
+		_, err := n.Call("eth_blockNumber")
+		return err == nil || isUnauthorized(err)
+	})
+	return n
+}
+
 // Logs returns what the process printed so far.
 func (n *Node) Logs() string { return n.proc.Logs() }
 
