@@ -262,3 +262,15 @@ func TestUnstableHelp(t *testing.T) {
 	}
 	_ = big.NewInt
 }
+
+// TestExampleConfig: the sample config.toml of the README loads, names one
+// Besu option Basalt handles its own way, and nothing else.
+func TestExampleConfig(t *testing.T) {
+	cfg := mustLoad(t, nil, "--config-file=example.toml")
+	if cfg.Network != "dev" || cfg.Identity != "my-dev-node" || !cfg.Miner.Enabled || !cfg.RPC.WSEnabled || !cfg.GraphQL.HTTPEnabled {
+		t.Errorf("config %+v", cfg)
+	}
+	if len(cfg.Notices) != 1 || cfg.Notices[0].Option != "--data-storage-format" {
+		t.Errorf("notices %+v", cfg.Notices)
+	}
+}

@@ -21,7 +21,10 @@
 // PATH: the README's commands are what a user types after `go install
 // ./cmd/...`. The well-known ports the READMEs use (8545, 30303, 8888, …)
 // are replaced by free ones, so walkthroughs do not collide with anything
-// else on the machine; nothing else is changed.
+// else on the machine, and basalt's default ports move with them
+// (BASALT_RPC_HTTP_PORT and friends, which win over a config file: a
+// README's basalt config file leaves its ports to the defaults or to
+// flags); nothing else is changed.
 //
 // A comment line holding JSON right after a command shows what it prints:
 //

@@ -276,13 +276,13 @@ if [ -z "$up" ]; then echo "the background step did not listen on port %[1]s" >&
 	}
 	script.WriteString("echo; echo '" + marker + "end'\n")
 
-	// The programs' default ports move with the ones the text names, so a
-	// step relying on a default (basalt --graphql-http-enabled) listens on
-	// the rewritten port too.
+	// basalt's default ports move with the ones the text names, so a step
+	// relying on a default (basalt --graphql-http-enabled) listens on the
+	// rewritten port too. (The variables win over a config file: a README's
+	// basalt config file leaves the ports to their defaults or to flags.)
 	env := append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	for v, p := range map[string]string{
 		"BASALT_RPC_HTTP_PORT": "8545", "BASALT_RPC_WS_PORT": "8546", "BASALT_GRAPHQL_HTTP_PORT": "8547", "BASALT_P2P_PORT": "30303",
-		"BASALT_PRIVACY_CLIENTPORT": "8888", "BASALT_PRIVACY_NODEPORT": "8080",
 	} {
 		env = append(env, v+"="+ports[p])
 	}
@@ -317,7 +317,9 @@ if [ -z "$up" ]; then echo "the background step did not listen on port %[1]s" >&
 		// Each shown output, in order, somewhere after the previous one:
 		// a command's output need not end its line (curl's does not).
 		rest := steps[i]
-		for _, e := range b.expectations() {
+		rb := b
+		rb.text = rewrite(b.text) // the output names the ports the step used
+		for _, e := range rb.expectations() {
 			loc := e.pattern.FindStringIndex(rest)
 			if loc == nil {
 				t.Errorf("%s:%d: the output lacks\n  %s\noutput of the step:\n%s", b.file, e.line, e.text, steps[i])
@@ -328,6 +330,8 @@ if [ -z "$up" ]; then echo "the background step did not listen on port %[1]s" >&
 	}
 	if t.Failed() {
 		t.Logf("background logs:\n%s", logs())
+	} else if testing.Verbose() {
+		t.Logf("output:\n%s", out)
 	}
 }
 
