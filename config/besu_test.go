@@ -94,14 +94,14 @@ permissions-nodes-config-file-enabled=false
 		lines = append(lines, n.Option+"|"+n.Value+"|"+n.Source+"|"+map[bool]string{true: "pending", false: ""}[n.Pending])
 	}
 	want := []string{
-		"--logging|fatal|command line (--logging)|",
-		"--sync-mode|SNAP|config file " + file + " (sync-mode)|",
-		"--nat-method|DOCKER|command line (--nat-method)|",
-		"--data-storage-format|BONSAI|config file " + file + " (data-storage-format)|",
+		"--logging|fatal|--logging on the command line|",
+		"--sync-mode|SNAP|sync-mode in config file " + file + "|",
+		"--nat-method|DOCKER|--nat-method on the command line|",
+		"--data-storage-format|BONSAI|data-storage-format in config file " + file + "|",
 		"--key-value-storage|rocksdb|environment variable BESU_KEY_VALUE_STORAGE|",
-		"--metrics-enabled|true|config file " + file + " (metrics-enabled)|pending",
-		"--metrics-port|9545|config file " + file + " (metrics-port)|pending",
-		"--Xsnapsync-server-enabled|true|config file " + file + " (Xsnapsync-server-enabled)|",
+		"--metrics-enabled|true|metrics-enabled in config file " + file + "|pending",
+		"--metrics-port|9545|metrics-port in config file " + file + "|pending",
+		"--Xsnapsync-server-enabled|true|Xsnapsync-server-enabled in config file " + file + "|",
 		"BESU_OPTS||environment|",
 		"BASALT_RPC_HTTP_PROT (did you mean BASALT_RPC_HTTP_PORT?)||environment|",
 	}
@@ -114,7 +114,7 @@ permissions-nodes-config-file-enabled=false
 	var buf bytes.Buffer
 	cfg.LogNotices(slog.New(slog.NewTextHandler(&buf, nil)))
 	for _, want := range []string{
-		`level=WARN msg="Option not built yet" option=--metrics-enabled value=true from="config file ` + file + ` (metrics-enabled)" basalt="metrics are not built yet`,
+		`level=WARN msg="Option not built yet" option=--metrics-enabled value=true from="metrics-enabled in config file ` + file + `" basalt="metrics are not built yet`,
 		`level=INFO msg="Option handled differently from Besu" option=--data-storage-format value=BONSAI`,
 		`level=WARN msg=Ignored option="BASALT_RPC_HTTP_PROT (did you mean BASALT_RPC_HTTP_PORT?)" from=environment`,
 	} {
@@ -168,11 +168,11 @@ func TestBesuOptionsRefused(t *testing.T) {
 		{args: []string{"--required-block=12"}, want: `for --required-block: "12": expected <block number>=<block hash>`},
 
 		// Contradictions.
-		{args: []string{"--sync-mode=FULL", "--sync-min-peers=3"}, want: `--sync-mode=FULL (from command line (--sync-mode)) can't be used with --sync-min-peers, which only applies to snap or checkpoint sync: remove it`},
+		{args: []string{"--sync-mode=FULL", "--sync-min-peers=3"}, want: `--sync-mode=FULL (from --sync-mode on the command line) can't be used with --sync-min-peers, which only applies to snap or checkpoint sync: remove it`},
 		{args: []string{"--fast-sync-min-peers=3", "--snapsync-synchronizer-transaction-indexing-enabled=true"}, env: map[string]string{"BESU_SYNC_MODE": "FULL"},
 			want: `--sync-mode=FULL (from environment variable BESU_SYNC_MODE) can't be used with --snapsync-synchronizer-transaction-indexing-enabled and --sync-min-peers`},
 		{args: []string{"--metrics-enabled", "--metrics-push-enabled"}, want: `--metrics-enabled option and --metrics-push-enabled option can't be used at the same time`},
-		{args: []string{"--tx-pool=layered", "--tx-pool-max-size=10", "--tx-pool-retention-hours=1"}, want: `Could not use legacy or sequenced transaction pool options with layered implementation: --tx-pool-max-size and --tx-pool-retention-hours (--tx-pool=layered from command line (--tx-pool))`},
+		{args: []string{"--tx-pool=layered", "--tx-pool-max-size=10", "--tx-pool-retention-hours=1"}, want: `Could not use legacy or sequenced transaction pool options with layered implementation: --tx-pool-max-size and --tx-pool-retention-hours (--tx-pool=layered from --tx-pool on the command line)`},
 		{args: []string{"--tx-pool=sequenced", "--tx-pool-min-score=-5"}, want: `Could not use layered transaction pool options with legacy or sequenced implementation: --tx-pool-min-score`},
 		{args: []string{"--tx-pool-limit-by-account-percentage=0.1", "--tx-pool-max-future-by-sender=10"}, want: `both bound a sender's nonce gap: give one of them`},
 		{args: []string{"--network=dev", "--tx-pool-price-bump=10", "--genesis-file="}, want: ""}, // dev is not a zero-base-fee network

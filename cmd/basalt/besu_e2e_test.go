@@ -304,7 +304,7 @@ func TestBesuConfigFile(t *testing.T) {
 		logs := n.Logs()
 		for _, want := range []string{
 			`msg="Starting Basalt" version=basalt/acceptance/v`,
-			`msg="Option handled differently from Besu" option=--data-storage-format value=FOREST from="config file ` + cfgFile + ` (data-storage-format)"`,
+			`msg="Option handled differently from Besu" option=--data-storage-format value=FOREST from="data-storage-format in config file ` + cfgFile + `"`,
 			`option=--key-value-storage value=rocksdb`,
 			`level=WARN msg="Option not built yet" option=--metrics-enabled value=true`,
 			`option=--tx-pool-priority-senders`,

@@ -121,6 +121,12 @@ func TestConfigErrors(t *testing.T) {
 		{[]string{"--genesis-file=/nonexistent/genesis.json"}, "--genesis-file: open /nonexistent/genesis.json"},
 		{[]string{"--network=dev", "--config-file=/nonexistent/basalt.toml"}, "--config-file:"},
 		{[]string{"--network=dev", "--miner-enabled"}, "Unable to mine without a valid coinbase"},
+		// Besu's options: wrong types, values out of range, refused values,
+		// contradictions.
+		{[]string{"--network=dev", "--metrics-port=x"}, `invalid value "x" for --metrics-port: expected a port number`},
+		{[]string{"--network=dev", "--tx-pool-price-bump=200"}, `invalid value "200" for --tx-pool-price-bump: must be from 0 to 100`},
+		{[]string{"--network=dev", "--rpc-http-tls-enabled"}, `invalid value "true" for --rpc-http-tls-enabled: Basalt serves JSON-RPC over plain HTTP only`},
+		{[]string{"--network=dev", "--sync-mode=FULL", "--sync-min-peers=2"}, "can't be used with --sync-min-peers"},
 	}
 	for _, tc := range cases {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
@@ -135,6 +141,21 @@ func TestConfigErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestBesuConfigFileErrors: a Besu config.toml with a value Basalt must
+// refuse stops with one line naming the option and the file.
+func TestBesuConfigFileErrors(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(file, []byte("network=\"dev\"\nmetrics-enabled=true\npermissions-accounts-config-file-enabled=true\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	node := new(fakeNode)
+	code, _, errOut := runCLI(t, buildRootCommand(node.run), "--config-file", file)
+	if code != exitError || node.cfg != nil {
+		t.Errorf("exit %d, node ran: %v", code, node.cfg != nil)
+	}
+	assertOneLine(t, errOut, `invalid value "true" for --permissions-accounts-config-file-enabled (from "permissions-accounts-config-file-enabled" in config file `+file+`): local permissioning is not built yet`)
 }
 
 func TestConfigFileUnknownKey(t *testing.T) {

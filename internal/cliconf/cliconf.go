@@ -27,9 +27,13 @@
 // <subcommand>.<name> or a [subcommand] table).
 //
 // Unknown config-file keys are found in one place (Spec.readFile) and
-// reported together in a *FileError, which is where a "did you mean"
-// suggestion and tables of ignored or deprecated keys belong when they come;
-// a renamed option is an Option alias, accepted everywhere and hidden in help.
+// reported together in a *FileError, each with the closest known key when
+// one is close ("did you mean", see Suggest); FlagError adds the same to
+// pflag's unknown-flag error, and Spec.UnknownEnv lists the variables with
+// the Spec's prefixes that name no option. A renamed option is an Option
+// alias, accepted everywhere and hidden in help; an option a program accepts
+// without acting on it is an ordinary Option (the program says at start-up
+// what it does instead), so it too works from every source.
 package cliconf
 
 import (

@@ -164,17 +164,17 @@ func (s Source) describe() string {
 	return ""
 }
 
-// String says where a value came from in a start-up line: "command line
-// (--identity)", "environment variable BESU_IDENTITY", "config file x.toml
-// (identity)", "default".
+// String says where a value came from, for start-up lines and messages
+// about several options: "--identity on the command line", "environment
+// variable BESU_IDENTITY", "identity in config file x.toml", "default".
 func (s Source) String() string {
 	switch s.Kind {
 	case FromFlag:
-		return "command line (" + s.Name + ")"
+		return s.Name + " on the command line"
 	case FromEnv:
 		return "environment variable " + s.Name
 	case FromFile:
-		return "config file " + s.File + " (" + s.Name + ")"
+		return s.Name + " in config file " + s.File
 	}
 	return "default"
 }
