@@ -1,6 +1,10 @@
 package api
 
-import "github.com/basaltchain/basalt/rpc"
+import (
+	"encoding/json"
+
+	"github.com/basaltchain/basalt/rpc"
+)
 
 // Register adds the methods of every group to r. The node passes the groups
 // of its services (Groups) followed by those of its consensus engine.
@@ -26,6 +30,13 @@ func Groups(b *Backend) []rpc.Group {
 		// block parameter missing or bad that is the error reported.
 		blockSecond = []int{1, 0}
 		blockThird  = []int{2, 0, 1}
+		// The execution-apis spec makes the block parameter of the state
+		// methods and eth_call optional, meaning "latest"; Besu requires
+		// it. An omitted (or null) one is "latest", and a request that
+		// fails on another parameter still gets Besu's error, which names
+		// the block parameter it reads first (see rpc.Method.ParamDefaults).
+		latestSecond = []json.RawMessage{1: json.RawMessage(`"latest"`)}
+		latestThird  = []json.RawMessage{2: json.RawMessage(`"latest"`)}
 	)
 	eth := []rpc.Method{
 		{Name: "eth_chainId", Fn: e.ChainID},
@@ -38,11 +49,11 @@ func Groups(b *Backend) []rpc.Group {
 		{Name: "eth_blobBaseFee", Fn: e.BlobBaseFee},
 		{Name: "eth_feeHistory", Fn: e.FeeHistory, ParamErrors: []*rpc.Error{rpc.ErrInvalidBlockCountParams, block, rpc.ErrInvalidRewardPercentilesParams}},
 		{Name: "eth_config", Fn: e.Config},
-		{Name: "eth_getBalance", Fn: e.GetBalance, ParamErrors: []*rpc.Error{addr, block}, ParamOrder: blockSecond},
-		{Name: "eth_getTransactionCount", Fn: e.GetTransactionCount, ParamErrors: []*rpc.Error{addr, block}, ParamOrder: blockSecond},
-		{Name: "eth_getCode", Fn: e.GetCode, ParamErrors: []*rpc.Error{addr, block}, ParamOrder: blockSecond},
-		{Name: "eth_getStorageAt", Fn: e.GetStorageAt, ParamErrors: []*rpc.Error{addr, rpc.ErrInvalidPositionParams, block}, ParamOrder: blockThird},
-		{Name: "eth_getProof", Fn: e.GetProof, ParamErrors: []*rpc.Error{addr, rpc.ErrInvalidStorageKeysParams, block}, ParamOrder: blockThird},
+		{Name: "eth_getBalance", Fn: e.GetBalance, ParamErrors: []*rpc.Error{addr, block}, ParamOrder: blockSecond, ParamDefaults: latestSecond},
+		{Name: "eth_getTransactionCount", Fn: e.GetTransactionCount, ParamErrors: []*rpc.Error{addr, block}, ParamOrder: blockSecond, ParamDefaults: latestSecond},
+		{Name: "eth_getCode", Fn: e.GetCode, ParamErrors: []*rpc.Error{addr, block}, ParamOrder: blockSecond, ParamDefaults: latestSecond},
+		{Name: "eth_getStorageAt", Fn: e.GetStorageAt, ParamErrors: []*rpc.Error{addr, rpc.ErrInvalidPositionParams, block}, ParamOrder: blockThird, ParamDefaults: latestThird},
+		{Name: "eth_getProof", Fn: e.GetProof, ParamErrors: []*rpc.Error{addr, rpc.ErrInvalidStorageKeysParams, block}, ParamOrder: blockThird, ParamDefaults: latestThird},
 		{Name: "eth_sendRawTransaction", Fn: e.SendRawTransaction, ParamErrors: []*rpc.Error{rpc.ErrInvalidTransactionParams}, ExactParamCount: true},
 		{Name: "eth_sendTransaction", Fn: e.SendTransaction, AllowExtraParams: true},
 		{Name: "eth_getTransactionByHash", Fn: e.GetTransactionByHash, ParamErrors: []*rpc.Error{txHash}, ExactParamCount: true},
@@ -58,7 +69,7 @@ func Groups(b *Backend) []rpc.Group {
 		{Name: "eth_getTransactionByBlockNumberAndIndex", Fn: e.GetTransactionByBlockNumberAndIndex, ParamErrors: []*rpc.Error{block, rpc.ErrInvalidTransactionIndexParams}},
 		{Name: "eth_getUncleByBlockHashAndIndex", Fn: e.GetUncleByBlockHashAndIndex, ParamErrors: []*rpc.Error{hash, uncleIx}},
 		{Name: "eth_getUncleByBlockNumberAndIndex", Fn: e.GetUncleByBlockNumberAndIndex, ParamErrors: []*rpc.Error{block, uncleIx}},
-		{Name: "eth_call", Fn: e.Call, ParamErrors: []*rpc.Error{call, block, call}, ParamOrder: blockSecond},
+		{Name: "eth_call", Fn: e.Call, ParamErrors: []*rpc.Error{call, block, call}, ParamOrder: blockSecond, ParamDefaults: latestSecond},
 		{Name: "eth_estimateGas", Fn: e.EstimateGas, ParamErrors: []*rpc.Error{call, block, call}, ParamOrder: blockSecond},
 		{Name: "eth_createAccessList", Fn: e.CreateAccessList, ParamErrors: []*rpc.Error{call, block, call}, ParamOrder: blockSecond},
 		{Name: "eth_mining", Fn: e.Mining},

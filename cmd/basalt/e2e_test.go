@@ -405,7 +405,11 @@ func TestTypedTransactions(t *testing.T) {
 	signer := types.LatestSignerForChainID(chainID)
 	key, from := devKey(t, 2)
 	to := common.Address{0xaa}
-	price := big.NewInt(2000)
+	// eth_gasPrice covers the next block's base fee, which on the dev
+	// network only falls from there.
+	var gp hexutil.Big
+	n.MustCall(&gp, "eth_gasPrice")
+	price := gp.ToInt()
 
 	al := types.MustSignNewTx(key, signer, &types.AccessListTx{
 		ChainID: chainID, Nonce: 0, To: &to, Gas: 30000, GasPrice: price, Value: big.NewInt(5),
