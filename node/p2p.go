@@ -53,8 +53,9 @@ func (n *Node) P2P() *p2p.Service { return n.p2p }
 
 // wireNetwork plugs the peer-to-peer service into the backend:
 // the ADMIN peer methods and net_listening/net_peerCount through
-// Backend.Network, and net_enode, net_services and eth_syncing through
-// their hooks. With p2p disabled only eth_syncing is answered (false).
+// Backend.Network, and net_enode, net_services and the sync progress
+// (eth_syncing, GraphQL's syncing) through their hooks. With p2p disabled
+// the node is never synchronising.
 func (n *Node) wireNetwork(b *api.Backend) {
 	s := n.p2p
 	if s == nil {
