@@ -23,6 +23,7 @@ type recordingPeers struct {
 	mu     sync.Mutex
 	pushes map[string][]*payload.EncryptedPayload
 	groups map[string][]*payload.PrivacyGroup
+	auths  []string
 	fail   error
 }
 
@@ -36,13 +37,18 @@ func (r *recordingPeers) Push(_ context.Context, u string, p *payload.EncryptedP
 	return p.Digest(), nil
 }
 
-func (r *recordingPeers) PushGroup(_ context.Context, u string, g *payload.PrivacyGroup) (string, error) {
+func (r *recordingPeers) PushGroup(_ context.Context, u string, body []byte, auth string) (string, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.fail != nil {
 		return "", r.fail
 	}
+	g, err := payload.DecodePrivacyGroup(body)
+	if err != nil {
+		return "", err
+	}
 	r.groups[u] = append(r.groups[u], g)
+	r.auths = append(r.auths, auth)
 	members, _ := g.Members()
 	return enclave.GroupIDString(members, g.RandomSeed, g.Type), nil
 }
@@ -56,7 +62,8 @@ func TestSendStripsPerPeer(t *testing.T) {
 		kp, _ := keys.Generate(nil)
 		*k = kp.Public
 	}
-	m.Table.Merge(ctx, map[keys.PublicKey]string{r1: "http://p1/", r2: "http://p1/", r3: "http://p2/"})
+	m.Table.Prove(ctx, "http://p1/", []keys.PublicKey{r1, r2})
+	m.Table.Prove(ctx, "http://p2/", []keys.PublicKey{r3})
 	key, err := m.Send(ctx, manager.SendRequest{Payload: []byte("x"), From: str(A.String()), To: []string{r1.String(), local.String(), r2.String(), r3.String(), r1.String()}})
 	if err != nil {
 		t.Fatal(err)
@@ -131,7 +138,7 @@ func TestIndexBeforeGroup(t *testing.T) {
 	// A pushed copy of a group with no hosted member is refused.
 	other, _ := keys.Generate(nil)
 	data, _ := (&payload.PrivacyGroup{Addresses: []string{other.Public.String()}, State: payload.Active, Type: payload.Legacy}).MarshalCBOR()
-	if _, err := m.StorePushedGroup(ctx, data); ptm.CodeOf(err) != ptm.EnclaveNotPayloadOwner {
+	if _, err := m.StorePushedGroup(ctx, data, ""); ptm.CodeOf(err) != ptm.EnclaveNotPayloadOwner {
 		t.Errorf("foreign group: %v", err)
 	}
 }
