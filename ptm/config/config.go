@@ -149,7 +149,7 @@ func s(key string, f func(*Config) *string) field { return field{key: key, kind:
 func p(key string, f func(*Config) *string) field {
 	return field{key: key, kind: kString, str: f, path: true}
 }
-func n(key string, f func(*Config) *int) field { return field{key: key, kind: kInt, num: f} }
+func n(key string, f func(*Config) *int) field  { return field{key: key, kind: kInt, num: f} }
 func b(key string, f func(*Config) *bool) field { return field{key: key, kind: kBool, flag: f} }
 func l(key string, f func(*Config) *[]string) field {
 	return field{key: key, kind: kList, list: f}

@@ -3,8 +3,10 @@ package discovery
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"io"
 	"log/slog"
+	"net/http"
 	"sync"
 	"time"
 
@@ -204,8 +206,11 @@ func (d *Discovery) poll(ctx context.Context, u string) error {
 		return err
 	}
 	st := d.Table.Offer(entries)
-	if st.Queued > 0 || st.Dropped > 0 {
-		d.Log.Debug("party info claims", "from", u, "queued", st.Queued, "dropped", st.Dropped)
+	switch {
+	case st.Dropped > 0:
+		d.Log.Warn("party info over the limits (maxpeers, maxkeysperpeer): claims dropped", "from", u, "queued", st.Queued, "dropped", st.Dropped)
+	case st.Queued > 0:
+		d.Log.Debug("party info claims queued for proof", "from", u, "queued", st.Queued)
 	}
 	for _, k := range d.Table.KeysAt(u) {
 		if entries[k] != u {
@@ -262,6 +267,16 @@ func (d *Discovery) prove(ctx context.Context, c Claim) {
 	proven, failed, err := d.challenge(ctx, c.URL, c.Keys)
 	if err != nil {
 		if ctx.Err() != nil {
+			return
+		}
+		var st interface{ HTTPStatus() int }
+		if errors.As(err, &st) && st.HTTPStatus() == http.StatusNotFound {
+			// An instance without the proof route (Orion, an older
+			// basalt-privacy): its keys can never be listed.
+			d.Log.Warn("instance cannot prove the keys it claims (no /partyinfo/validate: Orion?); they are not used", "url", c.URL, "keys", len(c.Keys))
+			if !c.Recheck {
+				d.Table.Cool(c.URL, RefusedCooldown)
+			}
 			return
 		}
 		d.Log.Debug("could not challenge claimed keys", "url", c.URL, "keys", len(c.Keys), "err", err)

@@ -54,6 +54,10 @@ type PeerStatusError struct {
 	Body   string
 }
 
+// HTTPStatus returns the status the peer answered (for packages that cannot
+// name this type, such as discovery).
+func (e *PeerStatusError) HTTPStatus() int { return e.Status }
+
 // Error implements error.
 func (e *PeerStatusError) Error() string {
 	return fmt.Sprintf("%s answered %d: %q", e.URL, e.Status, e.Body)
