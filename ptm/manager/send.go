@@ -153,9 +153,17 @@ func (m *Manager) legacyGroup(ctx context.Context, to []string, from string) (*p
 		Type:        payload.Legacy,
 	}
 	id := enclave.GroupIDString(members, nil, payload.Legacy)
-	if have, err := m.getGroup(ctx, id); err == nil && have.State == payload.Active {
-		return g, nil
-	} else if err != nil && !errors.Is(err, storage.ErrNotFound) {
+	data, err := m.Store.Get(ctx, []byte(id))
+	switch {
+	case err == nil:
+		state, err := payload.DecodeGroupState(data)
+		if err != nil {
+			return nil, ptm.Wrap(ptm.PrivacyGroupNotStored, fmt.Errorf("stored privacy group %s: %w", id, err))
+		}
+		if state == payload.Active {
+			return g, nil
+		}
+	case !errors.Is(err, storage.ErrNotFound):
 		return nil, ptm.Wrap(ptm.PrivacyGroupNotStored, err)
 	}
 	if err := m.storeGroup(ctx, id, g); err != nil {
