@@ -51,6 +51,7 @@ type typeRef struct {
 	nonNull bool
 }
 
+// String renders the type in SDL notation, e.g. [Hash!]!.
 func (t *typeRef) String() string {
 	s := t.name
 	if t.elem != nil {
@@ -190,6 +191,7 @@ type syntaxError struct {
 	tooDeep bool
 }
 
+// Error is graphql-java's message for a syntax error.
 func (e *syntaxError) Error() string {
 	if e.tooDeep {
 		return fmt.Sprintf("Invalid syntax: the document nests selections or values deeper than %d levels, the most this server parses, at line %d column %d",
