@@ -15,6 +15,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/p2p/enode"
+	"github.com/ethereum/go-ethereum/p2p/netutil"
 	"github.com/holiman/uint256"
 
 	"github.com/basaltchain/basalt/chain"
@@ -298,3 +299,34 @@ func TestGenesisConfig(t *testing.T) {
 }
 
 func writeFile(path, body string) error { return os.WriteFile(path, []byte(body), 0o644) }
+
+// TestBannedAndRestricted: a banned node (--banned-node-ids) and a node
+// outside the allowed subnets (--net-restrict) never become peers; a node
+// that is neither does.
+func TestBannedAndRestricted(t *testing.T) {
+	a := startNode(t, 0)
+	banning := startNodeWith(t, 0, func(c *Config) { c.Banned = map[enode.ID]bool{a.enode(t).ID(): true} })
+	if !banning.svc.AddStatic(a.enode(t)) {
+		t.Fatal("AddStatic")
+	}
+	restricting := startNodeWith(t, 0, func(c *Config) {
+		c.NetRestrict, _ = netutil.ParseNetlist("10.0.0.0/8")
+	})
+	if !restricting.svc.AddStatic(a.enode(t)) {
+		t.Fatal("AddStatic")
+	}
+	allowing := startNodeWith(t, 0, func(c *Config) {
+		c.NetRestrict, _ = netutil.ParseNetlist("127.0.0.0/8")
+		c.Banned = map[enode.ID]bool{{1}: true}
+	})
+	allowing.svc.AddStatic(a.enode(t))
+	waitUntil(t, "the allowed node's peer", func() bool { return allowing.svc.PeerCount() == 1 })
+	// The others had the same time and a few redials (every 500 ms).
+	time.Sleep(1500 * time.Millisecond)
+	if n := banning.svc.PeerCount(); n != 0 {
+		t.Errorf("the banned node is a peer (%d)", n)
+	}
+	if n := restricting.svc.PeerCount(); n != 0 {
+		t.Errorf("the node outside --net-restrict is a peer (%d)", n)
+	}
+}

@@ -110,6 +110,17 @@ func (s *Service) staticLoop() {
 // dial connects to n and hands the connection to the server, which runs
 // the encryption and protocol handshakes (and refuses a duplicate).
 func (s *Service) dial(n *enode.Node) {
+	// The server's dialer applies --net-restrict and the ban list to the
+	// peers it dials; these dials are the service's own, so it applies them
+	// here.
+	if s.cfg.NetRestrict != nil && !s.cfg.NetRestrict.Contains(n.IP()) {
+		s.log.Debug("Static node outside --net-restrict", "enode", n.URLv4())
+		return
+	}
+	if s.cfg.Banned[n.ID()] {
+		s.log.Debug("Static node banned", "enode", n.URLv4())
+		return
+	}
 	addr := net.JoinHostPort(n.IP().String(), strconv.Itoa(n.TCP()))
 	d := net.Dialer{Timeout: dialTimeout}
 	conn, err := d.DialContext(s.ctx, "tcp", addr)
