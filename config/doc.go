@@ -6,9 +6,18 @@
 // # Options
 //
 // Every option has one name used three ways: the flag --rpc-http-port, the
-// environment variable BASALT_RPC_HTTP_PORT (EnvName) and the config-file
-// key rpc-http-port. Precedence, as in Besu: command line, then environment,
-// then config file, then default. AddFlags registers the flags on the root
+// environment variable BASALT_RPC_HTTP_PORT (EnvName; Besu's
+// BESU_RPC_HTTP_PORT too, after it) and the config-file key rpc-http-port.
+// Precedence, as in Besu: command line, then environment, then config file,
+// then default.
+//
+// Every option of Besu's command-line reference is an option here, so a
+// Besu configuration starts Basalt unchanged: those Basalt acts on are in
+// flags.go, the others in besu.go, each checked as Besu checks it and, when
+// given, named in a start-up Notice saying what Basalt does instead
+// (Config.LogNotices); a value that would weaken the node if ignored is an
+// error. Besu's rules between options are in rules.go. config/README.md's
+// table of every option is generated from these tables. AddFlags registers the flags on the root
 // command (the options subcommands share as persistent flags); Load(cmd)
 // resolves and validates them for the root command or any subcommand and
 // loads the selected genesis. Errors are one line naming the flag and, for

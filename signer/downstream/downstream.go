@@ -23,6 +23,11 @@ import (
 	"time"
 )
 
+// MaxConns is the most connections the signer keeps open to the node:
+// under the 80 a Besu-compatible node accepts by default, leaving room for
+// the node's other clients.
+const MaxConns = 64
+
 // DefaultTimeout is --downstream-http-request-timeout's default.
 const DefaultTimeout = 5 * time.Second
 
@@ -67,6 +72,11 @@ func New(cfg Config) *Client {
 		// not leave thousands of sockets in TIME_WAIT.
 		MaxIdleConns:        1024,
 		MaxIdleConnsPerHost: 1024,
+		// At most MaxConns open at once: a Besu-compatible node closes
+		// connections past --rpc-http-max-active-connections (80 by
+		// default) as they arrive, which a burst of concurrent sends would
+		// otherwise reach; further requests wait for a free connection.
+		MaxConnsPerHost: MaxConns,
 		IdleConnTimeout:     90 * time.Second,
 	}
 	return &Client{
