@@ -77,7 +77,7 @@ func New(cfg Config) *Client {
 		// default) as they arrive, which a burst of concurrent sends would
 		// otherwise reach; further requests wait for a free connection.
 		MaxConnsPerHost: MaxConns,
-		IdleConnTimeout:     90 * time.Second,
+		IdleConnTimeout: 90 * time.Second,
 	}
 	return &Client{
 		base:    "http://" + net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port)),
