@@ -48,6 +48,7 @@ func (m *Miner) sealLoop(ctx context.Context) {
 				}
 				continue
 			}
+			m.setRefused("")
 			at = t
 		}
 		// Timestamps strictly increase and are never in the future: not
@@ -107,6 +108,7 @@ func (m *Miner) cannotSeal(ctx context.Context, err error, pause *pauseLog) bool
 		return false
 	}
 	pause.paused(cs.Reason)
+	m.setRefused(cs.Reason)
 	if cs.Retry > 0 {
 		m.sleep(ctx, cs.Retry)
 	} else {
