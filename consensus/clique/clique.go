@@ -94,6 +94,10 @@ type Engine struct {
 	rand   func(int64) int64
 	log    *slog.Logger
 
+	// snapMu serialises snapshot rebuilds, so that callers asking at once
+	// (the sealing loop and a clique_getSigners after a restart) replay
+	// the headers once and the later ones find the result cached.
+	snapMu  sync.Mutex
 	snaps   *lru.Cache[common.Hash, *Snapshot]
 	signers *lru.Cache[common.Hash, common.Address]
 

@@ -33,6 +33,11 @@ func snapshotKey(hash common.Hash) []byte {
 // the canonical one. This is the only place the engine reads storage; the
 // rules themselves are Snapshot.apply.
 func (e *Engine) snapshot(chain consensus.ChainReader, number uint64, hash common.Hash) (*Snapshot, error) {
+	if s, ok := e.snaps.Get(hash); ok {
+		return s, nil
+	}
+	e.snapMu.Lock()
+	defer e.snapMu.Unlock()
 	var (
 		headers []*types.Header
 		base    *Snapshot
@@ -98,6 +103,8 @@ func (e *Engine) snapshotAfter(chain consensus.ChainReader, header *types.Header
 	if err != nil {
 		return nil, err
 	}
+	e.snapMu.Lock()
+	defer e.snapMu.Unlock()
 	return e.replay(parent, []*types.Header{header})
 }
 
