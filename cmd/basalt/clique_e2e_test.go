@@ -156,211 +156,240 @@ type signerMetric struct {
 }
 
 // sealedBy returns how many blocks of [from, to) each address sealed.
+// Like Besu, clique_getSignerMetrics stops before the head.
 func sealedBy(t *testing.T, n *testnode.P2PNode, from, to uint64) map[common.Address]uint64 {
 	t.Helper()
+	out := map[common.Address]uint64{}
+	if to = minU64(to, n.BlockNumber()); from >= to {
+		return out
+	}
 	var ms []signerMetric
 	n.MustCall(&ms, "clique_getSignerMetrics", hexutil.EncodeUint64(from), hexutil.EncodeUint64(to))
-	out := map[common.Address]uint64{}
 	for _, m := range ms {
 		out[m.Address] = uint64(m.ProposedBlockCount)
 	}
 	return out
 }
 
-// TestCliqueNetwork runs a Clique network of real basalt processes from
-// one Besu-format genesis with blockperiodseconds 1: three signers and a
-// node that is not one (at first).
-func TestCliqueNetwork(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a network of four nodes")
+// startCliqueNetwork starts a connected Clique network of signers signer
+// nodes and extra further nodes, from one Besu-format genesis with
+// blockperiodseconds 1 listing the first signers.
+func startCliqueNetwork(t *testing.T, signers, extra int) []*testnode.P2PNode {
+	t.Helper()
+	addrs := make([]common.Address, signers)
+	for i := range addrs {
+		addrs[i] = cliqueAddr(i)
 	}
-	genesis := cliqueGenesisFile(t, cliqueAddr(0), cliqueAddr(1), cliqueAddr(2))
-	nodes := make([]*testnode.P2PNode, 4)
+	genesis := cliqueGenesisFile(t, addrs...)
+	nodes := make([]*testnode.P2PNode, signers+extra)
 	for i := range nodes {
 		nodes[i] = startCliqueNode(t, i, genesis)
 	}
 	testnode.Connect(t, nodes...)
-	a, b, c, d := nodes[0], nodes[1], nodes[2], nodes[3]
+	return nodes
+}
 
-	// Blocks every period, in turn, on one chain that all four hold; a
-	// transfer sent to the non-signer is mined.
-	t.Run("three signers and an observer", func(t *testing.T) {
-		testnode.WaitFor(t, 90*time.Second, "one chain of 10 blocks on all four nodes", func() bool {
-			return agreeOn(t, 10, nodes...)
-		})
-		// Blocks from 4 on: the first few may be sealed out of turn while
-		// the nodes were still connecting.
-		head := d.BlockNumber()
-		inTurn, first := 0, uint64(4)
-		for n := first; n <= head; n++ {
-			blk, parent := blockAt(t, d, n), blockAt(t, d, n-1)
-			if blk.Timestamp < parent.Timestamp+1 || (blk.Difficulty != 1 && blk.Difficulty != 2) {
-				t.Fatalf("block %d: timestamp %d after %d, difficulty %d", n, blk.Timestamp, parent.Timestamp, blk.Difficulty)
-			}
-			if blk.Difficulty == 2 {
-				inTurn++
-			}
-		}
-		t.Logf("blocks %d..%d: %d of %d sealed in turn", first, head, inTurn, head-first+1)
-		if inTurn*2 < int(head-first+1) {
-			t.Fatalf("only %d of %d blocks sealed in turn", inTurn, head-first+1)
-		}
-		counts := sealedBy(t, d, 1, head+1)
-		for i := range 3 {
-			if counts[cliqueAddr(i)] == 0 {
-				t.Fatalf("signer %d sealed nothing: %v", i, counts)
-			}
-		}
-		if counts[cliqueAddr(3)] != 0 {
-			t.Fatalf("the non-signer sealed blocks: %v", counts)
-		}
-		for i, n := range nodes {
-			var mining bool
-			testnode.WaitFor(t, 10*time.Second, "eth_mining", func() bool {
-				n.MustCall(&mining, "eth_mining")
-				return mining == (i < 3)
-			})
-		}
-		var info struct {
-			Protocols struct {
-				Eth struct {
-					Config map[string]any `json:"config"`
-				} `json:"eth"`
-			} `json:"protocols"`
-		}
-		d.MustCall(&info, "admin_nodeInfo")
-		cc, _ := info.Protocols.Eth.Config["clique"].(map[string]any)
-		if cc["blockPeriodSeconds"] != float64(1) || cc["epochLength"] != float64(30000) || cc["createemptyblocks"] != true {
-			t.Fatalf("admin_nodeInfo clique config %v", info.Protocols.Eth.Config)
-		}
-
-		key, _ := devKey(t, 1)
-		to := common.Address{0xc1}
-		tx := types.MustSignNewTx(key, types.LatestSignerForChainID(big.NewInt(cliqueChainID)), &types.DynamicFeeTx{
-			ChainID: big.NewInt(cliqueChainID), Nonce: 0, To: &to, Value: big.NewInt(1234),
-			Gas: 21000, GasTipCap: big.NewInt(1e9), GasFeeCap: big.NewInt(1e11),
-		})
-		h := sendRaw(t, d.Node, tx)
-		r := waitReceipt(t, d.Node, h)
-		if r.Status != 1 {
-			t.Fatalf("receipt %+v", r)
-		}
-		testnode.WaitFor(t, 30*time.Second, "the transfer's block on every node", func() bool {
-			return agreeOn(t, uint64(r.BlockNumber), nodes...)
-		})
-		for _, n := range nodes {
-			if got := balance(t, n.Node, to); got.Int64() != 1234 {
-				t.Fatalf("balance %v", got)
-			}
-		}
+// Three signers and a node that is not one, from one Besu-format genesis
+// (blockperiodseconds 1): blocks every period, in turn, on one chain that
+// all four hold; a transfer sent to the non-signer is mined.
+func TestCliqueNetwork(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a network of four nodes")
+	}
+	nodes := startCliqueNetwork(t, 3, 1)
+	d := nodes[3]
+	testnode.WaitFor(t, 90*time.Second, "one chain of 10 blocks on all four nodes", func() bool {
+		return agreeOn(t, 10, nodes...)
 	})
-
-	// Vote d in (two of three signers), then c out (three of four); the
-	// removed signer stops sealing; clique_discard drops a proposal.
-	t.Run("vote a signer in and one out", func(t *testing.T) {
-		for _, n := range []*testnode.P2PNode{a, b} {
-			var ok bool
-			n.MustCall(&ok, "clique_propose", cliqueAddr(3), true)
-			if p := proposalsOf(t, n); !ok || len(p) != 1 || !p[cliqueAddr(3)] {
-				t.Fatalf("clique_proposals after clique_propose: %v", p)
-			}
+	// Blocks from 4 on: the first few may be sealed out of turn while the
+	// nodes were still connecting.
+	head := d.BlockNumber()
+	inTurn, first := 0, uint64(4)
+	for n := first; n <= head; n++ {
+		blk, parent := blockAt(t, d, n), blockAt(t, d, n-1)
+		if blk.Timestamp < parent.Timestamp+1 || (blk.Difficulty != 1 && blk.Difficulty != 2) {
+			t.Fatalf("block %d: timestamp %d after %d, difficulty %d", n, blk.Timestamp, parent.Timestamp, blk.Difficulty)
 		}
-		if p := proposalsOf(t, c); len(p) != 0 {
-			t.Fatalf("c's proposals: %v", p)
+		if blk.Difficulty == 2 {
+			inTurn++
 		}
-		var added uint64
-		testnode.WaitFor(t, 60*time.Second, "d among the signers", func() bool {
-			if !sameAddrs(signersOf(t, d), cliqueAddr(0), cliqueAddr(1), cliqueAddr(2), cliqueAddr(3)) {
-				return false
-			}
-			added = d.BlockNumber()
-			return true
-		})
-		for _, n := range nodes {
-			testnode.WaitFor(t, 30*time.Second, "four signers everywhere", func() bool {
-				return sameAddrs(signersOf(t, n), cliqueAddr(0), cliqueAddr(1), cliqueAddr(2), cliqueAddr(3))
-			})
+	}
+	t.Logf("blocks %d..%d: %d of %d sealed in turn", first, head, inTurn, head-first+1)
+	if inTurn*2 < int(head-first+1) {
+		t.Fatalf("only %d of %d blocks sealed in turn", inTurn, head-first+1)
+	}
+	counts := sealedBy(t, d, 1, head)
+	for i := range 3 {
+		if counts[cliqueAddr(i)] == 0 {
+			t.Fatalf("signer %d sealed nothing: %v", i, counts)
 		}
-		// Before the vote, the signers were the first three.
-		if !sameAddrs(signersOf(t, d, "0x1"), cliqueAddr(0), cliqueAddr(1), cliqueAddr(2)) {
-			t.Fatal("clique_getSigners at block 1 changed")
-		}
-		testnode.WaitFor(t, 60*time.Second, "d to seal a block", func() bool {
-			return sealedBy(t, a, added, a.BlockNumber()+1)[cliqueAddr(3)] > 0
-		})
-
-		for _, n := range []*testnode.P2PNode{a, b, d} {
-			var ok bool
-			n.MustCall(&ok, "clique_propose", cliqueAddr(2), false)
-		}
-		if p := proposalsOf(t, a); len(p) != 2 || !p[cliqueAddr(3)] || p[cliqueAddr(2)] {
-			t.Fatalf("a's proposals: %v", p)
-		}
-		var removed uint64
-		testnode.WaitFor(t, 60*time.Second, "c voted out", func() bool {
-			if !sameAddrs(signersOf(t, d), cliqueAddr(0), cliqueAddr(1), cliqueAddr(3)) {
-				return false
-			}
-			removed = d.BlockNumber()
-			return true
-		})
-		// The removed signer seals nothing after its removal and says it is
-		// not mining.
-		testnode.WaitFor(t, 60*time.Second, "6 blocks after the removal on all nodes", func() bool {
-			return agreeOn(t, removed+6, nodes...)
-		})
-		if n := sealedBy(t, d, removed+1, d.BlockNumber()+1)[cliqueAddr(2)]; n != 0 {
-			t.Fatalf("c sealed %d blocks after its removal", n)
-		}
+	}
+	if counts[cliqueAddr(3)] != 0 {
+		t.Fatalf("the non-signer sealed blocks: %v", counts)
+	}
+	for i, n := range nodes {
 		var mining bool
-		c.MustCall(&mining, "eth_mining")
-		if mining {
-			t.Fatal("eth_mining true on a removed signer")
+		testnode.WaitFor(t, 10*time.Second, "eth_mining", func() bool {
+			n.MustCall(&mining, "eth_mining")
+			return mining == (i < 3)
+		})
+		if !sameAddrs(signersOf(t, n), cliqueAddr(0), cliqueAddr(1), cliqueAddr(2)) {
+			t.Fatalf("node %d: clique_getSigners %v", i, signersOf(t, n))
 		}
-		// Proposals stay until discarded, as in Besu.
-		for _, addr := range []common.Address{cliqueAddr(2), cliqueAddr(3)} {
-			var ok bool
-			a.MustCall(&ok, "clique_discard", addr)
+	}
+	var info struct {
+		Protocols struct {
+			Eth struct {
+				Config map[string]any `json:"config"`
+			} `json:"eth"`
+		} `json:"protocols"`
+	}
+	d.MustCall(&info, "admin_nodeInfo")
+	cc, _ := info.Protocols.Eth.Config["clique"].(map[string]any)
+	if cc["blockPeriodSeconds"] != float64(1) || cc["epochLength"] != float64(30000) || cc["createemptyblocks"] != true {
+		t.Fatalf("admin_nodeInfo clique config %v", info.Protocols.Eth.Config)
+	}
+
+	key, _ := devKey(t, 1)
+	to := common.Address{0xc1}
+	tx := types.MustSignNewTx(key, types.LatestSignerForChainID(big.NewInt(cliqueChainID)), &types.DynamicFeeTx{
+		ChainID: big.NewInt(cliqueChainID), Nonce: 0, To: &to, Value: big.NewInt(1234),
+		Gas: 21000, GasTipCap: big.NewInt(1e9), GasFeeCap: big.NewInt(1e11),
+	})
+	h := sendRaw(t, d.Node, tx)
+	r := waitReceipt(t, d.Node, h)
+	if r.Status != 1 {
+		t.Fatalf("receipt %+v", r)
+	}
+	testnode.WaitFor(t, 30*time.Second, "the transfer's block on every node", func() bool {
+		return agreeOn(t, uint64(r.BlockNumber), nodes...)
+	})
+	for _, n := range nodes {
+		if got := balance(t, n.Node, to); got.Int64() != 1234 {
+			t.Fatalf("balance %v", got)
 		}
-		if p := proposalsOf(t, a); len(p) != 0 {
-			t.Fatalf("a's proposals after clique_discard: %v", p)
+	}
+}
+
+// Three signers vote a fourth node in (two propose it), then one of
+// themselves out (three of four propose it): clique_getSigners and
+// clique_proposals at each step; the removed signer stops sealing;
+// clique_discard drops the proposals.
+func TestCliqueVoting(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a network of four nodes")
+	}
+	nodes := startCliqueNetwork(t, 3, 1)
+	a, b, c, d := nodes[0], nodes[1], nodes[2], nodes[3]
+	testnode.WaitFor(t, 90*time.Second, "one chain of 3 blocks", func() bool { return agreeOn(t, 3, nodes...) })
+
+	for _, n := range []*testnode.P2PNode{a, b} {
+		var ok bool
+		n.MustCall(&ok, "clique_propose", cliqueAddr(3), true)
+		if p := proposalsOf(t, n); !ok || len(p) != 1 || !p[cliqueAddr(3)] {
+			t.Fatalf("clique_proposals after clique_propose: %v", p)
 		}
+	}
+	if p := proposalsOf(t, c); len(p) != 0 {
+		t.Fatalf("c's proposals: %v", p)
+	}
+	var added uint64
+	testnode.WaitFor(t, 60*time.Second, "d among the signers", func() bool {
+		if !sameAddrs(signersOf(t, d), cliqueAddr(0), cliqueAddr(1), cliqueAddr(2), cliqueAddr(3)) {
+			return false
+		}
+		added = d.BlockNumber()
+		return true
+	})
+	for _, n := range nodes {
+		testnode.WaitFor(t, 30*time.Second, "four signers everywhere", func() bool {
+			return sameAddrs(signersOf(t, n), cliqueAddr(0), cliqueAddr(1), cliqueAddr(2), cliqueAddr(3))
+		})
+	}
+	if !sameAddrs(signersOf(t, d, "0x1"), cliqueAddr(0), cliqueAddr(1), cliqueAddr(2)) {
+		t.Fatal("clique_getSigners at block 1 changed")
+	}
+	testnode.WaitFor(t, 60*time.Second, "d to seal a block", func() bool {
+		return sealedBy(t, a, added, a.BlockNumber())[cliqueAddr(3)] > 0
 	})
 
-	// With signers a, b and d: one stopped, the chain goes on; restarted,
-	// it catches up and seals again. Two stopped, the chain halts; one
-	// back, it resumes.
-	t.Run("stop and restart signers", func(t *testing.T) {
-		// rejoin restarts n on its data and reconnects it to peers (the
-		// nodes it dialled at first have forgotten it).
-		rejoin := func(n *testnode.P2PNode, peers ...*testnode.P2PNode) {
-			t.Helper()
-			n.Restart()
-			for _, o := range peers {
-				n.AddPeer(o)
-			}
+	for _, n := range []*testnode.P2PNode{a, b, d} {
+		var ok bool
+		n.MustCall(&ok, "clique_propose", cliqueAddr(2), false)
+	}
+	if p := proposalsOf(t, a); len(p) != 2 || !p[cliqueAddr(3)] || p[cliqueAddr(2)] {
+		t.Fatalf("a's proposals: %v", p)
+	}
+	var removed uint64
+	testnode.WaitFor(t, 60*time.Second, "c voted out", func() bool {
+		if !sameAddrs(signersOf(t, d), cliqueAddr(0), cliqueAddr(1), cliqueAddr(3)) {
+			return false
 		}
-		live := []*testnode.P2PNode{a, b, c}
-		d.Stop(syscall.SIGTERM)
-		from := a.BlockNumber()
-		testnode.WaitFor(t, 60*time.Second, "4 blocks without d", func() bool { return agreeOn(t, from+4, live...) })
+		removed = d.BlockNumber()
+		return true
+	})
+	// The removed signer seals nothing after its removal and says it is
+	// not mining.
+	testnode.WaitFor(t, 60*time.Second, "6 blocks after the removal on all nodes", func() bool {
+		return agreeOn(t, removed+6, nodes...)
+	})
+	if n := sealedBy(t, d, removed+1, d.BlockNumber())[cliqueAddr(2)]; n != 0 {
+		t.Fatalf("c sealed %d blocks after its removal", n)
+	}
+	var mining bool
+	c.MustCall(&mining, "eth_mining")
+	if mining {
+		t.Fatal("eth_mining true on a removed signer")
+	}
+	// Proposals stay until discarded, as in Besu.
+	for _, addr := range []common.Address{cliqueAddr(2), cliqueAddr(3)} {
+		var ok bool
+		a.MustCall(&ok, "clique_discard", addr)
+	}
+	if p := proposalsOf(t, a); len(p) != 0 {
+		t.Fatalf("a's proposals after clique_discard: %v", p)
+	}
+}
 
-		rejoin(d, a, b, c)
-		restartedAt := a.BlockNumber()
-		testnode.WaitFor(t, 60*time.Second, "d caught up", func() bool { return agreeOn(t, restartedAt, nodes...) })
-		testnode.WaitFor(t, 60*time.Second, "d sealing again", func() bool {
-			return sealedBy(t, a, restartedAt+1, a.BlockNumber()+1)[cliqueAddr(3)] > 0
-		})
+// Of three signers, one stopped: the chain goes on; restarted, it catches
+// up and seals again. Two stopped: the chain halts (no signer may seal two
+// blocks in a row); one back: it resumes.
+func TestCliqueSignersStopAndRestart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a network of three nodes")
+	}
+	nodes := startCliqueNetwork(t, 3, 0)
+	a, b, c := nodes[0], nodes[1], nodes[2]
+	testnode.WaitFor(t, 90*time.Second, "one chain of 3 blocks", func() bool { return agreeOn(t, 3, nodes...) })
+	// rejoin restarts n on its data and reconnects it to peers (those it
+	// dialled at first have forgotten it).
+	rejoin := func(n *testnode.P2PNode, peers ...*testnode.P2PNode) {
+		t.Helper()
+		n.Restart()
+		for _, o := range peers {
+			n.AddPeer(o)
+		}
+	}
 
-		b.Stop(syscall.SIGTERM)
-		d.Stop(syscall.SIGTERM)
-		halted := waitHalt(t, a)
-		t.Logf("with one of three signers the chain halted at block %d", halted)
+	c.Stop(syscall.SIGTERM)
+	from := a.BlockNumber()
+	testnode.WaitFor(t, 60*time.Second, "4 blocks without c", func() bool { return agreeOn(t, from+4, a, b) })
 
-		rejoin(b, a, c)
-		testnode.WaitFor(t, 60*time.Second, "the chain moving again", func() bool {
-			return agreeOn(t, halted+3, a, b, c)
-		})
+	rejoin(c, a, b)
+	restartedAt := a.BlockNumber()
+	testnode.WaitFor(t, 60*time.Second, "c caught up", func() bool { return agreeOn(t, restartedAt, nodes...) })
+	testnode.WaitFor(t, 60*time.Second, "c sealing again", func() bool {
+		return sealedBy(t, a, restartedAt+1, a.BlockNumber())[cliqueAddr(2)] > 0
+	})
+
+	b.Stop(syscall.SIGTERM)
+	c.Stop(syscall.SIGTERM)
+	halted := waitHalt(t, a)
+	t.Logf("with one of three signers the chain halted at block %d", halted)
+
+	rejoin(b, a)
+	testnode.WaitFor(t, 60*time.Second, "the chain moving again", func() bool {
+		return agreeOn(t, halted+3, a, b)
 	})
 }
 
