@@ -65,9 +65,11 @@ type Miner struct {
 	works   map[common.Hash]*pendingBlock
 	current *pendingBlock
 	paused  bool
-	// refused is the reason the engine last gave for not sealing on the
-	// head, "" once it agreed to; a node whose key is not an authorised
-	// signer is not mining (eth_mining false) though its loop runs.
+	// refused is the reason the engine's Scheduler last gave for not
+	// sealing on the head, "" once it agreed to: a node whose key is not
+	// an authorised signer is not mining (eth_mining false) though its
+	// loop runs. A refusal of Seal itself (a loop still trying) does not
+	// count.
 	refused string
 }
 
@@ -93,8 +95,8 @@ func (m *Miner) Coinbase() (common.Address, bool) {
 }
 
 // Mining reports whether block production is running, not paused, and
-// not refused by the engine because the node may not seal at all (a Clique
-// node whose key is not a signer).
+// not refused by the engine's Scheduler because the node may not seal at
+// all (a Clique node whose key is not a signer).
 func (m *Miner) Mining() bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()

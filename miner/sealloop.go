@@ -42,13 +42,13 @@ func (m *Miner) sealLoop(ctx context.Context) {
 		var at time.Time
 		if s := m.cfg.Scheduler; s != nil {
 			t, err := s.NextSeal(m.chain, parent, now)
+			m.setRefused(refusal(err))
 			if err != nil {
 				if !m.cannotSeal(ctx, err, pause) {
 					failed("Sealing schedule failed", err)
 				}
 				continue
 			}
-			m.setRefused("")
 			at = t
 		}
 		// Timestamps strictly increase and are never in the future: not
@@ -108,13 +108,22 @@ func (m *Miner) cannotSeal(ctx context.Context, err error, pause *pauseLog) bool
 		return false
 	}
 	pause.paused(cs.Reason)
-	m.setRefused(cs.Reason)
 	if cs.Retry > 0 {
 		m.sleep(ctx, cs.Retry)
 	} else {
 		m.waitWake(ctx)
 	}
 	return true
+}
+
+// refusal is the reason of a *consensus.CannotSealError, "" for any other
+// outcome.
+func refusal(err error) string {
+	var cs *consensus.CannotSealError
+	if errors.As(err, &cs) {
+		return cs.Reason
+	}
+	return ""
 }
 
 func isCannotSeal(err error) bool {

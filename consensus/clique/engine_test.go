@@ -18,7 +18,7 @@ import (
 // testNet is a chain of headers on a genesis listing some signers, and an
 // engine (with the key of one of them, or none) verifying it.
 type testNet struct {
-	t      *testing.T
+	t      testing.TB
 	acc    *accounts
 	chain  *fakeChain
 	engine *Engine
@@ -26,7 +26,7 @@ type testNet struct {
 	cfg    Config
 }
 
-func newTestNet(t *testing.T, cfg Config, self string, signers ...string) *testNet {
+func newTestNet(t testing.TB, cfg Config, self string, signers ...string) *testNet {
 	t.Helper()
 	acc := newAccounts()
 	genesis := genesisHeader(acc.addresses(signers...))
