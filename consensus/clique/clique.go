@@ -185,7 +185,11 @@ func (e *Engine) Author(header *types.Header) (common.Address, error) {
 // signerOf recovers the signer of a sealed header, caching it by block
 // hash.
 func (e *Engine) signerOf(header *types.Header) (common.Address, error) {
-	hash := header.Hash()
+	return e.signerOfHash(header, header.Hash())
+}
+
+// signerOfHash is signerOf for a header whose block hash the caller has.
+func (e *Engine) signerOfHash(header *types.Header, hash common.Hash) (common.Address, error) {
 	if a, ok := e.signers.Get(hash); ok {
 		return a, nil
 	}

@@ -114,11 +114,12 @@ func (e *Engine) replay(base *Snapshot, headers []*types.Header) (*Snapshot, err
 	signers := make([]common.Address, len(headers))
 	hashes := make([]common.Hash, len(headers))
 	for i, h := range headers {
-		s, err := e.signerOf(h)
+		hashes[i] = h.Hash()
+		s, err := e.signerOfHash(h, hashes[i])
 		if err != nil {
 			return nil, fmt.Errorf("block %d: %w", h.Number, err)
 		}
-		signers[i], hashes[i] = s, h.Hash()
+		signers[i] = s
 	}
 	snap, err := base.apply(headers, signers, hashes, e.cfg.Epoch)
 	if err != nil {
