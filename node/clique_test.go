@@ -2,6 +2,7 @@ package node
 
 import (
 	"encoding/json"
+	"math/big"
 	"io"
 	"log/slog"
 	"net/http"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/basaltchain/basalt/config"
@@ -25,6 +27,11 @@ import (
 // (1 s blocks), whose node key is the signer's when signer is set.
 func startCliqueNode(t *testing.T, signer bool) *Node {
 	t.Helper()
+	return startCliqueNodeWith(t, signer, chaingen.CliqueGenesis(1))
+}
+
+func startCliqueNodeWith(t *testing.T, signer bool, g *config.Genesis) *Node {
+	t.Helper()
 	dir := t.TempDir()
 	keyFile := filepath.Join(dir, "key")
 	if signer {
@@ -36,7 +43,7 @@ func startCliqueNode(t *testing.T, signer bool) *Node {
 		DataPath:           dir,
 		NodePrivateKeyFile: keyFile,
 		NetworkID:          config.DevChainID,
-		Genesis:            chaingen.CliqueGenesis(1),
+		Genesis:            g,
 		MinGasPrice:        bigOne(),
 		HostAllowlist:      []string{"localhost", "127.0.0.1"},
 	}
@@ -148,5 +155,30 @@ func TestCliqueNodeInfoConfig(t *testing.T) {
 	}
 	if _, ok := m["ethash"]; ok {
 		t.Fatal("ethash options on a clique genesis")
+	}
+}
+
+// With createemptyblocks false the signer seals no empty block; a
+// transaction gets one sealed.
+func TestCliqueNoEmptyBlocks(t *testing.T) {
+	g := chaingen.CliqueGenesis(1)
+	g.Clique.CreateEmptyBlocks = false
+	n := startCliqueNodeWith(t, true, g)
+	time.Sleep(2500 * time.Millisecond) // more than two periods
+	if h := n.Chain().CurrentHeader().Number.Uint64(); h != 0 {
+		t.Fatalf("empty block %d sealed", h)
+	}
+	key := crypto.ToECDSAUnsafe(common.FromHex(config.DevAccounts[1].PrivateKey))
+	to := common.Address{0xee}
+	tx := types.MustSignNewTx(key, types.LatestSignerForChainID(big.NewInt(config.DevChainID)), &types.DynamicFeeTx{
+		ChainID: big.NewInt(config.DevChainID), To: &to, Value: big.NewInt(1), Gas: 21000,
+		GasTipCap: big.NewInt(1e9), GasFeeCap: big.NewInt(1e11),
+	})
+	if err := n.Pool().AddLocal(tx); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 30*time.Second, "a block with the transaction", func() bool { return n.Chain().CurrentHeader().Number.Uint64() == 1 })
+	if b := n.Chain().GetBlockByNumber(1); len(b.Transactions()) != 1 {
+		t.Fatalf("block 1 has %d transactions", len(b.Transactions()))
 	}
 }
