@@ -2,9 +2,9 @@ package node
 
 import (
 	"encoding/json"
-	"math/big"
 	"io"
 	"log/slog"
+	"math/big"
 	"net/http"
 	"os"
 	"path/filepath"
