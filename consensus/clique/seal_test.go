@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"math/big"
 	"os"
 	"testing"
 
@@ -88,3 +89,63 @@ func TestBesuChain(t *testing.T) {
 		chain.add(h)
 	}
 }
+
+// besuDocsGenesis is the example Clique genesis of Besu's documentation
+// ("Configure Clique consensus").
+const besuDocsGenesis = `{
+  "config": {
+    "chainId": 1981,
+    "berlinBlock": 0,
+    "clique": {
+      "blockperiodseconds": 15,
+      "epochlength": 30000,
+      "createemptyblocks": true
+    }
+  },
+  "coinbase": "0x0000000000000000000000000000000000000000",
+  "difficulty": "0x1",
+  "extraData": "0x000000000000000000000000000000000000000000000000000000000000000001a54556254bfa3db2daa7673435ec63649925c50000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000",
+  "gasLimit": "0x1fffffffffffff",
+  "mixHash": "0x0000000000000000000000000000000000000000000000000000000000000000",
+  "nonce": "0x0",
+  "timestamp": "0x5c51a607",
+  "alloc": {},
+  "number": "0x0",
+  "gasUsed": "0x0",
+  "parentHash": "0x0000000000000000000000000000000000000000000000000000000000000000"
+}`
+
+// The documented genesis reads as Besu reads it: Clique with its options
+// and one signer, no base fee (Berlin), and a genesis block built by the
+// same rule that gives Besu's hash for Besu's own Clique chain above.
+func TestBesuDocsGenesis(t *testing.T) {
+	g, err := config.ParseGenesis([]byte(besuDocsGenesis))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Consensus != "clique" || g.Clique.BlockPeriodSeconds != 15 || g.Clique.EpochLength != 30000 || !g.Clique.CreateEmptyBlocks {
+		t.Fatalf("clique options %+v", g.Clique)
+	}
+	ex, err := ParseExtra(g.Core.ExtraData)
+	if err != nil || len(ex.Signers) != 1 || ex.Signers[0] != common.HexToAddress("0x01a54556254bfa3db2daa7673435ec63649925c5") {
+		t.Fatalf("signers %v %v", ex.Signers, err)
+	}
+	h := g.Core.ToBlock().Header()
+	if h.BaseFee != nil || h.Root != types.EmptyRootHash || h.Time != 0x5c51a607 {
+		t.Fatalf("genesis header %+v", h)
+	}
+	// The same header spelled out field by field, hashed by the RLP rule
+	// Besu and go-ethereum share; Besu's own hash of a Clique genesis file
+	// is checked on Besu's chain in TestBesuChain.
+	spelled := &types.Header{UncleHash: types.EmptyUncleHash, Root: types.EmptyRootHash, TxHash: types.EmptyTxsHash,
+		ReceiptHash: types.EmptyReceiptsHash, Difficulty: big.NewInt(1), Number: new(big.Int), GasLimit: 0x1fffffffffffff,
+		Time: 0x5c51a607, Extra: g.Core.ExtraData}
+	if got := h.Hash(); got != spelled.Hash() || got != common.HexToHash(besuDocsGenesisHash) {
+		t.Fatalf("genesis hash %s, field by field %s", got.Hex(), spelled.Hash().Hex())
+	}
+}
+
+// besuDocsGenesisHash is the hash of besuDocsGenesis's block: Keccak-256
+// of the RLP of its 15 header fields (Berlin: no base fee), as Besu's
+// BlockHeader hashes it.
+const besuDocsGenesisHash = "0x468e602d5fe8ed3f6c0c46ee990dfe72f6c74ca9191bdfe7daec294002e47027"
