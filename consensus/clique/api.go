@@ -2,6 +2,8 @@ package clique
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"slices"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -17,12 +19,46 @@ import (
 // without a start block (Besu's DEFAULT_RANGE_BLOCK).
 const signerMetricsRange = 100
 
-// APIs returns the CLIQUE JSON-RPC group (consensus.APIProvider). The
-// parameter readers and errors are Besu's: an unknown block answers
-// -32603 "Internal error", a bad address -32602 "Invalid address params".
+// Errors the CLIQUE methods answer, in the engine's terms; rpcError maps
+// them to Besu's JSON-RPC errors, once, for the whole group.
+var (
+	// ErrUnknownBlock is a block the chain does not hold (or whose signer
+	// state cannot be rebuilt).
+	ErrUnknownBlock = errors.New("clique: unknown block")
+	// ErrNoVoteSubject is a proposal about the zero address, which in a
+	// header means "no vote".
+	ErrNoVoteSubject = errors.New("clique: the zero address cannot be voted on")
+	// ErrEmptyRange is a signer-metrics range whose start is not before its
+	// end.
+	ErrEmptyRange = errors.New("clique: empty block range")
+	// ErrBlockTag is a block tag that names no block of a Clique chain
+	// ("safe", "finalized") where a number is needed.
+	ErrBlockTag = errors.New("clique: block tag without a block number")
+)
+
+// rpcError is the CLIQUE group's mapping of its errors to Besu's: an
+// unknown block (or tag) is -32603 "Internal error", as Besu's methods
+// answer when they find no header; a vote on the zero address -32600
+// "Invalid Request"; an empty metrics range -32602 "Invalid block number
+// params".
+func rpcError(err error) *rpc.Error {
+	switch {
+	case errors.Is(err, ErrUnknownBlock), errors.Is(err, ErrBlockTag):
+		return rpc.ErrInternal
+	case errors.Is(err, ErrNoVoteSubject):
+		return rpc.ErrInvalidRequest
+	case errors.Is(err, ErrEmptyRange):
+		return rpc.ErrInvalidBlockNumberParams
+	}
+	return nil
+}
+
+// APIs returns the CLIQUE JSON-RPC group (consensus.APIProvider), with
+// Besu's parameter readers and errors: a bad address is -32602 "Invalid
+// address params", an unknown block -32603 "Internal error" (rpcError).
 func (e *Engine) APIs(chain consensus.ChainHeadReader) []rpc.Group {
 	a := &cliqueAPI{e: e, chain: chain}
-	return []rpc.Group{{Name: rpc.GroupClique, Methods: []rpc.Method{
+	return []rpc.Group{{Name: rpc.GroupClique, Errors: rpcError, Methods: []rpc.Method{
 		{Name: "clique_getSigners", Fn: a.GetSigners, ParamErrors: []*rpc.Error{rpc.ErrInvalidBlockParams}},
 		{Name: "clique_getSignersAtHash", Fn: a.GetSignersAtHash, ParamErrors: []*rpc.Error{rpc.ErrInvalidBlockHashParams}},
 		{Name: "clique_propose", Fn: a.Propose, ParamErrors: []*rpc.Error{rpc.ErrInvalidAddressParams, rpc.ErrInvalidProposalParams}},
@@ -39,12 +75,11 @@ type cliqueAPI struct {
 	chain consensus.ChainHeadReader
 }
 
-// signersAfter returns the signers after the block header (with engine
-// hash), or Besu's internal error when the state cannot be rebuilt.
+// signersAfter returns the signers after the block header.
 func (a *cliqueAPI) signersAfter(header *types.Header) ([]common.Address, error) {
 	snap, err := a.e.snapshot(a.chain, header.Number.Uint64(), header.Hash())
 	if err != nil {
-		return nil, rpc.ErrInternal
+		return nil, fmt.Errorf("%w: %v", ErrUnknownBlock, err)
 	}
 	return slices.Clone(snap.Signers), nil
 }
@@ -63,11 +98,11 @@ func (a *cliqueAPI) GetSigners(block *api.BlockNumber) ([]common.Address, error)
 		}
 	}
 	if number < 0 {
-		return nil, rpc.ErrInternal
+		return nil, ErrUnknownBlock
 	}
 	header := a.chain.GetHeaderByNumber(uint64(number))
 	if header == nil {
-		return nil, rpc.ErrInternal
+		return nil, ErrUnknownBlock
 	}
 	return a.signersAfter(header)
 }
@@ -77,17 +112,17 @@ func (a *cliqueAPI) GetSigners(block *api.BlockNumber) ([]common.Address, error)
 func (a *cliqueAPI) GetSignersAtHash(hash api.Hash) ([]common.Address, error) {
 	header := a.chain.GetHeaderByHash(common.Hash(hash))
 	if header == nil {
-		return nil, rpc.ErrInternal
+		return nil, ErrUnknownBlock
 	}
 	return a.signersAfter(header)
 }
 
 // Propose is clique_propose: the node votes to add (true) or drop (false)
 // the address in the blocks it seals. The zero address, which means "no
-// vote" in a header, is refused with Besu's -32600 "Invalid Request".
+// vote" in a header, is refused (Besu: -32600 "Invalid Request").
 func (a *cliqueAPI) Propose(addr api.Address, authorize bool) (bool, error) {
 	if common.Address(addr) == (common.Address{}) {
-		return false, rpc.ErrInvalidRequest
+		return false, ErrNoVoteSubject
 	}
 	a.e.Propose(common.Address(addr), authorize)
 	return true, nil
@@ -141,7 +176,7 @@ func (a *cliqueAPI) GetSignerMetrics(from, to *api.BlockNumber) ([]SignerMetric,
 		}
 	}
 	if start >= end {
-		return nil, rpc.ErrInvalidBlockNumberParams
+		return nil, ErrEmptyRange
 	}
 	metrics := map[common.Address]*SignerMetric{}
 	entry := func(a common.Address) *SignerMetric {
@@ -161,7 +196,7 @@ func (a *cliqueAPI) GetSignerMetrics(from, to *api.BlockNumber) ([]SignerMetric,
 		if n > 0 {
 			s, err := a.e.signerOf(header)
 			if err != nil {
-				return nil, rpc.ErrInternal
+				return nil, fmt.Errorf("%w: block %d: %v", ErrUnknownBlock, n, err)
 			}
 			signer = s
 		}
@@ -188,7 +223,7 @@ func (a *cliqueAPI) GetSignerMetrics(from, to *api.BlockNumber) ([]SignerMetric,
 
 // resolveMetricsBlock is Besu's resolveBlockNumber: a number as given,
 // "earliest" 0, "latest" and "pending" the head; "safe" and "finalized"
-// mean nothing on a Clique chain and fail with an internal error.
+// name no number on a Clique chain (ErrBlockTag; Besu fails internally).
 func resolveMetricsBlock(b api.BlockNumber, head int64) (int64, error) {
 	switch b.Tag {
 	case "":
@@ -198,5 +233,5 @@ func resolveMetricsBlock(b api.BlockNumber, head int64) (int64, error) {
 	case "latest", "pending":
 		return head, nil
 	}
-	return 0, rpc.ErrInternal
+	return 0, ErrBlockTag
 }

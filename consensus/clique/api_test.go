@@ -106,6 +106,7 @@ func TestCliqueAPI(t *testing.T) {
 		{"clique_discard", []any{"0x1234567890123456789012345678901234567890ab"}, -32602, "Invalid address params"},
 		{"clique_getSignerMetrics", []any{"0x3", "0x3"}, -32602, "Invalid block number params"},
 		{"clique_getSignerMetrics", []any{"x"}, -32602, "Invalid block number params"},
+		{"clique_getSignerMetrics", []any{"safe"}, -32603, "Internal error"},
 	} {
 		a := call(t, srv, tc.method, tc.params...)
 		if a.Error == nil || a.Error.Code != tc.code || a.Error.Message != tc.msg {
