@@ -214,7 +214,8 @@ func (e *Engine) VerifyHeader(chain consensus.ChainReader, header, parent *types
 	if err != nil {
 		return err
 	}
-	signer, err := e.signerOf(header)
+	hash := header.Hash()
+	signer, err := e.signerOfHash(header, hash)
 	if err != nil {
 		return err
 	}
@@ -222,7 +223,15 @@ func (e *Engine) VerifyHeader(chain consensus.ChainReader, header, parent *types
 	if err != nil {
 		return err
 	}
-	return verifySigner(e.cfg, snap, header, ex, signer)
+	if err := verifySigner(e.cfg, snap, header, ex, signer); err != nil {
+		return err
+	}
+	// The state after header is needed next (to verify its child, or to
+	// seal on it): derive it now, while the parent's is at hand, rather
+	// than walk back to it later. Keyed by hash, it is harmless should the
+	// block fail execution.
+	e.cacheAfter(snap, header, hash, signer)
+	return nil
 }
 
 // verifySigner checks the rules that need the signer state after the

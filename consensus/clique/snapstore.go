@@ -108,6 +108,24 @@ func (e *Engine) snapshotAfter(chain consensus.ChainReader, header *types.Header
 	return e.replay(parent, []*types.Header{header})
 }
 
+// cacheAfter caches the state after header (hash, sealed by signer) given
+// parent, the state before it, unless it is cached already. header has
+// passed verification, so applying it cannot fail; if it did, nothing is
+// cached and the state is rebuilt when asked for.
+func (e *Engine) cacheAfter(parent *Snapshot, header *types.Header, hash common.Hash, signer common.Address) {
+	if e.snaps.Contains(hash) {
+		return
+	}
+	snap, err := parent.apply([]*types.Header{header}, []common.Address{signer}, []common.Hash{hash}, e.cfg.Epoch)
+	if err != nil {
+		return
+	}
+	e.snaps.Add(hash, snap)
+	if snap.Number%checkpointInterval == 0 {
+		e.storeSnapshot(snap)
+	}
+}
+
 // replay applies headers to base, caching (and at checkpoints persisting)
 // the result.
 func (e *Engine) replay(base *Snapshot, headers []*types.Header) (*Snapshot, error) {
