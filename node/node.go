@@ -119,10 +119,7 @@ func newCliqueEngine(g *config.Genesis, env EngineEnv) (consensus.Engine, error)
 // both (subcommands such as `blocks import` use it without a node). Its
 // engine verifies only.
 func OpenChain(dataPath string, g *config.Genesis) (ethdb.Database, *chain.Chain, error) {
-	return openChain(dataPath, g, func(g *config.Genesis, env EngineEnv) (consensus.Engine, error) {
-		env.Key = nil
-		return NewEngineWith(g, env)
-	}, EngineEnv{})
+	return openChain(dataPath, g, NewEngineWith, EngineEnv{})
 }
 
 // openChain opens the database, makes the engine on it with env and opens
