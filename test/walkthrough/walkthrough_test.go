@@ -78,10 +78,12 @@ func parse(t *testing.T, path string) []block {
 			m := annotation.FindStringSubmatch(prev)
 			if m == nil {
 				t.Errorf("%s:%d: a shell block without a walkthrough annotation (see test/walkthrough/doc.go)", path, n)
+				cur.skip = "no annotation" // reported; not run as a step of anything
 				break
 			}
 			if err := cur.annotate(m[1]); err != nil {
 				t.Errorf("%s:%d: %v", path, n, err)
+				cur.skip = "bad annotation"
 			}
 		}
 		if strings.TrimSpace(line) != "" {
