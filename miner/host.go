@@ -3,11 +3,13 @@ package miner
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/core/vm"
 
 	"github.com/basaltchain/basalt/chain"
 	"github.com/basaltchain/basalt/consensus"
@@ -132,6 +134,48 @@ func (h *host) Build(ctx context.Context, parent *types.Header, parentHash commo
 		return nil, err
 	}
 	return &candidate{m: m, pb: &pendingBlock{block: block, state: exec.State, receipts: exec.Receipts, created: m.clock.Now()}}, nil
+}
+
+// Execute checks and executes a block produced elsewhere on its parent's
+// state, as chain.InsertBlock would, without inserting it.
+func (h *host) Execute(ctx context.Context, block *types.Block) (consensus.Candidate, error) {
+	m := h.m
+	header := block.Header()
+	number := header.Number.Uint64()
+	if number == 0 {
+		return nil, errors.New("cannot execute a genesis block")
+	}
+	parent := m.chain.GetHeader(header.ParentHash, number-1)
+	if parent == nil {
+		return nil, consensus.ErrUnknownAncestor
+	}
+	engine := m.chain.Engine()
+	if err := engine.VerifyHeader(m.chain, header, parent, false); err != nil {
+		return nil, fmt.Errorf("invalid header: %w", err)
+	}
+	if err := engine.VerifyUncles(m.chain, block, false); err != nil {
+		return nil, fmt.Errorf("invalid uncles: %w", err)
+	}
+	if err := chain.ValidateBody(block); err != nil {
+		return nil, fmt.Errorf("invalid body: %w", err)
+	}
+	statedb, err := m.chain.StateAt(parent.Root)
+	if err != nil {
+		return nil, fmt.Errorf("parent state unavailable: %w", err)
+	}
+	chain.RecoverSenders(m.chain.Config(), block)
+	res, err := chain.Process(ctx, m.chain, engine, block, engine.Hash(header), statedb, vm.Config{})
+	if err != nil {
+		return nil, err
+	}
+	root, err := chain.ValidateResult(m.chain.Config(), header, statedb, res)
+	if err != nil {
+		return nil, err
+	}
+	if root != header.Root {
+		return nil, fmt.Errorf("invalid state root (remote: %x local: %x)", header.Root, root)
+	}
+	return &candidate{m: m, pb: &pendingBlock{block: block, state: statedb, receipts: res.Receipts, created: m.clock.Now()}}, nil
 }
 
 // Import executes and inserts a block produced elsewhere.

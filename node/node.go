@@ -17,6 +17,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/state"
 	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/ethdb"
 	"github.com/holiman/uint256"
 
@@ -25,6 +26,7 @@ import (
 	"github.com/basaltchain/basalt/consensus"
 	"github.com/basaltchain/basalt/consensus/beacon"
 	"github.com/basaltchain/basalt/consensus/ethash"
+	"github.com/basaltchain/basalt/consensus/ibft2"
 	"github.com/basaltchain/basalt/miner"
 	"github.com/basaltchain/basalt/p2p"
 	"github.com/basaltchain/basalt/txpool"
@@ -66,8 +68,17 @@ func DatabaseDir(dataPath string) string { return filepath.Join(dataPath, "datab
 // chains are wrapped in the beacon engine so imported post-merge blocks
 // verify too.
 func NewEngine(g *config.Genesis) (consensus.Engine, error) {
+	return NewValidatorEngine(g, nil)
+}
+
+// NewValidatorEngine is NewEngine for a node that may produce blocks with
+// key (nil: verification only): BFT engines sign their messages and seals
+// with the node key.
+func NewValidatorEngine(g *config.Genesis, key *ecdsa.PrivateKey) (consensus.Engine, error) {
 	cfg := g.ChainConfig()
 	switch {
+	case g.Consensus == "ibft2":
+		return ibft2.New(g.IBFT2, ibft2.Options{Key: key}), nil
 	case g.Clique != nil || cfg.Clique != nil:
 		return nil, errors.New("clique consensus is not supported yet")
 	case g.IBFT2 != nil || g.QBFT != nil:
@@ -101,11 +112,12 @@ func openChain(dataPath string, g *config.Genesis, engine consensus.Engine) (eth
 
 // New opens the node's storage and builds its services; Start runs them.
 func New(cfg *config.Config, log *slog.Logger) (*Node, error) {
-	return newNode(cfg, log, NewEngine)
+	return newNode(cfg, log, nil)
 }
 
 // newNode is New with the engine made by newEngine (tests give engines of
-// their own, with capabilities the real ones do not have yet).
+// their own, with capabilities the real ones do not have yet); nil means
+// NewValidatorEngine with the node key.
 func newNode(cfg *config.Config, log *slog.Logger, newEngine func(*config.Genesis) (consensus.Engine, error)) (*Node, error) {
 	if log == nil {
 		log = slog.Default()
@@ -118,7 +130,12 @@ func newNode(cfg *config.Config, log *slog.Logger, newEngine func(*config.Genesi
 	if err != nil {
 		return nil, err
 	}
-	engine, err := newEngine(g)
+	var engine consensus.Engine
+	if newEngine != nil {
+		engine, err = newEngine(g)
+	} else {
+		engine, err = NewValidatorEngine(g, key)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -141,8 +158,14 @@ func newNode(cfg *config.Config, log *slog.Logger, newEngine func(*config.Genesi
 		n.closeStorage()
 		return nil, err
 	}
+	coinbase := cfg.Miner.Coinbase
+	if coinbase == nil && n.caps.producer != nil {
+		// A BFT validator proposes as itself: the node key's address.
+		self := crypto.PubkeyToAddress(key.PublicKey)
+		coinbase = &self
+	}
 	n.miner = miner.New(c, poolSource{n.pool}, miner.Config{
-		Coinbase:  cfg.Miner.Coinbase,
+		Coinbase:  coinbase,
 		ExtraData: cfg.Miner.ExtraData,
 		PoW:       n.caps.pow,
 		Scheduler: n.caps.scheduler,
@@ -193,7 +216,10 @@ func (n *Node) Start() error {
 		n.Close()
 		return err
 	}
-	if n.cfg.Miner.Enabled {
+	// An engine with a producer (a BFT validator) produces without
+	// --miner-enabled, as Besu's validators do; the producer itself stands
+	// by while the node is not a validator.
+	if n.cfg.Miner.Enabled || n.caps.producer != nil {
 		if err := n.miner.Start(); err != nil {
 			n.Close()
 			return fmt.Errorf("start miner: %w", err)

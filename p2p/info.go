@@ -1,6 +1,7 @@
 package p2p
 
 import (
+	"encoding/json"
 	"math/big"
 	"net"
 	"sort"
@@ -191,6 +192,12 @@ func GenesisConfig(g *config.Genesis, devNetwork bool) map[string]any {
 	}
 	if g.EVMStackSize != 0 {
 		m["evmStackSize"] = g.EVMStackSize
+	}
+	if g.IBFT2 != nil {
+		var ibft map[string]any
+		if json.Unmarshal(g.IBFT2.Raw, &ibft) == nil {
+			m["ibft2"] = ibft
+		}
 	}
 	if c.Ethash != nil || g.Consensus == "ethash" {
 		ethash := map[string]any{}
