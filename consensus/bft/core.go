@@ -472,7 +472,7 @@ func (c *Core) addRoundChange(m *Message) []Action {
 	}
 	c.roundChanges[r][m.Author] = m
 	if len(c.roundChanges[r]) < c.quorum() {
-		return nil
+		return c.catchUp()
 	}
 	var acts []Action
 	if r > c.round {
@@ -498,6 +498,39 @@ func (c *Core) addRoundChange(m *Message) []Action {
 	}
 	c.rs.building = true
 	return append(acts, BuildBlock{View: c.View(), MinTime: c.minTime()})
+}
+
+// catchUp moves a validator that fell behind in rounds (it restarted, or
+// was cut off) to where the others are: once f+1 validators, so at least
+// one honest one, asked for rounds above the current one, it moves to the
+// lowest of those rounds and asks for it too. Without it a late validator
+// climbs one round timeout at a time while the others wait ever longer,
+// each round's timer doubling. (QBFT's rule; Besu's IBFT 2.0 waits.)
+func (c *Core) catchUp() []Action {
+	if !c.IsValidator() {
+		return nil
+	}
+	ahead := map[common.Address]uint32{}
+	for r, rcs := range c.roundChanges {
+		if r <= c.round {
+			continue
+		}
+		for a := range rcs {
+			if cur, ok := ahead[a]; !ok || r < cur {
+				ahead[a] = r
+			}
+		}
+	}
+	if len(ahead) < FaultTolerance(len(c.height.Validators))+1 {
+		return nil
+	}
+	target := uint32(0)
+	for _, r := range ahead {
+		if target == 0 || r < target {
+			target = r
+		}
+	}
+	return c.changeRound(target)
 }
 
 // bestPrepared returns the round change with the latest prepared
