@@ -163,6 +163,7 @@ func (h *host) Execute(ctx context.Context, block *types.Block) (consensus.Candi
 	if err != nil {
 		return nil, fmt.Errorf("parent state unavailable: %w", err)
 	}
+	block = withPooledTxs(m.txs, block)
 	chain.RecoverSenders(m.chain.Config(), block)
 	res, err := chain.Process(ctx, m.chain, engine, block, engine.Hash(header), statedb, vm.Config{})
 	if err != nil {
@@ -196,4 +197,31 @@ func (c *candidate) Block() *types.Block { return c.pb.block }
 // Insert verifies the seal and inserts the block with its executed state.
 func (c *candidate) Insert(ctx context.Context, sealed *types.Header) error {
 	return c.m.insert(ctx, c.pb, sealed)
+}
+
+// TxLookup is a TxSource that can also hand out the transaction it holds
+// with a given hash. A pooled transaction has its sender recovered already:
+// executing a proposal with the pool's copies of its transactions saves a
+// signature recovery per transaction, the largest cost of a BFT validator
+// checking a full block.
+type TxLookup interface {
+	Get(hash common.Hash) *types.Transaction
+}
+
+// withPooledTxs returns block with its transactions replaced by the
+// source's identical ones (same hash, so the same block) where it has them.
+func withPooledTxs(txs TxSource, block *types.Block) *types.Block {
+	l, ok := txs.(TxLookup)
+	if !ok || len(block.Transactions()) == 0 {
+		return block
+	}
+	out := make([]*types.Transaction, len(block.Transactions()))
+	for i, tx := range block.Transactions() {
+		out[i] = tx
+		if p := l.Get(tx.Hash()); p != nil {
+			out[i] = p
+		}
+	}
+	return types.NewBlockWithHeader(block.Header()).WithBody(types.Body{
+		Transactions: out, Uncles: block.Uncles(), Withdrawals: block.Withdrawals()})
 }

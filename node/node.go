@@ -336,6 +336,9 @@ func (s poolSource) PendingIterator(baseFee *big.Int) miner.TxIterator {
 	return poolIterator{s.p.Pending(baseFee)}
 }
 
+// Get returns the pooled transaction with hash h (see miner.TxLookup).
+func (s poolSource) Get(h common.Hash) *types.Transaction { return s.p.Get(h) }
+
 type poolIterator struct{ it *txpool.Iterator }
 
 func (i poolIterator) Peek() *types.Transaction { tx, _ := i.it.Peek(); return tx }

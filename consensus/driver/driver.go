@@ -198,7 +198,12 @@ func (r *runner) commit(a bft.CommitBlock) {
 	}
 	if err != nil && !errors.Is(err, chain.ErrKnownBlock) {
 		r.log.Error("Cannot import a committed block", "number", a.Block.Number(), "round", a.Round, "err", err)
+		return
 	}
+	// Besu logs each committed block with its round: a round above 0
+	// means a proposer was late or down.
+	r.log.Info("Committed block", "number", a.Block.Number(), "round", a.Round, "txs", len(a.Block.Transactions()),
+		"seals", len(a.Seals))
 }
 
 func (r *runner) startTimer(a bft.StartTimer) {
