@@ -194,7 +194,18 @@ func TestIBFTFourValidators(t *testing.T) {
 	if len(vals) != 4 {
 		t.Fatalf("validators %v", vals)
 	}
-	if !strings.Contains(string(block.ExtraData.String()), strings.ToLower(net.addrs[0].Hex()[2:])) {
+	var info struct {
+		Protocols struct {
+			Eth struct {
+				Config map[string]any `json:"config"`
+			} `json:"eth"`
+		} `json:"protocols"`
+	}
+	nodes[0].MustCall(&info, "admin_nodeInfo")
+	if ib, ok := info.Protocols.Eth.Config["ibft2"].(map[string]any); !ok || ib["blockperiodseconds"] != float64(1) {
+		t.Fatalf("admin_nodeInfo config %v", info.Protocols.Eth.Config)
+	}
+	if !strings.Contains(block.ExtraData.String(), strings.ToLower(net.addrs[0].Hex()[2:])) {
 		t.Fatalf("extraData %s lacks validator %s", block.ExtraData, net.addrs[0])
 	}
 }
