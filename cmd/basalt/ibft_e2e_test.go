@@ -209,3 +209,45 @@ func TestIBFTFourValidators(t *testing.T) {
 		t.Fatalf("extraData %s lacks validator %s", block.ExtraData, net.addrs[0])
 	}
 }
+
+// TestIBFTEmptyBlockPeriod: with emptyblockperiodseconds above the block
+// period, empty blocks are that far apart, and a transfer is still mined.
+func TestIBFTEmptyBlockPeriod(t *testing.T) {
+	net := generateIBFT(t, 4, 2)
+	g, err := os.ReadFile(net.genesis)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g = []byte(strings.Replace(string(g), `"blockperiodseconds": 1,`, `"blockperiodseconds": 1, "emptyblockperiodseconds": 3,`, 1))
+	if !strings.Contains(string(g), "emptyblockperiodseconds") {
+		t.Fatal("genesis not rewritten")
+	}
+	if err := os.WriteFile(net.genesis, g, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	net.start()
+	n := net.nodes
+	waitHeight(t, 60*time.Second, 4, n...)
+
+	key, _ := devKey(t, 0)
+	to := common.HexToAddress("0x00000000000000000000000000000000000000aa")
+	tx := types.MustSignNewTx(key, types.LatestSignerForChainID(big.NewInt(2018)), &types.DynamicFeeTx{
+		ChainID: big.NewInt(2018), GasTipCap: big.NewInt(0), GasFeeCap: big.NewInt(100e9), Gas: 21000, To: &to, Value: big.NewInt(1)})
+	r := waitReceipt(t, n[1].Node, sendRaw(t, n[0].Node, tx))
+	if r.Status != 1 {
+		t.Fatal("transfer failed")
+	}
+	top := n[0].BlockNumber()
+	times := map[uint64]uint64{}
+	for h := uint64(1); h <= top; h++ {
+		var b struct {
+			Timestamp    hexutil.Uint64 `json:"timestamp"`
+			Transactions []common.Hash  `json:"transactions"`
+		}
+		n[0].MustCall(&b, "eth_getBlockByNumber", hexutil.EncodeUint64(h), false)
+		times[h] = uint64(b.Timestamp)
+		if h > 1 && len(b.Transactions) == 0 && times[h] < times[h-1]+3 {
+			t.Fatalf("empty block %d %d s after its parent", h, times[h]-times[h-1])
+		}
+	}
+}

@@ -65,6 +65,12 @@ type Config struct {
 	// Inbox delivers the messages peers sent.
 	Inbox <-chan Inbound
 	Log   *slog.Logger
+	// EmptyBlockPeriod, when above the block period, is the minimum number
+	// of seconds between a block and an empty child (Besu's
+	// emptyblockperiodseconds): when the block period is over and the block
+	// would be empty, the height does not start until transactions arrive
+	// or this period is over too.
+	EmptyBlockPeriod uint64
 }
 
 // Run runs a validator until ctx ends. It returns a
@@ -106,7 +112,7 @@ func Run(ctx context.Context, host consensus.Host, cfg Config) error {
 			cfg.Network.Gossip(in.Msg, in.Hash, in.From)
 			r.do(acts)
 		case <-r.timerC(bft.BlockTimer):
-			r.fire(bft.BlockTimer)
+			r.blockTimer()
 		case <-r.timerC(bft.RoundTimer):
 			r.fire(bft.RoundTimer)
 		}
@@ -123,9 +129,13 @@ type runner struct {
 
 	head     *types.Header
 	headHash common.Hash
-	cands    map[common.Hash]consensus.Candidate // executed blocks of this height, by digest
-	timers   [2]consensus.Timer
-	timerIDs [2]bft.Timer
+	// prebuilt is the block built to see whether it would be empty (see
+	// Config.EmptyBlockPeriod), for the proposer to propose.
+	prebuilt     consensus.Candidate
+	prebuiltView bft.View
+	cands        map[common.Hash]consensus.Candidate // executed blocks of this height, by digest
+	timers       [2]consensus.Timer
+	timerIDs     [2]bft.Timer
 }
 
 // newHead starts the height after head (if it is new).
@@ -139,6 +149,7 @@ func (r *runner) newHead(head *types.Header) error {
 	}
 	r.head, r.headHash = head, r.cfg.Protocol.Hash(head)
 	clear(r.cands)
+	r.prebuilt = nil
 	acts := r.core.NewHeight(h)
 	if !r.core.IsValidator() {
 		return &consensus.CannotSealError{Reason: consensus.ReasonNotAuthorised}
@@ -165,8 +176,17 @@ func (r *runner) do(acts []bft.Action) {
 }
 
 func (r *runner) build(a bft.BuildBlock) []bft.Action {
-	ts := max(a.MinTime, uint64(r.clock.Now().Unix()))
-	cand, err := r.host.Build(r.ctx, r.head, r.headHash, ts)
+	var (
+		cand consensus.Candidate
+		err  error
+	)
+	if r.prebuilt != nil && r.prebuiltView == a.View {
+		cand = r.prebuilt
+	} else {
+		ts := max(a.MinTime, uint64(r.clock.Now().Unix()))
+		cand, err = r.host.Build(r.ctx, r.head, r.headHash, ts)
+	}
+	r.prebuilt = nil
 	if err != nil {
 		r.log.Warn("Cannot build a block proposal", "number", a.View.Sequence, "round", a.View.Round, "err", err)
 		return nil
@@ -230,6 +250,30 @@ func (r *runner) timerC(k bft.TimerKind) <-chan time.Time {
 func (r *runner) fire(k bft.TimerKind) {
 	id := r.timerIDs[k]
 	r.timers[k] = nil
+	r.do(r.core.Timeout(id))
+}
+
+// blockTimer handles the end of the block period: the height starts,
+// unless the block would be empty and the empty-block period is not over;
+// then the timer is set again, a block period later at most (Besu's
+// resetTimerForEmptyBlock).
+func (r *runner) blockTimer() {
+	id := r.timerIDs[bft.BlockTimer]
+	r.timers[bft.BlockTimer] = nil
+	period := r.cfg.Core.BlockPeriod
+	if empty := r.cfg.EmptyBlockPeriod; empty > period && id.View == r.core.View() && id.View.Round == 0 {
+		deadline := r.head.Time + empty
+		if now := uint64(r.clock.Now().Unix()); now < deadline {
+			cand, err := r.host.Build(r.ctx, r.head, r.headHash, max(now, r.head.Time+period))
+			if err == nil && len(cand.Block().Transactions()) == 0 {
+				r.startTimer(bft.StartTimer{Timer: id, AtUnix: min(now+period, deadline)})
+				return
+			}
+			if err == nil {
+				r.prebuilt, r.prebuiltView = cand, id.View
+			}
+		}
+	}
 	r.do(r.core.Timeout(id))
 }
 

@@ -33,9 +33,10 @@ func (e *Engine) Produce(ctx context.Context, host consensus.Host) error {
 			FutureMessagesLimit:       int(e.cfg.FutureMessagesLimit),
 			FutureMessagesMaxDistance: e.cfg.FutureMessagesMaxDistance,
 		},
-		Protocol: protocol{e},
-		Network:  e.net,
-		Inbox:    e.net.inbox,
+		Protocol:         protocol{e},
+		Network:          e.net,
+		Inbox:            e.net.inbox,
+		EmptyBlockPeriod: e.cfg.EmptyBlockPeriodSeconds,
 	})
 }
 
