@@ -25,6 +25,7 @@ import (
 var (
 	benchTxs     = flag.Int("ibft.txs", 20000, "transfers BenchmarkIBFTThroughput sends")
 	benchSenders = flag.Int("ibft.senders", 200, "sender accounts of BenchmarkIBFTThroughput")
+	benchRate    = flag.Int("ibft.rate", 0, "transfers per second BenchmarkIBFTThroughput offers (0: all at once)")
 	benchTimeout = flag.Int("ibft.timeout", 5, "requesttimeoutseconds of BenchmarkIBFTThroughput")
 	benchIdle    = flag.Duration("ibft.idle", 20*time.Second, "how long BenchmarkIBFTIdle measures")
 )
@@ -35,9 +36,12 @@ var (
 // (each sender's transfers to one node); the clock runs from the first
 // submission to the block holding the last one, as node 0 sees blocks
 // appear. Latency is from a transfer's batch being sent to node 0 seeing
-// its block; every accepted transfer must be mined.
+// its block; every accepted transfer must be mined. With -ibft.rate the
+// transfers are offered at that steady rate instead of all at once, which
+// measures latency without a backlog.
 //
 //	go test -run XXX -bench IBFTThroughput -benchtime=1x ./cmd/basalt/
+//	go test -run XXX -bench IBFTThroughput -benchtime=1x ./cmd/basalt/ -args -ibft.rate=1000 -ibft.txs=10000
 func BenchmarkIBFTThroughput(b *testing.B) {
 	keys := make([]*ecdsa.PrivateKey, *benchSenders)
 	var alloc strings.Builder
@@ -78,8 +82,17 @@ func BenchmarkIBFTThroughput(b *testing.B) {
 	for i, n := range net.nodes {
 		wg.Go(func() {
 			txs := batches[i]
-			for len(txs) > 0 {
-				chunk := txs[:min(500, len(txs))]
+			size, tick := 500, time.Duration(0)
+			if *benchRate > 0 {
+				// A steady offer: a batch every 100 ms from each node's
+				// sender, so latency is measured without a backlog.
+				size, tick = max(1, *benchRate/len(net.nodes)/10), 100*time.Millisecond
+			}
+			for k := 0; len(txs) > 0; k++ {
+				if tick > 0 {
+					time.Sleep(time.Until(start.Add(time.Duration(k) * tick)))
+				}
+				chunk := txs[:min(size, len(txs))]
 				txs = txs[len(chunk):]
 				sent := time.Now()
 				ok, bad := sendBatch(b, n.URL, chunk)
