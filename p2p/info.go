@@ -124,7 +124,9 @@ func (s *Service) Peers() []PeerInfo {
 
 // GenesisConfig renders a genesis's fork configuration the way Besu's
 // admin_nodeInfo shows it (GenesisConfigOptions.asMap): chainId, every
-// scheduled fork under its Besu key, and the engine's options.
+// scheduled fork under its Besu key, and the engine's options (ethash's
+// fixeddifficulty; clique's epochLength, blockPeriodSeconds and
+// createemptyblocks).
 //
 // The dev network lists the fields of Besu's dev network the API
 // documents name (daoForkBlock and daoForkSupport included, all at block 0):
@@ -193,10 +195,38 @@ func GenesisConfig(g *config.Genesis, devNetwork bool) map[string]any {
 	if g.EVMStackSize != 0 {
 		m["evmStackSize"] = g.EVMStackSize
 	}
-	if g.IBFT2 != nil {
-		var ibft map[string]any
-		if json.Unmarshal(g.IBFT2.Raw, &ibft) == nil {
-			m["ibft2"] = ibft
+	if ic := g.IBFT2; ic != nil {
+		// Besu's IbftConfigOptions.asMap: the options the genesis sets,
+		// in camel case.
+		var raw map[string]any
+		_ = json.Unmarshal(ic.Raw, &raw)
+		ibft := map[string]any{}
+		for _, o := range []struct {
+			key, name string
+			v         uint64
+		}{
+			{"epochlength", "epochLength", ic.EpochLength},
+			{"blockperiodseconds", "blockPeriodSeconds", ic.BlockPeriodSeconds},
+			{"requesttimeoutseconds", "requestTimeoutSeconds", ic.RequestTimeoutSeconds},
+			{"gossipedhistorylimit", "gossipedHistoryLimit", ic.GossipedHistoryLimit},
+			{"messagequeuelimit", "messageQueueLimit", ic.MessageQueueLimit},
+			{"duplicatemessagelimit", "duplicateMessageLimit", ic.DuplicateMessageLimit},
+			{"futuremessageslimit", "futureMessagesLimit", ic.FutureMessagesLimit},
+			{"futuremessagesmaxdistance", "futureMessagesMaxDistance", ic.FutureMessagesMaxDistance},
+			{"emptyblockperiodseconds", "emptyBlockPeriodSeconds", ic.EmptyBlockPeriodSeconds},
+		} {
+			if _, ok := raw[o.key]; ok {
+				ibft[o.name] = o.v
+			}
+		}
+		m["ibft2"] = ibft
+	}
+	if cc := g.Clique; cc != nil {
+		// Besu's CliqueConfigOptions.asMap, key spellings included.
+		m["clique"] = map[string]any{
+			"epochLength":        cc.EpochLength,
+			"blockPeriodSeconds": cc.BlockPeriodSeconds,
+			"createemptyblocks":  cc.CreateEmptyBlocks,
 		}
 	}
 	if c.Ethash != nil || g.Consensus == "ethash" {

@@ -18,8 +18,6 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
-
-	"github.com/basaltchain/basalt/internal/testnode"
 )
 
 var (
@@ -95,7 +93,7 @@ func BenchmarkIBFTThroughput(b *testing.B) {
 				chunk := txs[:min(size, len(txs))]
 				txs = txs[len(chunk):]
 				sent := time.Now()
-				ok, bad := sendBatch(b, n.URL, chunk)
+				ok, bad := sendTxBatch(b, n.URL, chunk)
 				mu.Lock()
 				for _, h := range ok {
 					submitted[h] = sent
@@ -174,22 +172,9 @@ func BenchmarkIBFTThroughput(b *testing.B) {
 	}
 }
 
-// nodesCPU is the CPU time the nodes used so far, together.
-func nodesCPU(b *testing.B, nodes []*testnode.P2PNode) time.Duration {
-	var total time.Duration
-	for _, n := range nodes {
-		c, err := n.CPUTime()
-		if err != nil {
-			b.Fatal(err)
-		}
-		total += c
-	}
-	return total
-}
-
-// sendBatch sends raw transactions in one JSON-RPC batch and returns the
+// sendTxBatch sends raw transactions in one JSON-RPC batch and returns the
 // hashes accepted and how many were refused.
-func sendBatch(b *testing.B, url string, raws [][]byte) ([]common.Hash, int) {
+func sendTxBatch(b *testing.B, url string, raws [][]byte) ([]common.Hash, int) {
 	var req bytes.Buffer
 	req.WriteByte('[')
 	for i, r := range raws {

@@ -202,7 +202,7 @@ func TestIBFTFourValidators(t *testing.T) {
 		} `json:"protocols"`
 	}
 	nodes[0].MustCall(&info, "admin_nodeInfo")
-	if ib, ok := info.Protocols.Eth.Config["ibft2"].(map[string]any); !ok || ib["blockperiodseconds"] != float64(1) {
+	if ib, ok := info.Protocols.Eth.Config["ibft2"].(map[string]any); !ok || ib["blockPeriodSeconds"] != float64(1) || ib["requestTimeoutSeconds"] != float64(2) {
 		t.Fatalf("admin_nodeInfo config %v", info.Protocols.Eth.Config)
 	}
 	if !strings.Contains(block.ExtraData.String(), strings.ToLower(net.addrs[0].Hex()[2:])) {

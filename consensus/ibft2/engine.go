@@ -89,6 +89,11 @@ func New(cfg *config.IBFT2Config, opts Options) *Engine {
 // Address is the local validator address (zero without a key).
 func (e *Engine) Address() common.Address { return e.self }
 
+// SealerAddress is the node key's address (consensus.KeySealer): the node
+// then produces without --miner-enabled, as Besu's validators do, and
+// proposes with this coinbase; false without a key.
+func (e *Engine) SealerAddress() (common.Address, bool) { return e.self, e.key != nil }
+
 // Config returns the genesis options the engine runs with.
 func (e *Engine) Config() *config.IBFT2Config { return e.cfg }
 
