@@ -90,6 +90,10 @@ type IBFT2Config struct {
 	FutureMessagesLimit uint64
 	// FutureMessagesMaxDistance is how many heights ahead messages are kept (default 10).
 	FutureMessagesMaxDistance uint64
+	// EmptyBlockPeriodSeconds is the minimum time between a block and an
+	// empty child (key "emptyblockperiodseconds" of newer Besu versions;
+	// 0, the default, makes empty blocks every block period as Besu 1.3).
+	EmptyBlockPeriodSeconds uint64
 	// BlockReward is the reward in wei paid per block (key "blockreward",
 	// default 0).
 	BlockReward *big.Int

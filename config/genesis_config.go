@@ -298,6 +298,11 @@ func parseIBFT2(o object) (*IBFT2Config, error) {
 			}
 		}
 	}
+	if v, ok := o.get("emptyblockperiodseconds"); ok {
+		if ic.EmptyBlockPeriodSeconds, err = parseUint64("config.ibft2.emptyblockperiodseconds", v, decOrHex); err != nil {
+			return nil, err
+		}
+	}
 	if v, ok := o.get("blockreward"); ok {
 		if ic.BlockReward, err = parseBig("config.ibft2.blockreward", v, decOrHex); err != nil {
 			return nil, err

@@ -406,14 +406,14 @@ func fieldByKey(c *params.ChainConfig, key string) **big.Int {
 
 func TestEnginesAndExtras(t *testing.T) {
 	g := mustParse(t, `{"config": {"chainId": 2018, "constantinopleFixBlock": 0, "contractSizeLimit": 2147483647, "evmStackSize": "2048", "zeroBaseFee": true,
-		"ibft2": {"blockperiodseconds": 2, "EpochLength": 100, "requesttimeoutseconds": 4, "blockreward": "0x10", "miningbeneficiary": "0x0000000000000000000000000000000000000001"},
+		"ibft2": {"blockperiodseconds": 2, "EpochLength": 100, "requesttimeoutseconds": 4, "emptyblockperiodseconds": 5, "blockreward": "0x10", "miningbeneficiary": "0x0000000000000000000000000000000000000001"},
 		"eip150Hash": "0x00", "isQuorum": false, "someFutureKey": {"x": 1}}, `+minimalHeader+`}`)
 	if g.Consensus != "ibft2" || g.IBFT2 == nil || g.Clique != nil {
 		t.Fatalf("consensus %q", g.Consensus)
 	}
 	i := g.IBFT2
 	if i.BlockPeriodSeconds != 2 || i.EpochLength != 100 || i.RequestTimeoutSeconds != 4 || i.MessageQueueLimit != 1000 ||
-		i.BlockReward.Int64() != 16 || i.MiningBeneficiary == nil || len(i.Raw) == 0 {
+		i.BlockReward.Int64() != 16 || i.MiningBeneficiary == nil || len(i.Raw) == 0 || i.EmptyBlockPeriodSeconds != 5 {
 		t.Errorf("ibft2 %+v", i)
 	}
 	if g.ContractSizeLimit != 2147483647 || g.EVMStackSize != 2048 || !g.ZeroBaseFee {

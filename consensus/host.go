@@ -25,6 +25,11 @@ type Host interface {
 	// shared block builder. It returns a *CannotSealError when the node's
 	// engine (or a wrapper around it) refuses to seal on parent.
 	Build(ctx context.Context, parent *types.Header, parentHash common.Hash, ts uint64) (Candidate, error)
+	// Execute verifies (header without seal, body) and executes a block
+	// produced elsewhere on its parent's state without inserting it: a BFT
+	// validator checks a proposal so before agreeing to it. The returned
+	// candidate inserts the block once sealed without executing it again.
+	Execute(ctx context.Context, block *types.Block) (Candidate, error)
 	// Import verifies, executes and inserts a block produced elsewhere (a
 	// committed proposal of another validator); the node announces it to
 	// its peers once it is the head.

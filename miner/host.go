@@ -3,11 +3,13 @@ package miner
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/core/vm"
 
 	"github.com/basaltchain/basalt/chain"
 	"github.com/basaltchain/basalt/consensus"
@@ -134,6 +136,49 @@ func (h *host) Build(ctx context.Context, parent *types.Header, parentHash commo
 	return &candidate{m: m, pb: &pendingBlock{block: block, state: exec.State, receipts: exec.Receipts, created: m.clock.Now()}}, nil
 }
 
+// Execute checks and executes a block produced elsewhere on its parent's
+// state, as chain.InsertBlock would, without inserting it.
+func (h *host) Execute(ctx context.Context, block *types.Block) (consensus.Candidate, error) {
+	m := h.m
+	header := block.Header()
+	number := header.Number.Uint64()
+	if number == 0 {
+		return nil, errors.New("cannot execute a genesis block")
+	}
+	parent := m.chain.GetHeader(header.ParentHash, number-1)
+	if parent == nil {
+		return nil, consensus.ErrUnknownAncestor
+	}
+	engine := m.chain.Engine()
+	if err := engine.VerifyHeader(m.chain, header, parent, false); err != nil {
+		return nil, fmt.Errorf("invalid header: %w", err)
+	}
+	if err := engine.VerifyUncles(m.chain, block, false); err != nil {
+		return nil, fmt.Errorf("invalid uncles: %w", err)
+	}
+	if err := chain.ValidateBody(block); err != nil {
+		return nil, fmt.Errorf("invalid body: %w", err)
+	}
+	statedb, err := m.chain.StateAt(parent.Root)
+	if err != nil {
+		return nil, fmt.Errorf("parent state unavailable: %w", err)
+	}
+	block = withPooledTxs(m.txs, block)
+	chain.RecoverSenders(m.chain.Config(), block)
+	res, err := chain.Process(ctx, m.chain, engine, block, engine.Hash(header), statedb, vm.Config{})
+	if err != nil {
+		return nil, err
+	}
+	root, err := chain.ValidateResult(m.chain.Config(), header, statedb, res)
+	if err != nil {
+		return nil, err
+	}
+	if root != header.Root {
+		return nil, fmt.Errorf("invalid state root (remote: %x local: %x)", header.Root, root)
+	}
+	return &candidate{m: m, pb: &pendingBlock{block: block, state: statedb, receipts: res.Receipts, created: m.clock.Now()}}, nil
+}
+
 // Import executes and inserts a block produced elsewhere.
 func (h *host) Import(ctx context.Context, block *types.Block) error {
 	_, err := h.m.chain.InsertBlock(ctx, block, chain.InsertOptions{})
@@ -152,4 +197,31 @@ func (c *candidate) Block() *types.Block { return c.pb.block }
 // Insert verifies the seal and inserts the block with its executed state.
 func (c *candidate) Insert(ctx context.Context, sealed *types.Header) error {
 	return c.m.insert(ctx, c.pb, sealed)
+}
+
+// TxLookup is a TxSource that can also hand out the transaction it holds
+// with a given hash. A pooled transaction has its sender recovered already:
+// executing a proposal with the pool's copies of its transactions saves a
+// signature recovery per transaction, the largest cost of a BFT validator
+// checking a full block.
+type TxLookup interface {
+	Get(hash common.Hash) *types.Transaction
+}
+
+// withPooledTxs returns block with its transactions replaced by the
+// source's identical ones (same hash, so the same block) where it has them.
+func withPooledTxs(txs TxSource, block *types.Block) *types.Block {
+	l, ok := txs.(TxLookup)
+	if !ok || len(block.Transactions()) == 0 {
+		return block
+	}
+	out := make([]*types.Transaction, len(block.Transactions()))
+	for i, tx := range block.Transactions() {
+		out[i] = tx
+		if p := l.Get(tx.Hash()); p != nil {
+			out[i] = p
+		}
+	}
+	return types.NewBlockWithHeader(block.Header()).WithBody(types.Body{
+		Transactions: out, Uncles: block.Uncles(), Withdrawals: block.Withdrawals()})
 }

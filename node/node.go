@@ -29,6 +29,7 @@ import (
 	"github.com/basaltchain/basalt/consensus/beacon"
 	"github.com/basaltchain/basalt/consensus/clique"
 	"github.com/basaltchain/basalt/consensus/ethash"
+	"github.com/basaltchain/basalt/consensus/ibft2"
 	"github.com/basaltchain/basalt/internal/version"
 	"github.com/basaltchain/basalt/miner"
 	"github.com/basaltchain/basalt/p2p"
@@ -92,8 +93,10 @@ func NewEngine(g *config.Genesis) (consensus.Engine, error) {
 // blocks verify too.
 func NewEngineWith(g *config.Genesis, env EngineEnv) (consensus.Engine, error) {
 	switch g.Consensus {
-	case "ibft2", "qbft":
-		return nil, errors.New("ibft2 consensus is not supported yet")
+	case "ibft2":
+		return ibft2.New(g.IBFT2, ibft2.Options{Key: env.Key}), nil
+	case "qbft":
+		return nil, errors.New("qbft consensus is not supported yet")
 	case "clique":
 		return newCliqueEngine(g, env)
 	}
@@ -434,6 +437,9 @@ type poolSource struct{ p *txpool.Pool }
 func (s poolSource) PendingIterator(baseFee *big.Int) miner.TxIterator {
 	return poolIterator{s.p.Pending(baseFee)}
 }
+
+// Get returns the pooled transaction with hash h (see miner.TxLookup).
+func (s poolSource) Get(h common.Hash) *types.Transaction { return s.p.Get(h) }
 
 type poolIterator struct{ it *txpool.Iterator }
 

@@ -1,6 +1,7 @@
 package p2p
 
 import (
+	"encoding/json"
 	"math/big"
 	"net"
 	"sort"
@@ -193,6 +194,32 @@ func GenesisConfig(g *config.Genesis, devNetwork bool) map[string]any {
 	}
 	if g.EVMStackSize != 0 {
 		m["evmStackSize"] = g.EVMStackSize
+	}
+	if ic := g.IBFT2; ic != nil {
+		// Besu's IbftConfigOptions.asMap: the options the genesis sets,
+		// in camel case.
+		var raw map[string]any
+		_ = json.Unmarshal(ic.Raw, &raw)
+		ibft := map[string]any{}
+		for _, o := range []struct {
+			key, name string
+			v         uint64
+		}{
+			{"epochlength", "epochLength", ic.EpochLength},
+			{"blockperiodseconds", "blockPeriodSeconds", ic.BlockPeriodSeconds},
+			{"requesttimeoutseconds", "requestTimeoutSeconds", ic.RequestTimeoutSeconds},
+			{"gossipedhistorylimit", "gossipedHistoryLimit", ic.GossipedHistoryLimit},
+			{"messagequeuelimit", "messageQueueLimit", ic.MessageQueueLimit},
+			{"duplicatemessagelimit", "duplicateMessageLimit", ic.DuplicateMessageLimit},
+			{"futuremessageslimit", "futureMessagesLimit", ic.FutureMessagesLimit},
+			{"futuremessagesmaxdistance", "futureMessagesMaxDistance", ic.FutureMessagesMaxDistance},
+			{"emptyblockperiodseconds", "emptyBlockPeriodSeconds", ic.EmptyBlockPeriodSeconds},
+		} {
+			if _, ok := raw[o.key]; ok {
+				ibft[o.name] = o.v
+			}
+		}
+		m["ibft2"] = ibft
 	}
 	if cc := g.Clique; cc != nil {
 		// Besu's CliqueConfigOptions.asMap, key spellings included.

@@ -1,0 +1,147 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strings"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/spf13/cobra"
+
+	"github.com/basaltchain/basalt/consensus/ibft2"
+)
+
+// rlpTypeIBFTExtraData is the only --type of `rlp encode` (Besu's RLPType).
+const rlpTypeIBFTExtraData = "IBFT_EXTRA_DATA"
+
+// Besu's messages for unreadable or ill-shaped JSON input
+// (RLPSubCommand).
+const (
+	errReadJSON = "An error occurred while trying to read the JSON data."
+	errMapJSON  = "Unable to map the JSON data with selected type. Please check JSON input format."
+)
+
+// validatorAddress is the pattern of one validator of the input array
+// (node-api.md). Besu's Address.fromHexString also accepts a 0x prefix and
+// upper-case digits, so those are accepted and normalised first.
+var validatorAddress = regexp.MustCompile(`^([0-9a-f]{40})$`)
+
+// newRLPCommand is `basalt rlp encode|decode`.
+func newRLPCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "rlp",
+		Short: "Encode or decode RLP data",
+		Args:  noArgs,
+	}
+	cmd.AddCommand(rlpSubcommand("encode", "Encode a typed JSON value into an RLP hexadecimal string", encodeIBFTExtraData),
+		rlpSubcommand("decode", "Decode an RLP hexadecimal string into a typed JSON value", decodeIBFTExtraData))
+	return cmd
+}
+
+func rlpSubcommand(use, short string, convert func(in string) (string, error)) *cobra.Command {
+	var from, to, typ string
+	cmd := &cobra.Command{
+		Use:   use,
+		Short: short,
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if typ != rlpTypeIBFTExtraData {
+				return fmt.Errorf("invalid value for option '--type': expected one of [%s] (case-sensitive) but was '%s'", rlpTypeIBFTExtraData, typ)
+			}
+			var (
+				data []byte
+				err  error
+			)
+			if from == "" {
+				data, err = io.ReadAll(cmd.InOrStdin())
+			} else {
+				data, err = os.ReadFile(from)
+			}
+			if err != nil {
+				return fmt.Errorf("%s %v", errReadJSON, err)
+			}
+			out, err := convert(strings.Join(strings.Fields(string(data)), ""))
+			if err != nil {
+				return err
+			}
+			if to == "" {
+				_, err = fmt.Fprintln(cmd.OutOrStdout(), out)
+				return err
+			}
+			if err := os.WriteFile(to, []byte(out), 0o644); err != nil {
+				return fmt.Errorf("write %s: %w", to, err)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&from, "from", "", "File containing the data to convert (standard input when omitted)")
+	cmd.Flags().StringVar(&to, "to", "", "File to write the result to (standard output when omitted)")
+	cmd.Flags().StringVar(&typ, "type", rlpTypeIBFTExtraData, "Type of the data: "+rlpTypeIBFTExtraData)
+	return cmd
+}
+
+// encodeIBFTExtraData turns a JSON array of validator addresses into the
+// genesis extraData.
+func encodeIBFTExtraData(in string) (string, error) {
+	if in == "" {
+		return "", errors.New(errReadJSON)
+	}
+	var list []string
+	if err := json.Unmarshal([]byte(in), &list); err != nil {
+		return "", fmt.Errorf("%s %v", errMapJSON, err)
+	}
+	addrs := make([]common.Address, len(list))
+	for i, s := range list {
+		a := strings.ToLower(strings.TrimPrefix(strings.TrimPrefix(s, "0x"), "0X"))
+		if !validatorAddress.MatchString(a) {
+			return "", fmt.Errorf("%s invalid validator address %q: expected 40 hexadecimal digits", errMapJSON, s)
+		}
+		addrs[i] = common.HexToAddress(a)
+	}
+	return hexutil.Encode(ibft2.EncodeValidators(addrs)), nil
+}
+
+// decodeIBFTExtraData is the reverse: an extraData in hex to a JSON object
+// of its items.
+func decodeIBFTExtraData(in string) (string, error) {
+	if in == "" {
+		return "", errors.New(errReadJSON)
+	}
+	b, err := hexutil.Decode(strings.Trim(in, `"`))
+	if err != nil {
+		if b, err = hexutil.Decode("0x" + strings.Trim(in, `"`)); err != nil {
+			return "", fmt.Errorf("%s %v", errMapJSON, err)
+		}
+	}
+	extra, err := ibft2.DecodeExtraData(b)
+	if err != nil {
+		return "", fmt.Errorf("%s %v", errMapJSON, err)
+	}
+	type vote struct {
+		Recipient common.Address `json:"recipient"`
+		Add       bool           `json:"add"`
+	}
+	out := struct {
+		Vanity     hexutil.Bytes    `json:"vanityData"`
+		Validators []common.Address `json:"validators"`
+		Vote       *vote            `json:"vote"`
+		Round      uint32           `json:"round"`
+		Seals      []hexutil.Bytes  `json:"seals"`
+	}{Vanity: extra.Vanity[:], Validators: extra.Validators, Round: extra.Round, Seals: []hexutil.Bytes{}}
+	if out.Validators == nil {
+		out.Validators = []common.Address{}
+	}
+	if extra.Vote != nil {
+		out.Vote = &vote{Recipient: extra.Vote.Recipient, Add: extra.Vote.Add}
+	}
+	for _, s := range extra.Seals {
+		out.Seals = append(out.Seals, s)
+	}
+	j, err := json.Marshal(out)
+	return string(j), err
+}

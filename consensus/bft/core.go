@@ -1,0 +1,628 @@
+package bft
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+)
+
+// Reasons Step rejects a message. A rejected message is not gossiped on.
+var (
+	ErrNoHeight        = errors.New("no height yet")
+	ErrOldMessage      = errors.New("message for a past height or round")
+	ErrTooFarAhead     = errors.New("message too far in the future")
+	ErrNotValidator    = errors.New("author is not a validator")
+	ErrWrongProposer   = errors.New("proposal from a validator that is not the round's proposer")
+	ErrDuplicate       = errors.New("duplicate message")
+	ErrInvalidDigest   = errors.New("digest does not match the block")
+	ErrInvalidBlock    = errors.New("invalid proposed block")
+	ErrInvalidSeal     = errors.New("invalid commit seal")
+	ErrInvalidCert     = errors.New("invalid certificate")
+	ErrPrepareProposer = errors.New("prepare from the round's proposer")
+	ErrUnknownKind     = errors.New("unknown message kind")
+)
+
+// maxRoundLead bounds how many rounds ahead of the local round a message
+// may be: a faulty validator must not make the core keep state for
+// arbitrarily many rounds. Round timers double each round, so honest
+// validators are never that far apart.
+const maxRoundLead = 64
+
+// maxTimerShift caps the exponent of the round timer so it cannot overflow.
+const maxTimerShift = 20
+
+// Core is the BFT state machine of one node. It is not safe for concurrent
+// use: the adapter feeds it from one goroutine.
+type Core struct {
+	cfg Config
+	b   Backend
+
+	height    *Height
+	round     uint32
+	started   bool // the block timer of the height expired (round 0 timer running)
+	committed bool // a block of this height was committed; waiting for the new head
+
+	rs       *roundState
+	prepared *preparedRecord // latest prepared certificate of this height
+
+	roundChanges map[uint32]map[common.Address]*Message
+	futureRounds map[uint32][]*Message
+	future       map[uint64][]*Message
+	buffered     int // messages in futureRounds and future
+}
+
+// roundState is what the core knows about the current round.
+type roundState struct {
+	proposal  *Message
+	digest    common.Hash
+	building  bool // a BuildBlock is outstanding
+	cert      []*Message
+	prepares  map[common.Address]*Message
+	commits   map[common.Address]*Message
+	sentCommt bool
+}
+
+// preparedRecord is a prepared certificate and its block.
+type preparedRecord struct {
+	cert  *PreparedCertificate
+	block *types.Block
+}
+
+func newRoundState() *roundState {
+	return &roundState{prepares: map[common.Address]*Message{}, commits: map[common.Address]*Message{}}
+}
+
+// New returns a core that waits for its first height.
+func New(cfg Config, b Backend) *Core {
+	if cfg.FutureMessagesLimit <= 0 {
+		cfg.FutureMessagesLimit = 1000
+	}
+	if cfg.FutureMessagesMaxDistance == 0 {
+		cfg.FutureMessagesMaxDistance = 10
+	}
+	return &Core{cfg: cfg, b: b, future: map[uint64][]*Message{}}
+}
+
+// View returns the current view (zero before the first height).
+func (c *Core) View() View {
+	if c.height == nil {
+		return View{}
+	}
+	return View{Sequence: c.height.Sequence, Round: c.round}
+}
+
+// Validators returns the validators of the current height.
+func (c *Core) Validators() []common.Address {
+	if c.height == nil {
+		return nil
+	}
+	return c.height.Validators
+}
+
+// IsValidator reports whether the local node validates the current height.
+func (c *Core) IsValidator() bool { return c.isValidator(c.cfg.Self) }
+
+// Buffered returns how many messages wait for a later height or round.
+func (c *Core) Buffered() int { return c.buffered }
+
+func (c *Core) isValidator(a common.Address) bool {
+	if c.height == nil {
+		return false
+	}
+	_, ok := slices.BinarySearchFunc(c.height.Validators, a, func(x, y common.Address) int { return bytes.Compare(x[:], y[:]) })
+	return ok
+}
+
+func (c *Core) quorum() int { return Quorum(len(c.height.Validators)) }
+
+func (c *Core) proposer(round uint32) common.Address {
+	return Proposer(c.height.Validators, c.height.ParentProposer, round)
+}
+
+// NewHeight starts consensus on the block after a new head. A height not
+// above the current one is ignored (a stale head event).
+func (c *Core) NewHeight(h Height) []Action {
+	if c.height != nil && h.Sequence <= c.height.Sequence {
+		return nil
+	}
+	hh := h
+	hh.Validators = slices.Clone(h.Validators)
+	SortValidators(hh.Validators)
+	c.height, c.round, c.started, c.committed = &hh, 0, false, false
+	c.rs, c.prepared = newRoundState(), nil
+	c.roundChanges = map[uint32]map[common.Address]*Message{}
+	c.futureRounds = map[uint32][]*Message{}
+	c.buffered = 0
+	var replay []*Message
+	for seq, msgs := range c.future {
+		switch {
+		case seq == h.Sequence:
+			replay = msgs
+			delete(c.future, seq)
+		case seq < h.Sequence:
+			delete(c.future, seq)
+		default:
+			c.buffered += len(msgs)
+		}
+	}
+	acts := []Action{StartTimer{
+		Timer:  Timer{Kind: BlockTimer, View: c.View()},
+		AtUnix: h.ParentTime + c.cfg.BlockPeriod,
+	}}
+	for _, m := range replay {
+		a, _ := c.Step(m)
+		acts = append(acts, a...)
+	}
+	return acts
+}
+
+// Timeout handles the expiry of a timer the core asked for. Expiries of
+// timers of another view are ignored.
+func (c *Core) Timeout(t Timer) []Action {
+	if c.height == nil || c.committed || t.View != c.View() {
+		return nil
+	}
+	switch t.Kind {
+	case BlockTimer:
+		if c.started {
+			return nil
+		}
+		// The round-0 timer starts when the block period is over, for
+		// every validator: with Besu's defaults (1 s period, 1 s timeout)
+		// a timer started at the head would expire before the proposer
+		// may even propose.
+		c.started = true
+		acts := []Action{c.roundTimer()}
+		if c.IsValidator() && c.proposer(0) == c.cfg.Self && c.rs.proposal == nil && !c.rs.building {
+			c.rs.building = true
+			acts = append(acts, BuildBlock{View: c.View(), MinTime: c.minTime()})
+		}
+		return acts
+	case RoundTimer:
+		if !c.IsValidator() {
+			return nil
+		}
+		return c.changeRound(c.round + 1)
+	}
+	return nil
+}
+
+func (c *Core) minTime() uint64 { return c.height.ParentTime + c.cfg.BlockPeriod }
+
+func (c *Core) roundTimer() Action {
+	shift := min(c.round, maxTimerShift)
+	return StartTimer{Timer: Timer{Kind: RoundTimer, View: c.View()}, Delay: c.cfg.RequestTimeout << shift}
+}
+
+// changeRound moves to round r after a round timeout: it sends a
+// RoundChange carrying the latest prepared certificate.
+func (c *Core) changeRound(r uint32) []Action {
+	acts := c.startRound(r)
+	m := &Message{Kind: KindRoundChange, View: c.View(), Author: c.cfg.Self}
+	if c.prepared != nil {
+		m.Prepared, m.Block = c.prepared.cert, c.prepared.block
+	}
+	if err := c.b.Sign(m); err != nil {
+		return acts
+	}
+	acts = append(acts, Broadcast{Msg: m})
+	acts = append(acts, c.addRoundChange(m)...)
+	return acts
+}
+
+// startRound enters round r (above the current one) and replays the
+// messages kept for it.
+func (c *Core) startRound(r uint32) []Action {
+	c.round, c.started = r, true
+	c.rs = newRoundState()
+	acts := []Action{c.roundTimer()}
+	for rr, msgs := range c.futureRounds {
+		if rr > r {
+			continue
+		}
+		delete(c.futureRounds, rr)
+		c.buffered -= len(msgs)
+		if rr < r {
+			continue
+		}
+		for _, m := range msgs {
+			a, _ := c.Step(m)
+			acts = append(acts, a...)
+		}
+	}
+	return acts
+}
+
+// Step handles a message from the network (or replayed from a buffer). It
+// returns the actions it causes, and an error when it rejects the message;
+// a message accepted or kept for later returns nil and may be gossiped on.
+func (c *Core) Step(m *Message) ([]Action, error) {
+	if c.height == nil {
+		return nil, ErrNoHeight
+	}
+	seq := c.height.Sequence
+	switch {
+	case m.View.Sequence < seq:
+		return nil, ErrOldMessage
+	case m.View.Sequence > seq:
+		return nil, c.keepFuture(m)
+	}
+	if !c.isValidator(m.Author) {
+		return nil, ErrNotValidator
+	}
+	if m.View.Round > c.round+maxRoundLead {
+		return nil, ErrTooFarAhead
+	}
+	if c.committed {
+		return nil, nil
+	}
+	switch m.Kind {
+	case KindProposal:
+		return c.handleProposal(m)
+	case KindPrepare, KindCommit:
+		switch {
+		case m.View.Round < c.round:
+			return nil, ErrOldMessage
+		case m.View.Round > c.round:
+			return nil, c.keepFutureRound(m)
+		}
+		if m.Kind == KindPrepare {
+			return c.handlePrepare(m)
+		}
+		return c.handleCommit(m)
+	case KindRoundChange:
+		return c.handleRoundChange(m)
+	}
+	return nil, ErrUnknownKind
+}
+
+// keepFuture buffers a message of a later height. Beyond the limit the
+// messages of the highest height go first (Besu's FutureMessageBuffer):
+// the nearest heights are the ones needed soonest.
+func (c *Core) keepFuture(m *Message) error {
+	if m.View.Sequence > c.height.Sequence+c.cfg.FutureMessagesMaxDistance {
+		return ErrTooFarAhead
+	}
+	for c.buffered >= c.cfg.FutureMessagesLimit {
+		var top uint64
+		for s := range c.future {
+			top = max(top, s)
+		}
+		if top == 0 || top <= m.View.Sequence {
+			return ErrTooFarAhead // m is the one to drop
+		}
+		c.buffered -= len(c.future[top])
+		delete(c.future, top)
+	}
+	c.future[m.View.Sequence] = append(c.future[m.View.Sequence], m)
+	c.buffered++
+	return nil
+}
+
+func (c *Core) keepFutureRound(m *Message) error {
+	if c.buffered >= c.cfg.FutureMessagesLimit {
+		return ErrTooFarAhead
+	}
+	for _, o := range c.futureRounds[m.View.Round] {
+		if o.Kind == m.Kind && o.Author == m.Author {
+			return ErrDuplicate
+		}
+	}
+	c.futureRounds[m.View.Round] = append(c.futureRounds[m.View.Round], m)
+	c.buffered++
+	return nil
+}
+
+func (c *Core) handleProposal(m *Message) ([]Action, error) {
+	if m.View.Round < c.round {
+		return nil, ErrOldMessage
+	}
+	if m.Author != c.proposer(m.View.Round) {
+		return nil, ErrWrongProposer
+	}
+	if m.Block == nil || m.Block.NumberU64() != m.View.Sequence {
+		return nil, fmt.Errorf("%w: block number", ErrInvalidBlock)
+	}
+	if m.View.Round == c.round && c.rs.proposal != nil {
+		return nil, ErrDuplicate
+	}
+	digest, err := c.b.Digest(m.Block)
+	if err != nil || digest != m.Digest {
+		return nil, ErrInvalidDigest
+	}
+	if r, err := c.b.BlockRound(m.Block); err != nil || r != m.View.Round {
+		return nil, fmt.Errorf("%w: header round differs from the proposal's", ErrInvalidBlock)
+	}
+	if m.View.Round == 0 {
+		if len(m.RoundChanges) != 0 {
+			return nil, fmt.Errorf("%w: round-change certificate in round 0", ErrInvalidCert)
+		}
+	} else if err := c.checkRoundChangeCert(m); err != nil {
+		return nil, err
+	}
+	if err := c.b.Verify(m.Block); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInvalidBlock, err)
+	}
+	var acts []Action
+	if m.View.Round > c.round {
+		// A valid round-change certificate proves a quorum moved on.
+		acts = c.startRound(m.View.Round)
+		if c.rs.proposal != nil {
+			return acts, nil
+		}
+	}
+	c.rs.proposal, c.rs.digest = m, digest
+	if c.cfg.Self != m.Author && c.IsValidator() {
+		p := &Message{Kind: KindPrepare, View: c.View(), Author: c.cfg.Self, Digest: digest}
+		if err := c.b.Sign(p); err == nil {
+			c.rs.prepares[c.cfg.Self] = p
+			acts = append(acts, Broadcast{Msg: p})
+		}
+	}
+	return append(acts, c.progress()...), nil
+}
+
+func (c *Core) handlePrepare(m *Message) ([]Action, error) {
+	if m.Author == c.proposer(c.round) {
+		return nil, ErrPrepareProposer
+	}
+	if _, dup := c.rs.prepares[m.Author]; dup {
+		return nil, ErrDuplicate
+	}
+	if c.rs.proposal != nil && m.Digest != c.rs.digest {
+		return nil, ErrInvalidDigest
+	}
+	c.rs.prepares[m.Author] = m
+	return c.progress(), nil
+}
+
+func (c *Core) handleCommit(m *Message) ([]Action, error) {
+	if _, dup := c.rs.commits[m.Author]; dup {
+		return nil, ErrDuplicate
+	}
+	if c.rs.proposal != nil && m.Digest != c.rs.digest {
+		return nil, ErrInvalidDigest
+	}
+	if signer, err := c.b.SealSigner(m.Digest, m.CommitSeal); err != nil || signer != m.Author {
+		return nil, ErrInvalidSeal
+	}
+	c.rs.commits[m.Author] = m
+	return c.progress(), nil
+}
+
+// progress sends the commit once the round is prepared and commits the
+// block once a quorum committed. Prepares and commits that arrived before
+// the proposal count only if they name its digest.
+func (c *Core) progress() []Action {
+	rs := c.rs
+	if rs.proposal == nil {
+		return nil
+	}
+	var acts []Action
+	if !rs.sentCommt && c.IsValidator() && c.count(rs.prepares) >= c.quorum()-1 {
+		rs.sentCommt = true
+		cert := &PreparedCertificate{Proposal: rs.proposal}
+		cert.Prepares = c.matching(rs.prepares)
+		c.prepared = &preparedRecord{cert: cert, block: rs.proposal.Block}
+		seal, err := c.b.CommitSeal(rs.digest)
+		if err == nil {
+			cm := &Message{Kind: KindCommit, View: c.View(), Author: c.cfg.Self, Digest: rs.digest, CommitSeal: seal}
+			if err := c.b.Sign(cm); err == nil {
+				rs.commits[c.cfg.Self] = cm
+				acts = append(acts, Broadcast{Msg: cm})
+			}
+		}
+	}
+	if commits := c.matching(rs.commits); len(commits) >= c.quorum() {
+		c.committed = true
+		seals := make([][]byte, len(commits))
+		for i, cm := range commits {
+			seals[i] = cm.CommitSeal
+		}
+		acts = append(acts, CommitBlock{Block: rs.proposal.Block, Round: c.round, Seals: seals})
+	}
+	return acts
+}
+
+func (c *Core) count(msgs map[common.Address]*Message) int { return len(c.matching(msgs)) }
+
+// matching returns the messages naming the round's digest, by author.
+func (c *Core) matching(msgs map[common.Address]*Message) []*Message {
+	out := make([]*Message, 0, len(msgs))
+	for _, m := range msgs {
+		if m.Digest == c.rs.digest {
+			out = append(out, m)
+		}
+	}
+	slices.SortFunc(out, func(a, b *Message) int { return bytes.Compare(a.Author[:], b.Author[:]) })
+	return out
+}
+
+func (c *Core) handleRoundChange(m *Message) ([]Action, error) {
+	if m.View.Round < c.round || m.View.Round == 0 {
+		return nil, ErrOldMessage
+	}
+	if err := c.checkRoundChange(m, m.View.Round); err != nil {
+		return nil, err
+	}
+	if m.Prepared != nil {
+		d, err := c.b.Digest(m.Block)
+		if m.Block == nil || err != nil || d != m.Prepared.Proposal.Digest {
+			return nil, fmt.Errorf("%w: prepared block does not match its certificate", ErrInvalidCert)
+		}
+	} else if m.Block != nil {
+		return nil, fmt.Errorf("%w: block without a prepared certificate", ErrInvalidCert)
+	}
+	if _, dup := c.roundChanges[m.View.Round][m.Author]; dup {
+		return nil, ErrDuplicate
+	}
+	return c.addRoundChange(m), nil
+}
+
+// addRoundChange records a valid RoundChange; on a quorum for a round not
+// below the current one the core moves there, and its proposer proposes.
+func (c *Core) addRoundChange(m *Message) []Action {
+	r := m.View.Round
+	if c.roundChanges[r] == nil {
+		c.roundChanges[r] = map[common.Address]*Message{}
+	}
+	c.roundChanges[r][m.Author] = m
+	if len(c.roundChanges[r]) < c.quorum() {
+		return c.catchUp()
+	}
+	var acts []Action
+	if r > c.round {
+		acts = c.startRound(r)
+	}
+	if r != c.round || c.proposer(r) != c.cfg.Self || c.rs.proposal != nil || c.rs.building {
+		return acts
+	}
+	cert := make([]*Message, 0, len(c.roundChanges[r]))
+	for _, rc := range c.roundChanges[r] {
+		cert = append(cert, rc)
+	}
+	slices.SortFunc(cert, func(a, b *Message) int { return bytes.Compare(a.Author[:], b.Author[:]) })
+	c.rs.cert = cert
+	if best := bestPrepared(cert); best != nil {
+		// A block may have been committed by some in the prepared round:
+		// re-propose it, in this round, rather than a new one.
+		block, err := c.b.WithRound(best.Block, r)
+		if err != nil {
+			return acts
+		}
+		return append(acts, c.propose(block)...)
+	}
+	c.rs.building = true
+	return append(acts, BuildBlock{View: c.View(), MinTime: c.minTime()})
+}
+
+// catchUp moves a validator that fell behind in rounds (it restarted, or
+// was cut off) to where the others are: once f+1 validators, so at least
+// one honest one, asked for rounds above the current one, it moves to the
+// lowest of those rounds and asks for it too. Without it a late validator
+// climbs one round timeout at a time while the others wait ever longer,
+// each round's timer doubling. (QBFT's rule; Besu's IBFT 2.0 waits.)
+func (c *Core) catchUp() []Action {
+	if !c.IsValidator() {
+		return nil
+	}
+	ahead := map[common.Address]uint32{}
+	for r, rcs := range c.roundChanges {
+		if r <= c.round {
+			continue
+		}
+		for a := range rcs {
+			if cur, ok := ahead[a]; !ok || r < cur {
+				ahead[a] = r
+			}
+		}
+	}
+	if len(ahead) < FaultTolerance(len(c.height.Validators))+1 {
+		return nil
+	}
+	target := uint32(0)
+	for _, r := range ahead {
+		if target == 0 || r < target {
+			target = r
+		}
+	}
+	return c.changeRound(target)
+}
+
+// bestPrepared returns the round change with the latest prepared
+// certificate, or nil when none carries one.
+func bestPrepared(rcs []*Message) *Message {
+	var best *Message
+	for _, rc := range rcs {
+		if rc.Prepared != nil && (best == nil || rc.Prepared.Round() > best.Prepared.Round()) {
+			best = rc
+		}
+	}
+	return best
+}
+
+// Proposed hands the core the block it asked for with BuildBlock. A block
+// for another view, or once the round has a proposal, is ignored.
+func (c *Core) Proposed(v View, block *types.Block) []Action {
+	if c.height == nil || c.committed || v != c.View() || c.rs.proposal != nil {
+		return nil
+	}
+	c.rs.building = false
+	return c.propose(block)
+}
+
+func (c *Core) propose(block *types.Block) []Action {
+	digest, err := c.b.Digest(block)
+	if err != nil {
+		return nil
+	}
+	m := &Message{Kind: KindProposal, View: c.View(), Author: c.cfg.Self, Digest: digest, Block: block}
+	if c.round > 0 {
+		m.RoundChanges = c.rs.cert
+	}
+	if err := c.b.Sign(m); err != nil {
+		return nil
+	}
+	c.rs.proposal, c.rs.digest = m, digest
+	return append([]Action{Broadcast{Msg: m}}, c.progress()...)
+}
+
+// checkRoundChangeCert checks the round-change certificate of a proposal
+// for a round above 0: a quorum of distinct validators asked for the round,
+// and if any of them had prepared a block, the proposal re-proposes the
+// latest one.
+func (c *Core) checkRoundChangeCert(p *Message) error {
+	seen := map[common.Address]bool{}
+	for _, rc := range p.RoundChanges {
+		if rc.Kind != KindRoundChange || rc.View != p.View || !c.isValidator(rc.Author) || seen[rc.Author] {
+			return fmt.Errorf("%w: round change of another view, by a non-validator or repeated", ErrInvalidCert)
+		}
+		seen[rc.Author] = true
+		if err := c.checkRoundChange(rc, p.View.Round); err != nil {
+			return err
+		}
+	}
+	if len(seen) < c.quorum() {
+		return fmt.Errorf("%w: %d round changes, quorum is %d", ErrInvalidCert, len(seen), c.quorum())
+	}
+	if best := bestPrepared(p.RoundChanges); best != nil {
+		b, err := c.b.WithRound(p.Block, best.Prepared.Round())
+		if err != nil {
+			return fmt.Errorf("%w: %v", ErrInvalidCert, err)
+		}
+		if d, err := c.b.Digest(b); err != nil || d != best.Prepared.Proposal.Digest {
+			return fmt.Errorf("%w: proposal is not the latest prepared block", ErrInvalidCert)
+		}
+	}
+	return nil
+}
+
+// checkRoundChange checks the prepared certificate a round change for
+// target carries, if any.
+func (c *Core) checkRoundChange(rc *Message, target uint32) error {
+	pc := rc.Prepared
+	if pc == nil {
+		return nil
+	}
+	p := pc.Proposal
+	if p == nil || p.Kind != KindProposal || p.View.Sequence != c.height.Sequence || p.View.Round >= target ||
+		p.Author != c.proposer(p.View.Round) {
+		return fmt.Errorf("%w: prepared certificate's proposal", ErrInvalidCert)
+	}
+	seen := map[common.Address]bool{}
+	for _, pr := range pc.Prepares {
+		if pr.Kind != KindPrepare || pr.View != p.View || pr.Digest != p.Digest || !c.isValidator(pr.Author) ||
+			pr.Author == p.Author || seen[pr.Author] {
+			return fmt.Errorf("%w: prepared certificate's prepares", ErrInvalidCert)
+		}
+		seen[pr.Author] = true
+	}
+	if len(seen) < c.quorum()-1 {
+		return fmt.Errorf("%w: %d prepares, %d needed", ErrInvalidCert, len(seen), c.quorum()-1)
+	}
+	return nil
+}

@@ -1,0 +1,326 @@
+// Package driver runs the pure BFT core (package bft) in a node: it
+// feeds the core new heads from the chain, messages from the devp2p
+// sub-protocol and timer expiries from the clock, and carries out what the
+// core asks — broadcasting, building a block with the node's shared
+// builder, importing the committed block. It is the only place the core
+// meets goroutines, time and the network (STYLE.md §1).
+package driver
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/p2p/enode"
+
+	"github.com/basaltchain/basalt/chain"
+	"github.com/basaltchain/basalt/consensus"
+	"github.com/basaltchain/basalt/consensus/bft"
+)
+
+// Protocol is what the adapter needs from a BFT protocol (IBFT 2.0, QBFT):
+// the core's pure Backend functions except Verify, which the adapter
+// supplies by executing blocks on the host, and the two chain-facing
+// pieces.
+type Protocol interface {
+	Digest(block *types.Block) (common.Hash, error)
+	BlockRound(block *types.Block) (uint32, error)
+	WithRound(block *types.Block, round uint32) (*types.Block, error)
+	Sign(m *bft.Message) error
+	CommitSeal(digest common.Hash) ([]byte, error)
+	SealSigner(digest common.Hash, seal []byte) (common.Address, error)
+
+	// Hash is the engine hash of header.
+	Hash(header *types.Header) common.Hash
+	// Height describes consensus on the block after head.
+	Height(chain consensus.ChainReader, head *types.Header) (bft.Height, error)
+	// Seal returns header carrying the commit round and seals.
+	Seal(header *types.Header, round uint32, seals [][]byte) (*types.Header, error)
+}
+
+// Inbound is a decoded message received from a peer.
+type Inbound struct {
+	From enode.ID
+	Msg  *bft.Message
+	// Hash identifies the message for gossip (keccak256 of its wire form).
+	Hash common.Hash
+}
+
+// Network sends messages to the peers of the protocol's sub-protocol.
+type Network interface {
+	// Gossip sends msg (hash identifies it) to every peer but except,
+	// unless it was gossiped already; it reports whether it sent.
+	Gossip(msg *bft.Message, hash common.Hash, except enode.ID) bool
+}
+
+// Config configures Run.
+type Config struct {
+	Core     bft.Config
+	Protocol Protocol
+	Network  Network
+	// Inbox delivers the messages peers sent.
+	Inbox <-chan Inbound
+	Log   *slog.Logger
+	// EmptyBlockPeriod, when above the block period, is the minimum number
+	// of seconds between a block and an empty child (Besu's
+	// emptyblockperiodseconds): when the block period is over and the block
+	// would be empty, the height does not start until transactions arrive
+	// or this period is over too.
+	EmptyBlockPeriod uint64
+}
+
+// Run runs a validator until ctx ends. It returns a
+// *consensus.CannotSealError when the local node is not a validator of the
+// next block (the miner calls it again on a new head).
+func Run(ctx context.Context, host consensus.Host, cfg Config) error {
+	log := cfg.Log
+	if log == nil {
+		log = slog.Default()
+	}
+	heads := make(chan consensus.Head, 1)
+	unsubscribe := host.SubscribeHeads(heads)
+	defer unsubscribe()
+
+	r := &runner{ctx: ctx, host: host, cfg: cfg, log: log, clock: host.Clock(),
+		cands: map[common.Hash]consensus.Candidate{}}
+	r.core = bft.New(cfg.Core, (*backend)(r))
+	defer r.stopTimers()
+
+	if err := r.newHead(host.Chain().CurrentHeader()); err != nil {
+		return err
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case h := <-heads:
+			if err := r.newHead(h.Header); err != nil {
+				return err
+			}
+		case in := <-cfg.Inbox:
+			acts, err := r.core.Step(in.Msg)
+			if err != nil {
+				if !errors.Is(err, bft.ErrOldMessage) && !errors.Is(err, bft.ErrDuplicate) {
+					log.Debug("Rejected BFT message", "kind", in.Msg.Kind, "view", in.Msg.View, "author", in.Msg.Author, "err", err)
+				}
+				continue
+			}
+			cfg.Network.Gossip(in.Msg, in.Hash, in.From)
+			r.do(acts)
+		case <-r.timerC(bft.BlockTimer):
+			r.blockTimer()
+		case <-r.timerC(bft.RoundTimer):
+			r.fire(bft.RoundTimer)
+		}
+	}
+}
+
+type runner struct {
+	ctx   context.Context
+	host  consensus.Host
+	cfg   Config
+	log   *slog.Logger
+	clock consensus.Clock
+	core  *bft.Core
+
+	head     *types.Header
+	headHash common.Hash
+	// prebuilt is the block built to see whether it would be empty (see
+	// Config.EmptyBlockPeriod), for the proposer to propose.
+	prebuilt     consensus.Candidate
+	prebuiltView bft.View
+	cands        map[common.Hash]consensus.Candidate // executed blocks of this height, by digest
+	timers       [2]consensus.Timer
+	timerIDs     [2]bft.Timer
+}
+
+// newHead starts the height after head (if it is new).
+func (r *runner) newHead(head *types.Header) error {
+	if r.head != nil && head.Number.Uint64() <= r.head.Number.Uint64() {
+		return nil
+	}
+	h, err := r.cfg.Protocol.Height(r.host.Chain(), head)
+	if err != nil {
+		return err
+	}
+	r.head, r.headHash = head, r.cfg.Protocol.Hash(head)
+	clear(r.cands)
+	r.prebuilt = nil
+	acts := r.core.NewHeight(h)
+	if !r.core.IsValidator() {
+		return &consensus.CannotSealError{Reason: consensus.ReasonNotAuthorised}
+	}
+	r.do(acts)
+	return nil
+}
+
+func (r *runner) do(acts []bft.Action) {
+	for len(acts) > 0 {
+		a := acts[0]
+		acts = acts[1:]
+		switch a := a.(type) {
+		case bft.Broadcast:
+			r.cfg.Network.Gossip(a.Msg, MessageHash(a.Msg), enode.ID{})
+		case bft.StartTimer:
+			r.startTimer(a)
+		case bft.BuildBlock:
+			acts = append(acts, r.build(a)...)
+		case bft.CommitBlock:
+			r.commit(a)
+		}
+	}
+}
+
+func (r *runner) build(a bft.BuildBlock) []bft.Action {
+	var (
+		cand consensus.Candidate
+		err  error
+	)
+	if r.prebuilt != nil && r.prebuiltView == a.View {
+		cand = r.prebuilt
+	} else {
+		ts := max(a.MinTime, uint64(r.clock.Now().Unix()))
+		cand, err = r.host.Build(r.ctx, r.head, r.headHash, ts)
+	}
+	r.prebuilt = nil
+	if err != nil {
+		r.log.Warn("Cannot build a block proposal", "number", a.View.Sequence, "round", a.View.Round, "err", err)
+		return nil
+	}
+	block, err := r.cfg.Protocol.WithRound(cand.Block(), a.View.Round)
+	if err != nil {
+		r.log.Warn("Cannot build a block proposal", "number", a.View.Sequence, "err", err)
+		return nil
+	}
+	if d, err := r.cfg.Protocol.Digest(block); err == nil {
+		r.cands[d] = cand
+	}
+	return r.core.Proposed(a.View, block)
+}
+
+func (r *runner) commit(a bft.CommitBlock) {
+	p := r.cfg.Protocol
+	sealed, err := p.Seal(a.Block.Header(), a.Round, a.Seals)
+	if err != nil {
+		r.log.Error("Cannot seal a committed block", "number", a.Block.Number(), "err", err)
+		return
+	}
+	d, _ := p.Digest(a.Block)
+	if cand, ok := r.cands[d]; ok {
+		delete(r.cands, d)
+		err = cand.Insert(r.ctx, sealed)
+	} else {
+		err = r.host.Import(r.ctx, a.Block.WithSeal(sealed))
+	}
+	if err != nil && !errors.Is(err, chain.ErrKnownBlock) {
+		r.log.Error("Cannot import a committed block", "number", a.Block.Number(), "round", a.Round, "err", err)
+		return
+	}
+	// Besu logs each committed block with its round: a round above 0
+	// means a proposer was late or down.
+	r.log.Info("Committed block", "number", a.Block.Number(), "round", a.Round, "txs", len(a.Block.Transactions()),
+		"seals", len(a.Seals))
+}
+
+func (r *runner) startTimer(a bft.StartTimer) {
+	k := a.Timer.Kind
+	if t := r.timers[k]; t != nil {
+		t.Stop()
+	}
+	d := a.Delay
+	if a.AtUnix != 0 {
+		d = time.Unix(int64(a.AtUnix), 0).Sub(r.clock.Now())
+	}
+	r.timers[k], r.timerIDs[k] = r.clock.NewTimer(d), a.Timer
+}
+
+// timerC is the channel of the running timer of kind k (nil, never ready,
+// when none runs).
+func (r *runner) timerC(k bft.TimerKind) <-chan time.Time {
+	if t := r.timers[k]; t != nil {
+		return t.C()
+	}
+	return nil
+}
+
+func (r *runner) fire(k bft.TimerKind) {
+	id := r.timerIDs[k]
+	r.timers[k] = nil
+	r.do(r.core.Timeout(id))
+}
+
+// blockTimer handles the end of the block period: the height starts,
+// unless the block would be empty and the empty-block period is not over;
+// then the timer is set again, a block period later at most (Besu's
+// resetTimerForEmptyBlock).
+func (r *runner) blockTimer() {
+	id := r.timerIDs[bft.BlockTimer]
+	r.timers[bft.BlockTimer] = nil
+	period := r.cfg.Core.BlockPeriod
+	if empty := r.cfg.EmptyBlockPeriod; empty > period && id.View == r.core.View() && id.View.Round == 0 {
+		deadline := r.head.Time + empty
+		if now := uint64(r.clock.Now().Unix()); now < deadline {
+			cand, err := r.host.Build(r.ctx, r.head, r.headHash, max(now, r.head.Time+period))
+			if err == nil && len(cand.Block().Transactions()) == 0 {
+				r.startTimer(bft.StartTimer{Timer: id, AtUnix: min(now+period, deadline)})
+				return
+			}
+			if err == nil {
+				r.prebuilt, r.prebuiltView = cand, id.View
+			}
+		}
+	}
+	r.do(r.core.Timeout(id))
+}
+
+func (r *runner) stopTimers() {
+	for _, t := range r.timers {
+		if t != nil {
+			t.Stop()
+		}
+	}
+}
+
+// backend is the core's Backend: the protocol's pure functions, and Verify
+// by executing the block on the host (the candidate is kept, so the block
+// is not executed again when it is committed).
+type backend runner
+
+func (b *backend) Digest(block *types.Block) (common.Hash, error) {
+	return b.cfg.Protocol.Digest(block)
+}
+func (b *backend) BlockRound(block *types.Block) (uint32, error) {
+	return b.cfg.Protocol.BlockRound(block)
+}
+func (b *backend) WithRound(block *types.Block, round uint32) (*types.Block, error) {
+	return b.cfg.Protocol.WithRound(block, round)
+}
+func (b *backend) Sign(m *bft.Message) error                { return b.cfg.Protocol.Sign(m) }
+func (b *backend) CommitSeal(d common.Hash) ([]byte, error) { return b.cfg.Protocol.CommitSeal(d) }
+func (b *backend) SealSigner(d common.Hash, s []byte) (common.Address, error) {
+	return b.cfg.Protocol.SealSigner(d, s)
+}
+
+func (b *backend) Verify(block *types.Block) error {
+	if block.ParentHash() != b.headHash {
+		return errors.New("proposal is not on the local head")
+	}
+	cand, err := b.host.Execute(b.ctx, block)
+	if err != nil {
+		return err
+	}
+	if d, err := b.cfg.Protocol.Digest(block); err == nil {
+		b.cands[d] = cand
+	}
+	return nil
+}
+
+// MessageHash identifies a message for duplicate suppression and gossip:
+// keccak256 of its code and wire form.
+func MessageHash(m *bft.Message) common.Hash {
+	return crypto.Keccak256Hash([]byte{byte(m.Kind)}, m.Wire)
+}

@@ -1,0 +1,172 @@
+package ibft2
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/core/types"
+
+	"github.com/basaltchain/basalt/api"
+	"github.com/basaltchain/basalt/consensus"
+	"github.com/basaltchain/basalt/rpc"
+)
+
+// signerMetricsDefaultRange is how many blocks back ibft_getSignerMetrics
+// looks without a fromBlock (Besu: the last 100).
+const signerMetricsDefaultRange = 100
+
+// APIs returns the IBFT group (Besu's IbftJsonRpcMethods).
+func (e *Engine) APIs(chain consensus.ChainHeadReader) []rpc.Group {
+	a := &ibftAPI{e: e, chain: chain}
+	return []rpc.Group{{Name: rpc.GroupIBFT, Methods: []rpc.Method{
+		{Name: "ibft_proposeValidatorVote", Fn: a.proposeValidatorVote},
+		{Name: "ibft_discardValidatorVote", Fn: a.discardValidatorVote},
+		{Name: "ibft_getPendingVotes", Fn: a.getPendingVotes},
+		{Name: "ibft_getValidatorsByBlockNumber", Fn: a.getValidatorsByBlockNumber},
+		{Name: "ibft_getValidatorsByBlockHash", Fn: a.getValidatorsByBlockHash},
+		{Name: "ibft_getSignerMetrics", Fn: a.getSignerMetrics},
+	}}}
+}
+
+type ibftAPI struct {
+	e     *Engine
+	chain consensus.ChainHeadReader
+}
+
+// address is a validator address parameter; a sample in Besu's
+// documentation gives it without 0x, so the prefix is optional.
+type address common.Address
+
+func (a *address) UnmarshalJSON(data []byte) error {
+	var s string
+	if err := json.Unmarshal(data, &s); err != nil {
+		return rpc.ErrInvalidAddressParams
+	}
+	s = strings.TrimPrefix(strings.TrimPrefix(s, "0x"), "0X")
+	b, err := hexutil.Decode("0x" + s)
+	if err != nil || len(b) != common.AddressLength {
+		return rpc.ErrInvalidAddressParams
+	}
+	*a = address(common.BytesToAddress(b))
+	return nil
+}
+
+func (a *ibftAPI) proposeValidatorVote(addr address, add bool) bool {
+	a.e.proposals.Propose(common.Address(addr), add)
+	return true
+}
+
+func (a *ibftAPI) discardValidatorVote(addr address) bool {
+	a.e.proposals.Discard(common.Address(addr))
+	return true
+}
+
+func (a *ibftAPI) getPendingVotes() map[string]bool {
+	out := map[string]bool{}
+	for k, v := range a.e.proposals.Pending() {
+		out[strings.ToLower(k.Hex())] = v
+	}
+	return out
+}
+
+// header resolves a block parameter to a canonical header.
+func (a *ibftAPI) header(b api.BlockNumber) *types.Header {
+	switch b.Tag {
+	case "latest", "pending", "safe", "finalized":
+		return a.chain.CurrentHeader()
+	case "earliest":
+		return a.chain.GetHeaderByNumber(0)
+	}
+	if b.Number < 0 {
+		return nil
+	}
+	return a.chain.GetHeaderByNumber(uint64(b.Number))
+}
+
+func (a *ibftAPI) getValidatorsByBlockNumber(b api.BlockNumber) ([]common.Address, error) {
+	h := a.header(b)
+	if h == nil {
+		return nil, rpc.ErrInvalidBlockParams
+	}
+	return validatorList(h)
+}
+
+func (a *ibftAPI) getValidatorsByBlockHash(hash common.Hash) ([]common.Address, error) {
+	h := a.chain.GetHeaderByHash(hash)
+	if h == nil {
+		return nil, rpc.ErrInvalidBlockHashParams
+	}
+	return validatorList(h)
+}
+
+// validatorList is the validators of the block that h is (its extraData),
+// never null.
+func validatorList(h *types.Header) ([]common.Address, error) {
+	v, err := Validators(h)
+	if err != nil {
+		return nil, rpc.ErrInternal
+	}
+	if v == nil {
+		v = []common.Address{}
+	}
+	return v, nil
+}
+
+// signerMetric is one validator's entry of ibft_getSignerMetrics.
+type signerMetric struct {
+	Address                 common.Address `json:"address"`
+	ProposedBlockCount      hexutil.Uint64 `json:"proposedBlockCount"`
+	LastProposedBlockNumber hexutil.Uint64 `json:"lastProposedBlockNumber"`
+}
+
+// getSignerMetrics counts the blocks each validator proposed between
+// fromBlock (default: 100 blocks before toBlock) and toBlock (default:
+// latest), listing the validators of toBlock first.
+func (a *ibftAPI) getSignerMetrics(from, to *api.BlockNumber) ([]signerMetric, error) {
+	toH := a.chain.CurrentHeader()
+	if to != nil {
+		if toH = a.header(*to); toH == nil {
+			return nil, rpc.ErrInvalidBlockParams
+		}
+	}
+	last := toH.Number.Uint64()
+	first := uint64(0)
+	if last > signerMetricsDefaultRange {
+		first = last - signerMetricsDefaultRange
+	}
+	if from != nil {
+		fh := a.header(*from)
+		if fh == nil || fh.Number.Uint64() > last {
+			return nil, rpc.ErrInvalidBlockParams
+		}
+		first = fh.Number.Uint64()
+	}
+	index := map[common.Address]int{}
+	var out []signerMetric
+	if vals, err := Validators(toH); err == nil {
+		for _, v := range vals {
+			index[v] = len(out)
+			out = append(out, signerMetric{Address: v})
+		}
+	}
+	for n := max(first, 1); n <= last; n++ {
+		h := a.chain.GetHeaderByNumber(n)
+		if h == nil {
+			break
+		}
+		i, ok := index[h.Coinbase]
+		if !ok {
+			i = len(out)
+			index[h.Coinbase] = i
+			out = append(out, signerMetric{Address: h.Coinbase})
+		}
+		out[i].ProposedBlockCount++
+		out[i].LastProposedBlockNumber = hexutil.Uint64(n)
+	}
+	if out == nil {
+		out = []signerMetric{}
+	}
+	return out, nil
+}

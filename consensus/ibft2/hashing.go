@@ -1,0 +1,94 @@
+package ibft2
+
+import (
+	"fmt"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
+)
+
+// MixDigest is the mixHash of every IBFT 2.0 block: ASCII "tical byzantine
+// fault tolerance".
+var MixDigest = common.HexToHash("0x63746963616c2062797a616e74696e65206661756c7420746f6c6572616e6365")
+
+// BlockHash is the on-chain hash of header (Besu's
+// IbftBlockHashing.calculateHashOfIbftBlockOnChain): the header with its
+// extraData reduced to [vanity, validators, vote], so a block hashes alike
+// whichever round it was committed in and whichever seals it carries. The
+// genesis block hashes with its extraData unchanged, as does a header whose
+// extraData does not parse (verification rejects such a header anyway).
+func BlockHash(header *types.Header) common.Hash {
+	if header.Number == nil || header.Number.Sign() == 0 {
+		return header.Hash()
+	}
+	extra, err := DecodeExtraData(header.Extra)
+	if err != nil {
+		return header.Hash()
+	}
+	return filteredHash(header, extra, layoutWithoutRoundSe)
+}
+
+// SealHash is the hash commit seals sign (Besu's
+// calculateDataHashForCommittedSeal): the header with its extraData reduced
+// to [vanity, validators, vote, round]. It is also the digest of proposals,
+// prepares and commits.
+func SealHash(header *types.Header) (common.Hash, error) {
+	extra, err := DecodeExtraData(header.Extra)
+	if err != nil {
+		return common.Hash{}, err
+	}
+	return filteredHash(header, extra, layoutWithoutSeals), nil
+}
+
+func filteredHash(header *types.Header, extra *ExtraData, l layout) common.Hash {
+	h := types.CopyHeader(header)
+	h.Extra = extra.encode(l)
+	return h.Hash()
+}
+
+// recoverSigner returns the address whose key made sig (r ‖ s ‖ recovery
+// id) over digest.
+func recoverSigner(digest common.Hash, sig []byte) (common.Address, error) {
+	if len(sig) != SealLength {
+		return common.Address{}, fmt.Errorf("signature of %d bytes, want %d", len(sig), SealLength)
+	}
+	if sig[64] > 1 {
+		return common.Address{}, fmt.Errorf("signature recovery id %d, want 0 or 1", sig[64])
+	}
+	pub, err := crypto.SigToPub(digest[:], sig)
+	if err != nil {
+		return common.Address{}, err
+	}
+	return crypto.PubkeyToAddress(*pub), nil
+}
+
+// SealSigners returns the signers of the commit seals of header, in seal
+// order.
+func SealSigners(header *types.Header) ([]common.Address, error) {
+	extra, err := DecodeExtraData(header.Extra)
+	if err != nil {
+		return nil, err
+	}
+	digest := filteredHash(header, extra, layoutWithoutSeals)
+	out := make([]common.Address, len(extra.Seals))
+	for i, s := range extra.Seals {
+		if out[i], err = recoverSigner(digest, s); err != nil {
+			return nil, fmt.Errorf("commit seal %d: %w", i, err)
+		}
+	}
+	return out, nil
+}
+
+// WithRoundAndSeals returns a copy of header whose extraData carries round
+// and seals.
+func WithRoundAndSeals(header *types.Header, round uint32, seals [][]byte) (*types.Header, error) {
+	extra, err := DecodeExtraData(header.Extra)
+	if err != nil {
+		return nil, err
+	}
+	extra.Round, extra.Seals = round, seals
+	h := types.CopyHeader(header)
+	h.Extra = extra.Encode()
+	return h, nil
+}
