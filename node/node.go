@@ -83,8 +83,9 @@ func newEngine(g *config.Genesis) (consensus.Engine, *ethash.Ethash, error) {
 }
 
 // OpenChain opens the database and chain of a data path; the caller closes
-// both (subcommands such as `blocks import` use it without a node).
-func OpenChain(dataPath string, g *config.Genesis) (ethdb.Database, *chain.Chain, error) {
+// both (subcommands such as `blocks import` use it without a node). opts
+// are the parameters of the chain's block executor.
+func OpenChain(dataPath string, g *config.Genesis, opts ...chain.ExecOption) (ethdb.Database, *chain.Chain, error) {
 	engine, err := NewEngine(g)
 	if err != nil {
 		return nil, nil, err
@@ -93,7 +94,7 @@ func OpenChain(dataPath string, g *config.Genesis) (ethdb.Database, *chain.Chain
 	if err != nil {
 		return nil, nil, err
 	}
-	c, err := chain.Open(db, g.Core, engine)
+	c, err := chain.Open(db, g.Core, engine, opts...)
 	if err != nil {
 		db.Close()
 		return nil, nil, err
@@ -102,9 +103,13 @@ func OpenChain(dataPath string, g *config.Genesis) (ethdb.Database, *chain.Chain
 }
 
 // New opens the node's storage and builds its services; Start runs them.
-func New(cfg *config.Config, log *slog.Logger) (*Node, error) {
+func New(cfg *config.Config, log *slog.Logger, opts ...Option) (*Node, error) {
 	if log == nil {
 		log = slog.Default()
+	}
+	var o options
+	for _, opt := range opts {
+		opt(&o)
 	}
 	g, err := cfg.RequireGenesis()
 	if err != nil {
@@ -114,7 +119,7 @@ func New(cfg *config.Config, log *slog.Logger) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	db, c, err := OpenChain(cfg.DataPath, g)
+	db, c, err := OpenChain(cfg.DataPath, g, o.exec...)
 	if err != nil {
 		return nil, err
 	}
