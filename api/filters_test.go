@@ -54,7 +54,7 @@ func newFilterEnv(t *testing.T, maxRange int64) *filterEnv {
 	e.sys.Start()
 	t.Cleanup(e.sys.Stop)
 	reg := rpc.NewRegistry()
-	if err := Register(reg, &Backend{Chain: e.c.Chain, Filters: e.sys, NetworkID: 1337}); err != nil {
+	if err := Register(reg, Groups(&Backend{Chain: e.c.Chain, Filters: e.sys, NetworkID: 1337})...); err != nil {
 		t.Fatal(err)
 	}
 	srv, err := rpc.NewServer(reg, rpc.Config{})
@@ -478,8 +478,9 @@ func TestFilterLimitError(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// The method answers the filter system's error; JSON-RPC maps it.
 	_, err := f.NewPendingTransactionFilter()
-	if e, ok := err.(*rpc.Error); !ok || e.Code != -32005 || e.Message != "Maximum number of active filters exceeded" {
+	if e := jsonrpcError(err); e == nil || e.Code != -32005 || e.Message != "Maximum number of active filters exceeded" {
 		t.Fatalf("third filter: %v", err)
 	}
 	if _, err := f.NewFilter(FilterArgs{}); err == nil {

@@ -82,7 +82,7 @@ func BenchmarkGetLogs(b *testing.B) {
 
 	sys := filters.New(c.Chain, nil, filters.Config{}) // no range cap
 	reg := rpc.NewRegistry()
-	if err := Register(reg, &Backend{Chain: c.Chain, Filters: sys}); err != nil {
+	if err := Register(reg, Groups(&Backend{Chain: c.Chain, Filters: sys})...); err != nil {
 		b.Fatal(err)
 	}
 	srv, err := rpc.NewServer(reg, rpc.Config{})

@@ -10,7 +10,11 @@ import (
 )
 
 // BlockJSON is the block object of the spec, plus the fields of later forks
-// that today's client libraries read. Field order follows Besu's.
+// that today's client libraries read. Field order follows Besu's. Lists are
+// never left out for being empty: clients (ethers.js v6) refuse a block
+// without "transactions", and Besu always writes "uncles" and
+// "transactions" (and "withdrawals" on blocks with a withdrawals root). The
+// builders must therefore set Uncles and Transactions to non-nil slices.
 type BlockJSON struct {
 	Number                *hexutil.Big       `json:"number"`
 	Hash                  common.Hash        `json:"hash"`
@@ -32,7 +36,7 @@ type BlockJSON struct {
 	GasUsed               hexutil.Uint64     `json:"gasUsed"`
 	Timestamp             hexutil.Uint64     `json:"timestamp"`
 	Uncles                []common.Hash      `json:"uncles"`
-	Transactions          []any              `json:"transactions,omitempty"`
+	Transactions          []any              `json:"transactions"`
 	WithdrawalsRoot       *common.Hash       `json:"withdrawalsRoot,omitempty"`
 	Withdrawals           *types.Withdrawals `json:"withdrawals,omitempty"`
 	BlobGasUsed           *hexutil.Uint64    `json:"blobGasUsed,omitempty"`
@@ -77,32 +81,36 @@ func headerJSON(h *types.Header, hash common.Hash, td *big.Int) *BlockJSON {
 	return b
 }
 
-// TxJSON is the transaction object. Field order follows Besu's.
+// TxJSON is the transaction object. Field order follows Besu's. The lists a
+// transaction type defines (accessList from type 1, blobVersionedHashes on
+// type 3, authorizationList on type 4) are pointers so that they are left
+// out of the types without them but written, "[]" when empty, on the types
+// with them.
 type TxJSON struct {
-	AccessList           *types.AccessList            `json:"accessList,omitempty"`
-	BlockHash            *common.Hash                 `json:"blockHash"`
-	BlockNumber          *hexutil.Big                 `json:"blockNumber"`
-	BlockTimestamp       *hexutil.Uint64              `json:"blockTimestamp,omitempty"`
-	ChainID              *hexutil.Big                 `json:"chainId,omitempty"`
-	From                 common.Address               `json:"from"`
-	Gas                  hexutil.Uint64               `json:"gas"`
-	GasPrice             *hexutil.Big                 `json:"gasPrice"`
-	MaxPriorityFeePerGas *hexutil.Big                 `json:"maxPriorityFeePerGas,omitempty"`
-	MaxFeePerGas         *hexutil.Big                 `json:"maxFeePerGas,omitempty"`
-	MaxFeePerBlobGas     *hexutil.Big                 `json:"maxFeePerBlobGas,omitempty"`
-	Hash                 common.Hash                  `json:"hash"`
-	Input                hexutil.Bytes                `json:"input"`
-	Nonce                hexutil.Uint64               `json:"nonce"`
-	To                   *common.Address              `json:"to"`
-	TransactionIndex     *hexutil.Uint64              `json:"transactionIndex"`
-	Type                 hexutil.Uint64               `json:"type"`
-	Value                *hexutil.Big                 `json:"value"`
-	YParity              *hexutil.Uint64              `json:"yParity,omitempty"`
-	V                    *hexutil.Big                 `json:"v"`
-	R                    *hexutil.Big                 `json:"r"`
-	S                    *hexutil.Big                 `json:"s"`
-	BlobVersionedHashes  []common.Hash                `json:"blobVersionedHashes,omitempty"`
-	AuthorizationList    []types.SetCodeAuthorization `json:"authorizationList,omitempty"`
+	AccessList           *types.AccessList             `json:"accessList,omitempty"`
+	BlockHash            *common.Hash                  `json:"blockHash"`
+	BlockNumber          *hexutil.Big                  `json:"blockNumber"`
+	BlockTimestamp       *hexutil.Uint64               `json:"blockTimestamp,omitempty"`
+	ChainID              *hexutil.Big                  `json:"chainId,omitempty"`
+	From                 common.Address                `json:"from"`
+	Gas                  hexutil.Uint64                `json:"gas"`
+	GasPrice             *hexutil.Big                  `json:"gasPrice"`
+	MaxPriorityFeePerGas *hexutil.Big                  `json:"maxPriorityFeePerGas,omitempty"`
+	MaxFeePerGas         *hexutil.Big                  `json:"maxFeePerGas,omitempty"`
+	MaxFeePerBlobGas     *hexutil.Big                  `json:"maxFeePerBlobGas,omitempty"`
+	Hash                 common.Hash                   `json:"hash"`
+	Input                hexutil.Bytes                 `json:"input"`
+	Nonce                hexutil.Uint64                `json:"nonce"`
+	To                   *common.Address               `json:"to"`
+	TransactionIndex     *hexutil.Uint64               `json:"transactionIndex"`
+	Type                 hexutil.Uint64                `json:"type"`
+	Value                *hexutil.Big                  `json:"value"`
+	YParity              *hexutil.Uint64               `json:"yParity,omitempty"`
+	V                    *hexutil.Big                  `json:"v"`
+	R                    *hexutil.Big                  `json:"r"`
+	S                    *hexutil.Big                  `json:"s"`
+	BlobVersionedHashes  *[]common.Hash                `json:"blobVersionedHashes,omitempty"`
+	AuthorizationList    *[]types.SetCodeAuthorization `json:"authorizationList,omitempty"`
 }
 
 // TxContext locates a transaction in a block; nil fields for pending ones.
@@ -149,10 +157,7 @@ func txJSON(cfg *params.ChainConfig, tx *types.Transaction, loc *TxContext) *TxJ
 		out.ChainID = (*hexutil.Big)(tx.ChainId())
 	}
 	if tx.Type() != types.LegacyTxType {
-		al := tx.AccessList()
-		if al == nil {
-			al = types.AccessList{}
-		}
+		al := accessListJSON(tx.AccessList())
 		out.AccessList = &al
 		yp := hexutil.Uint64(v.Uint64())
 		out.YParity = &yp
@@ -169,12 +174,42 @@ func txJSON(cfg *params.ChainConfig, tx *types.Transaction, loc *TxContext) *TxJ
 	}
 	if tx.Type() == types.BlobTxType {
 		out.MaxFeePerBlobGas = (*hexutil.Big)(tx.BlobGasFeeCap())
-		out.BlobVersionedHashes = tx.BlobHashes()
+		hashes := tx.BlobHashes()
+		if hashes == nil {
+			hashes = []common.Hash{}
+		}
+		out.BlobVersionedHashes = &hashes
 	}
 	if tx.Type() == types.SetCodeTxType {
-		out.AuthorizationList = tx.SetCodeAuthorizations()
+		auths := tx.SetCodeAuthorizations()
+		if auths == nil {
+			auths = []types.SetCodeAuthorization{}
+		}
+		out.AuthorizationList = &auths
 	}
 	return out
+}
+
+// accessListJSON returns al ready to be written: "[]" for an empty list and
+// for an entry without storage keys, never null. Decoded transactions
+// already have empty slices there; transactions built in code may not.
+func accessListJSON(al types.AccessList) types.AccessList {
+	if al == nil {
+		return types.AccessList{}
+	}
+	for i := range al {
+		if al[i].StorageKeys == nil {
+			out := make(types.AccessList, len(al))
+			for j, t := range al {
+				if t.StorageKeys == nil {
+					t.StorageKeys = []common.Hash{}
+				}
+				out[j] = t
+			}
+			return out
+		}
+	}
+	return al
 }
 
 // effectiveGasPrice is what the sender paid per gas in a block with baseFee.

@@ -1,9 +1,22 @@
 package api
 
-import "github.com/basaltchain/basalt/rpc"
+import (
+	"encoding/json"
 
-// Register adds every method of the ETH, NET, WEB3 and MINER groups to r.
-func Register(r *rpc.Registry, b *Backend) error {
+	"github.com/basaltchain/basalt/rpc"
+)
+
+// Register adds the methods of every group to r. The node passes the groups
+// of its services (Groups) followed by those of its consensus engine.
+func Register(r *rpc.Registry, groups ...rpc.Group) error {
+	return r.RegisterGroups(groups)
+}
+
+// Groups returns the method groups the backend's services serve: ETH
+// (with the filter methods when b.Filters is set), NET, WEB3, MINER and
+// ADMIN. Groups provided by a consensus engine (CLIQUE, IBFT, QBFT) are not
+// among them.
+func Groups(b *Backend) []rpc.Group {
 	e, n, w, m := &Eth{b}, &Net{b}, &Web3{b}, &Miner{b}
 	var (
 		addr    = rpc.ErrInvalidAddressParams
@@ -17,6 +30,13 @@ func Register(r *rpc.Registry, b *Backend) error {
 		// block parameter missing or bad that is the error reported.
 		blockSecond = []int{1, 0}
 		blockThird  = []int{2, 0, 1}
+		// The execution-apis spec makes the block parameter of the state
+		// methods and eth_call optional, meaning "latest"; Besu requires
+		// it. An omitted (or null) one is "latest", and a request that
+		// fails on another parameter still gets Besu's error, which names
+		// the block parameter it reads first (see rpc.Method.ParamDefaults).
+		latestSecond = []json.RawMessage{1: json.RawMessage(`"latest"`)}
+		latestThird  = []json.RawMessage{2: json.RawMessage(`"latest"`)}
 	)
 	eth := []rpc.Method{
 		{Name: "eth_chainId", Fn: e.ChainID},
@@ -29,11 +49,11 @@ func Register(r *rpc.Registry, b *Backend) error {
 		{Name: "eth_blobBaseFee", Fn: e.BlobBaseFee},
 		{Name: "eth_feeHistory", Fn: e.FeeHistory, ParamErrors: []*rpc.Error{rpc.ErrInvalidBlockCountParams, block, rpc.ErrInvalidRewardPercentilesParams}},
 		{Name: "eth_config", Fn: e.Config},
-		{Name: "eth_getBalance", Fn: e.GetBalance, ParamErrors: []*rpc.Error{addr, block}, ParamOrder: blockSecond},
-		{Name: "eth_getTransactionCount", Fn: e.GetTransactionCount, ParamErrors: []*rpc.Error{addr, block}, ParamOrder: blockSecond},
-		{Name: "eth_getCode", Fn: e.GetCode, ParamErrors: []*rpc.Error{addr, block}, ParamOrder: blockSecond},
-		{Name: "eth_getStorageAt", Fn: e.GetStorageAt, ParamErrors: []*rpc.Error{addr, rpc.ErrInvalidPositionParams, block}, ParamOrder: blockThird},
-		{Name: "eth_getProof", Fn: e.GetProof, ParamErrors: []*rpc.Error{addr, rpc.ErrInvalidStorageKeysParams, block}, ParamOrder: blockThird},
+		{Name: "eth_getBalance", Fn: e.GetBalance, ParamErrors: []*rpc.Error{addr, block}, ParamOrder: blockSecond, ParamDefaults: latestSecond},
+		{Name: "eth_getTransactionCount", Fn: e.GetTransactionCount, ParamErrors: []*rpc.Error{addr, block}, ParamOrder: blockSecond, ParamDefaults: latestSecond},
+		{Name: "eth_getCode", Fn: e.GetCode, ParamErrors: []*rpc.Error{addr, block}, ParamOrder: blockSecond, ParamDefaults: latestSecond},
+		{Name: "eth_getStorageAt", Fn: e.GetStorageAt, ParamErrors: []*rpc.Error{addr, rpc.ErrInvalidPositionParams, block}, ParamOrder: blockThird, ParamDefaults: latestThird},
+		{Name: "eth_getProof", Fn: e.GetProof, ParamErrors: []*rpc.Error{addr, rpc.ErrInvalidStorageKeysParams, block}, ParamOrder: blockThird, ParamDefaults: latestThird},
 		{Name: "eth_sendRawTransaction", Fn: e.SendRawTransaction, ParamErrors: []*rpc.Error{rpc.ErrInvalidTransactionParams}, ExactParamCount: true},
 		{Name: "eth_sendTransaction", Fn: e.SendTransaction, AllowExtraParams: true},
 		{Name: "eth_getTransactionByHash", Fn: e.GetTransactionByHash, ParamErrors: []*rpc.Error{txHash}, ExactParamCount: true},
@@ -49,7 +69,7 @@ func Register(r *rpc.Registry, b *Backend) error {
 		{Name: "eth_getTransactionByBlockNumberAndIndex", Fn: e.GetTransactionByBlockNumberAndIndex, ParamErrors: []*rpc.Error{block, rpc.ErrInvalidTransactionIndexParams}},
 		{Name: "eth_getUncleByBlockHashAndIndex", Fn: e.GetUncleByBlockHashAndIndex, ParamErrors: []*rpc.Error{hash, uncleIx}},
 		{Name: "eth_getUncleByBlockNumberAndIndex", Fn: e.GetUncleByBlockNumberAndIndex, ParamErrors: []*rpc.Error{block, uncleIx}},
-		{Name: "eth_call", Fn: e.Call, ParamErrors: []*rpc.Error{call, block, call}, ParamOrder: blockSecond},
+		{Name: "eth_call", Fn: e.Call, ParamErrors: []*rpc.Error{call, block, call}, ParamOrder: blockSecond, ParamDefaults: latestSecond},
 		{Name: "eth_estimateGas", Fn: e.EstimateGas, ParamErrors: []*rpc.Error{call, block, call}, ParamOrder: blockSecond},
 		{Name: "eth_createAccessList", Fn: e.CreateAccessList, ParamErrors: []*rpc.Error{call, block, call}, ParamOrder: blockSecond},
 		{Name: "eth_mining", Fn: e.Mining},
@@ -59,32 +79,25 @@ func Register(r *rpc.Registry, b *Backend) error {
 		{Name: "eth_submitWork", Fn: e.SubmitWork, ParamErrors: []*rpc.Error{rpc.ErrInvalidNonceParams, rpc.ErrInvalidPowHashParams, rpc.ErrInvalidParams}},
 		{Name: "eth_submitHashrate", Fn: e.SubmitHashrate, ParamErrors: []*rpc.Error{rpc.ErrInvalidHashRateParams, rpc.ErrInvalidSealerIDParams}},
 	}
-	if err := r.RegisterGroup("ETH", eth); err != nil {
-		return err
+	eth = append(eth, filterMethods(b)...)
+	// Every group maps the services' domain errors with jsonrpcError.
+	return []rpc.Group{
+		{Name: rpc.GroupEth, Errors: jsonrpcError, Methods: eth},
+		{Name: rpc.GroupNet, Errors: jsonrpcError, Methods: []rpc.Method{
+			{Name: "net_version", Fn: n.Version},
+			{Name: "net_listening", Fn: n.Listening},
+			{Name: "net_peerCount", Fn: n.PeerCount},
+			{Name: "net_enode", Fn: n.Enode},
+			{Name: "net_services", Fn: n.Services},
+		}},
+		{Name: rpc.GroupWeb3, Errors: jsonrpcError, Methods: []rpc.Method{
+			{Name: "web3_clientVersion", Fn: w.ClientVersion},
+			{Name: "web3_sha3", Fn: w.Sha3, ParamErrors: []*rpc.Error{rpc.ErrInvalidDataParams}, ExactParamCount: true},
+		}},
+		{Name: rpc.GroupMiner, Errors: jsonrpcError, Methods: []rpc.Method{
+			{Name: "miner_start", Fn: m.Start},
+			{Name: "miner_stop", Fn: m.Stop},
+		}},
+		adminGroup(b),
 	}
-	if err := r.RegisterGroup("NET", []rpc.Method{
-		{Name: "net_version", Fn: n.Version},
-		{Name: "net_listening", Fn: n.Listening},
-		{Name: "net_peerCount", Fn: n.PeerCount},
-		{Name: "net_enode", Fn: n.Enode},
-		{Name: "net_services", Fn: n.Services},
-	}); err != nil {
-		return err
-	}
-	if err := r.RegisterGroup("WEB3", []rpc.Method{
-		{Name: "web3_clientVersion", Fn: w.ClientVersion},
-		{Name: "web3_sha3", Fn: w.Sha3, ParamErrors: []*rpc.Error{rpc.ErrInvalidDataParams}, ExactParamCount: true},
-	}); err != nil {
-		return err
-	}
-	if err := r.RegisterGroup("MINER", []rpc.Method{
-		{Name: "miner_start", Fn: m.Start},
-		{Name: "miner_stop", Fn: m.Stop},
-	}); err != nil {
-		return err
-	}
-	if err := registerNetwork(r, b); err != nil {
-		return err
-	}
-	return RegisterFilters(r, b)
 }

@@ -35,7 +35,7 @@ func BenchmarkNewHeadsFanout(b *testing.B) {
 	sys.Start()
 	b.Cleanup(sys.Stop)
 	reg := rpc.NewRegistry()
-	if err := Register(reg, &Backend{Chain: c.Chain, Filters: sys}); err != nil {
+	if err := Register(reg, Groups(&Backend{Chain: c.Chain, Filters: sys})...); err != nil {
 		b.Fatal(err)
 	}
 	srv, err := rpc.NewServer(reg, rpc.Config{})

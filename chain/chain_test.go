@@ -1,10 +1,12 @@
 package chain
 
 import (
+	"bytes"
 	"context"
 	"crypto/ecdsa"
 	"math/big"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -14,6 +16,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/vm"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/params"
+	"github.com/ethereum/go-ethereum/rlp"
 	"github.com/ethereum/go-ethereum/trie"
 
 	"github.com/basaltchain/basalt/consensus"
@@ -31,7 +34,7 @@ func (testEngine) VerifyHeader(_ consensus.ChainReader, h, p *types.Header, _ bo
 	}
 	return nil
 }
-func (testEngine) VerifyUncles(consensus.ChainReader, *types.Block) error            { return nil }
+func (testEngine) VerifyUncles(consensus.ChainReader, *types.Block, bool) error      { return nil }
 func (testEngine) Prepare(consensus.ChainReader, *types.Header, *types.Header) error { return nil }
 func (testEngine) Finalize(consensus.ChainReader, *types.Header, vm.StateDB, []*types.Header) {
 }
@@ -197,6 +200,55 @@ func TestRejectsBadBlocks(t *testing.T) {
 	}
 	if _, err := c.InsertBlock(ctx, good, InsertOptions{}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// sealRecorder is testEngine recording the seal argument of every header
+// and ommer check.
+type sealRecorder struct {
+	testEngine
+	header, uncles []bool
+}
+
+func (e *sealRecorder) VerifyHeader(c consensus.ChainReader, h, p *types.Header, seal bool) error {
+	e.header = append(e.header, seal)
+	return e.testEngine.VerifyHeader(c, h, p, seal)
+}
+
+func (e *sealRecorder) VerifyUncles(_ consensus.ChainReader, _ *types.Block, seal bool) error {
+	e.uncles = append(e.uncles, seal)
+	return nil
+}
+
+// TestSkipSealReachesEveryHeader: InsertOptions.SkipSeal (and so
+// ImportOptions.SkipSeal, blocks import --skip-pow-validation-enabled)
+// turns off the seal check of the block's header and of its ommers alike.
+func TestSkipSealReachesEveryHeader(t *testing.T) {
+	e := &sealRecorder{}
+	c, err := Open(NewMemoryDatabase(), testGenesis(), e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	b1 := makeBlock(t, c, c.Genesis(), 1, nil, 1)
+	if _, err := c.InsertBlock(ctx, b1, InsertOptions{SkipSeal: true}); err != nil {
+		t.Fatal(err)
+	}
+	b2 := makeBlock(t, c, b1.Header(), 1, nil, 2)
+	if _, err := c.InsertBlock(ctx, b2, InsertOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	b3 := makeBlock(t, c, b2.Header(), 1, nil, 3)
+	var file bytes.Buffer
+	if err := rlp.Encode(&file, b3); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Import(ctx, &file, ImportOptions{SkipSeal: true}); err != nil {
+		t.Fatal(err)
+	}
+	want := []bool{false, true, false}
+	if !slices.Equal(e.header, want) || !slices.Equal(e.uncles, want) {
+		t.Fatalf("seal checked: headers %v, ommers %v; want %v for both", e.header, e.uncles, want)
 	}
 }
 

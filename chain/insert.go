@@ -29,8 +29,8 @@ type HeadEvent struct {
 
 // InsertOptions tune InsertBlock.
 type InsertOptions struct {
-	// SkipSeal skips the engine's seal check (blocks import
-	// --skip-pow-validation-enabled).
+	// SkipSeal skips the engine's seal check of every header of the block,
+	// its own and its ommers' (blocks import --skip-pow-validation-enabled).
 	SkipSeal bool
 	// NoSync marks a bulk import: the write-ahead log is not flushed after
 	// each block and states are written to disk only every so many blocks
@@ -86,10 +86,11 @@ func (c *Chain) InsertBlock(ctx context.Context, block *types.Block, opts Insert
 	if err := c.checkMergeTransition(header, parent, parentTD); err != nil {
 		return res, fmt.Errorf("block %d: %w", number, err)
 	}
-	if err := c.engine.VerifyHeader(c, header, parent, !opts.SkipSeal); err != nil {
+	seal := !opts.SkipSeal
+	if err := c.engine.VerifyHeader(c, header, parent, seal); err != nil {
 		return res, fmt.Errorf("block %d: invalid header: %w", number, err)
 	}
-	if err := c.engine.VerifyUncles(c, block); err != nil {
+	if err := c.engine.VerifyUncles(c, block, seal); err != nil {
 		return res, fmt.Errorf("block %d: invalid uncles: %w", number, err)
 	}
 	if err := ValidateBody(block); err != nil {
@@ -201,13 +202,20 @@ func (c *Chain) checkMergeTransition(header, parent *types.Header, parentTD *big
 }
 
 // wins is the fork-choice rule: heavier total difficulty, or for post-merge
-// blocks equal difficulty and a higher block.
+// blocks equal difficulty and a higher block. A tie between pre-merge
+// blocks goes to the engine's fork chooser when it has one (Clique's
+// EIP-3436 rules), else the head stays.
 func (c *Chain) wins(header *types.Header, td *big.Int, cur *headInfo) bool {
 	switch td.Cmp(cur.td) {
 	case 1:
 		return true
 	case 0:
-		return header.Difficulty.Sign() == 0 && header.Number.Cmp(cur.header.Number) > 0
+		if header.Difficulty.Sign() == 0 {
+			return header.Number.Cmp(cur.header.Number) > 0
+		}
+		if c.forkChooser != nil && cur.header.Difficulty.Sign() > 0 {
+			return c.forkChooser.PreferHead(c, header, cur.header)
+		}
 	}
 	return false
 }

@@ -7,12 +7,13 @@ import (
 	"math/big"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/basaltchain/basalt/internal/cliconf"
 )
 
 // EnvPrefix starts the name of every environment variable Basalt reads:
@@ -214,32 +215,16 @@ func (c *Config) RequireGenesis() (*Genesis, error) {
 // --node-private-key-file, --logging) as persistent flags, the node's
 // options as local flags.
 func AddFlags(root *cobra.Command) {
+	var shared, local []cliconf.Option
 	for _, o := range options() {
-		fs := root.Flags()
 		if o.persistent {
-			fs = root.PersistentFlags()
-		}
-		v := &optionValue{value: o.def, kind: o.kind, typ: o.typ}
-		for i, name := range append([]string{o.name}, o.aliases...) {
-			usage := o.usage
-			if o.kind == kindBool && o.def == "false" {
-				usage += " (default false)" // pflag omits zero defaults
-			}
-			if i > 0 {
-				usage = "Alias of --" + o.name
-			}
-			shorthand := ""
-			if i == 0 {
-				shorthand = o.shorthand
-			}
-			f := fs.VarPF(v, name, shorthand, usage)
-			f.DefValue = o.def
-			f.Hidden = i > 0 || o.hidden
-			if o.kind == kindBool {
-				f.NoOptDefVal = "true"
-			}
+			shared = append(shared, o.spec())
+		} else {
+			local = append(local, o.spec())
 		}
 	}
+	cliconf.AddFlags(root.PersistentFlags(), shared...)
+	cliconf.AddFlags(root.Flags(), local...)
 }
 
 // Load reads the configuration for cmd, which is the root command or one of
@@ -256,79 +241,20 @@ func Load(cmd *cobra.Command) (*Config, error) {
 // EnvName returns the environment variable for an option name, e.g.
 // "rpc-http-port" -> "BASALT_RPC_HTTP_PORT".
 func EnvName(option string) string {
-	return EnvPrefix + strings.ToUpper(strings.ReplaceAll(option, "-", "_"))
-}
-
-// source says where an option's value came from, for error messages.
-type source struct {
-	kind string // "flag", "env", "file" or "default"
-	name string // the flag, variable or key as given
-	file string
-}
-
-func (s source) describe() string {
-	switch s.kind {
-	case "env":
-		return " (from environment variable " + s.name + ")"
-	case "file":
-		return fmt.Sprintf(" (from %q in config file %s)", s.name, s.file)
-	}
-	return ""
-}
-
-type loader struct {
-	flags     *pflag.FlagSet
-	lookupEnv func(string) (string, bool)
-	file      map[string]string
-	fileName  string
-}
-
-// resolve returns the raw value of o from the highest-precedence source.
-// An environment variable set to the empty string counts as unset.
-func (l *loader) resolve(o option) (string, source) {
-	names := append([]string{o.name}, o.aliases...)
-	for _, n := range names {
-		if f := l.flags.Lookup(n); f != nil && f.Changed {
-			return f.Value.String(), source{kind: "flag", name: "--" + n}
-		}
-	}
-	for _, n := range names {
-		if v, ok := l.lookupEnv(EnvName(n)); ok && v != "" {
-			return v, source{kind: "env", name: EnvName(n)}
-		}
-	}
-	for _, n := range names {
-		if v, ok := l.file[n]; ok {
-			return v, source{kind: "file", name: n, file: l.fileName}
-		}
-	}
-	return o.def, source{kind: "default"}
+	return cliconf.EnvName(EnvPrefix, "", option)
 }
 
 func load(flags *pflag.FlagSet, lookupEnv func(string) (string, bool)) (*Config, error) {
 	opts := options()
-	l := &loader{flags: flags, lookupEnv: lookupEnv}
-
-	// The config file is named by the command line or the environment only.
-	for _, o := range opts {
-		if o.name != optConfigFile {
-			continue
-		}
-		path, _ := l.resolve(o)
-		if path != "" {
-			file, err := readConfigFile(path, opts)
-			if err != nil {
-				return nil, err
-			}
-			l.file, l.fileName = file, path
-		}
+	values, err := newSpec(opts).Load(cliconf.Sources{Flags: flags, LookupEnv: lookupEnv})
+	if err != nil {
+		return nil, err
 	}
-
 	cfg := new(Config)
 	for _, o := range opts {
-		raw, src := l.resolve(o)
-		if err := o.apply(cfg, raw); err != nil {
-			return nil, fmt.Errorf("invalid value %q for --%s%s: %v", raw, o.name, src.describe(), err)
+		v := values.Get(o.name)
+		if err := o.apply(cfg, v.Text); err != nil {
+			return nil, v.Invalid(err)
 		}
 	}
 	if err := cfg.finish(); err != nil {

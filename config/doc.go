@@ -13,7 +13,9 @@
 // resolves and validates them for the root command or any subcommand and
 // loads the selected genesis. Errors are one line naming the flag and, for
 // values from the environment or the file, where the value came from. The
-// config file, like Besu's, must not contain unknown keys.
+// config file, like Besu's, must not contain unknown keys. The sources are
+// read by internal/cliconf, the loader basalt-signer and basalt-privacy use
+// too; this package holds basalt's option table (flags.go) and its checks.
 //
 // # Genesis
 //

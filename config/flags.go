@@ -5,35 +5,33 @@ import (
 	"fmt"
 	"net"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/BurntSushi/toml"
-
+	"github.com/basaltchain/basalt/internal/cliconf"
 	"github.com/basaltchain/basalt/p2p/enodeurl"
+	"github.com/basaltchain/basalt/rpc"
 )
 
-// optionKind is how an option's value is written.
-type optionKind int
-
+// Option kinds, named for the table below (see cliconf.Kind).
 const (
-	kindString optionKind = iota
-	kindBool
-	kindList // comma-separated on the command line and in env vars; a TOML array or string in the file
+	kindString = cliconf.String
+	kindBool   = cliconf.Bool
+	kindList   = cliconf.List // comma-separated on the command line and in env vars; a TOML array or string in the file
 )
 
 // optConfigFile is the one option the config file cannot set.
 const optConfigFile = "config-file"
 
 // option describes one Basalt option: its flag, environment variable
-// (EnvName(name)) and config-file key (name) at once.
+// (EnvName(name)) and config-file key (name) at once, and how it sets
+// Config.
 type option struct {
 	name       string
 	aliases    []string // older Besu names, accepted everywhere, hidden in help
 	shorthand  string
-	kind       optionKind
+	kind       cliconf.Kind
 	typ        string // value name shown in help
 	def        string // default, written as on the command line
 	usage      string
@@ -42,9 +40,29 @@ type option struct {
 	apply      func(c *Config, v string) error
 }
 
+// spec is the loader's description of o.
+func (o option) spec() cliconf.Option {
+	return cliconf.Option{Name: o.name, Aliases: o.aliases, Shorthand: o.shorthand, Kind: o.kind,
+		Type: o.typ, Default: o.def, Usage: o.usage, Hidden: o.hidden}
+}
+
+// newSpec returns the loader's description of the basalt program: opts,
+// the BASALT_ environment prefix (an empty variable counts as unset) and
+// --config-file, whose values may be any TOML scalar written as on the
+// command line, as in Besu.
+func newSpec(opts []option) *cliconf.Spec {
+	s := &cliconf.Spec{EnvPrefixes: []string{EnvPrefix}, FileOption: optConfigFile}
+	for _, o := range opts {
+		s.Options = append(s.Options, o.spec())
+	}
+	return s
+}
+
 // rpcAPIGroups are the JSON-RPC method groups --rpc-http-api and
-// --rpc-ws-api accept.
-var rpcAPIGroups = []string{"ETH", "NET", "WEB3", "ADMIN", "DEBUG", "MINER", "TXPOOL", "CLIQUE", "IBFT", "PERM", "EEA", "PRIV"}
+// --rpc-ws-api accept: all of Besu's, as the JSON-RPC server knows them,
+// including groups this node may not serve (the node names those at
+// start-up).
+var rpcAPIGroups = rpc.KnownGroups
 
 // options returns the table of every option, in no particular order (help
 // sorts them). Adding an option is adding an entry here and a field to
@@ -311,44 +329,8 @@ func options() []option {
 	}
 }
 
-// optionValue is the pflag.Value of every option: it keeps the raw text so
-// that Load can validate all sources the same way and name the source in
-// errors. A list option given several times accumulates.
-type optionValue struct {
-	value string
-	kind  optionKind
-	typ   string
-	set   bool
-}
-
-func (v *optionValue) String() string { return v.value }
-
-func (v *optionValue) Set(s string) error {
-	if v.kind == kindList && v.set {
-		v.value += "," + s
-	} else {
-		v.value = s
-	}
-	v.set = true
-	return nil
-}
-
-func (v *optionValue) Type() string {
-	if v.kind == kindBool {
-		return "bool" // pflag prints no value name for bools
-	}
-	return v.typ
-}
-
-func parseBoolValue(v string) (bool, error) {
-	switch strings.ToLower(strings.TrimSpace(v)) {
-	case "true":
-		return true, nil
-	case "false":
-		return false, nil
-	}
-	return false, errors.New("expected true or false")
-}
+// parseBoolValue reads a boolean option (cliconf.ParseBool).
+func parseBoolValue(v string) (bool, error) { return cliconf.ParseBool(v) }
 
 func parseUintValue(v string) (uint64, error) {
 	n, err := parseBig("", strings.TrimSpace(v), decOrHex)
@@ -388,17 +370,8 @@ func parsePort(v string) (int, error) {
 	return n, nil
 }
 
-// splitList splits a comma-separated list, trimming spaces and dropping
-// empty items.
-func splitList(v string) []string {
-	var out []string
-	for _, s := range strings.Split(v, ",") {
-		if s = strings.TrimSpace(s); s != "" {
-			out = append(out, s)
-		}
-	}
-	return out
-}
+// splitList splits a comma-separated list (cliconf.SplitList).
+func splitList(v string) []string { return cliconf.SplitList(v) }
 
 // jwtAlgorithms are the values of --rpc-*-authentication-jwt-algorithm:
 // Besu's, less HS256 (a shared secret, not a public key).
@@ -486,73 +459,4 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-// readConfigFile reads the TOML config file and returns each key's value
-// written as on the command line. Like Besu, an unknown key is an error.
-func readConfigFile(path string, opts []option) (map[string]string, error) {
-	var m map[string]any
-	if _, err := toml.DecodeFile(path, &m); err != nil {
-		return nil, fmt.Errorf("--config-file: %v", err)
-	}
-	byName := map[string]option{}
-	for _, o := range opts {
-		for _, n := range append([]string{o.name}, o.aliases...) {
-			byName[n] = o
-		}
-	}
-	out := make(map[string]string, len(m))
-	var unknown []string
-	for key, v := range m {
-		o, ok := byName[key]
-		if !ok {
-			unknown = append(unknown, strconv.Quote(key))
-			continue
-		}
-		if o.name == optConfigFile {
-			return nil, fmt.Errorf("config file %s: %q cannot be set in a config file", path, key)
-		}
-		s, err := tomlValue(v, o.kind == kindList)
-		if err != nil {
-			return nil, fmt.Errorf("invalid value for %q in config file %s: %v", key, path, err)
-		}
-		out[key] = s
-	}
-	switch sort.Strings(unknown); len(unknown) {
-	case 0:
-		return out, nil
-	case 1:
-		return nil, fmt.Errorf("unknown option %s in config file %s", unknown[0], path)
-	default:
-		return nil, fmt.Errorf("unknown options %s in config file %s", strings.Join(unknown, ", "), path)
-	}
-}
-
-// tomlValue writes a decoded TOML value as command-line text; arrays are
-// allowed for list options only.
-func tomlValue(v any, list bool) (string, error) {
-	switch x := v.(type) {
-	case string:
-		return x, nil
-	case bool:
-		return strconv.FormatBool(x), nil
-	case int64:
-		return strconv.FormatInt(x, 10), nil
-	case float64:
-		return strconv.FormatFloat(x, 'f', -1, 64), nil
-	case []any:
-		if !list {
-			return "", errors.New("expected a single value, got an array")
-		}
-		parts := make([]string, len(x))
-		for i, e := range x {
-			s, err := tomlValue(e, false)
-			if err != nil {
-				return "", fmt.Errorf("array element %d: %v", i, err)
-			}
-			parts[i] = s
-		}
-		return strings.Join(parts, ","), nil
-	}
-	return "", fmt.Errorf("unsupported TOML value of type %T", v)
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/consensus/misc/eip1559"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/params"
@@ -180,7 +181,7 @@ func TestDevGenesis(t *testing.T) {
 
 	h := g.Core.ToBlock().Header()
 	if h.Nonce.Uint64() != 0x42 || h.GasLimit != 0x1fffffffffffff || h.Difficulty.Uint64() != 0x10000 || h.Time != 0 ||
-		common.Bytes2Hex(h.Extra) != strings.TrimPrefix(devExtraData, "0x") || h.BaseFee == nil || h.BaseFee.Sign() != 0 {
+		common.Bytes2Hex(h.Extra) != strings.TrimPrefix(devExtraData, "0x") || h.BaseFee == nil || h.BaseFee.Uint64() != 1_000_000_000 {
 		t.Errorf("header %+v", h)
 	}
 	if h.WithdrawalsHash == nil || h.ParentBeaconRoot == nil || h.ExcessBlobGas == nil || h.RequestsHash == nil {
@@ -190,6 +191,43 @@ func TestDevGenesis(t *testing.T) {
 	DevGenesis().ChainConfig().LondonBlock.SetInt64(5)
 	if c.LondonBlock.Sign() != 0 || DevGenesis().ChainConfig().LondonBlock.Sign() != 0 {
 		t.Error("DevGenesis shares state between calls")
+	}
+}
+
+// The dev network's base fee starts at 1 gwei and follows EIP-1559: on
+// empty blocks it falls by an eighth a block and comes to rest at 7 wei,
+// never 0 (ethers.js needs a non-zero base fee to offer
+// EIP-1559 fees).
+func TestDevBaseFee(t *testing.T) {
+	g := DevGenesis()
+	cfg := g.ChainConfig()
+	h := g.Core.ToBlock().Header()
+	if h.BaseFee.Cmp(big.NewInt(params.InitialBaseFee)) != 0 {
+		t.Fatalf("genesis base fee %v", h.BaseFee)
+	}
+	belowMin := 0
+	for i := 1; i <= 300; i++ {
+		next := &types.Header{Number: big.NewInt(int64(i)), GasLimit: h.GasLimit, BaseFee: eip1559.CalcBaseFee(cfg, h)}
+		if next.BaseFee.Sign() <= 0 || next.BaseFee.Cmp(h.BaseFee) > 0 {
+			t.Fatalf("block %d: base fee %v after %v", i, next.BaseFee, h.BaseFee)
+		}
+		if belowMin == 0 && next.BaseFee.Cmp(big.NewInt(1000)) <= 0 {
+			belowMin = i
+		}
+		h = next
+	}
+	if h.BaseFee.Int64() != 7 {
+		t.Errorf("base fee after 300 blocks %v, want 7", h.BaseFee)
+	}
+	// At one block a second, transactions priced at the 1000 wei minimum
+	// wait this long after a fresh start (README, dev network).
+	if belowMin < 100 || belowMin > 120 {
+		t.Errorf("base fee reaches 1000 wei at block %d", belowMin)
+	}
+	// A block using more than half the gas limit raises it, as anywhere.
+	full := &types.Header{Number: big.NewInt(301), GasLimit: h.GasLimit, GasUsed: h.GasLimit, BaseFee: h.BaseFee}
+	if got := eip1559.CalcBaseFee(cfg, full); got.Cmp(h.BaseFee) <= 0 {
+		t.Errorf("base fee after a full block %v", got)
 	}
 }
 

@@ -36,6 +36,19 @@ var DevAccounts = []DevAccount{
 	{common.HexToAddress("0xf17f52151EbEF6C7334FAD080c5704D77216b732"), "ae6ae8e5ccbfb04590405997ee2d52d2b330726137b875053c36d94e974d162f"},
 }
 
+// DevInitialBaseFee is the dev network's genesis base fee: 1 gwei, the
+// EIP-1559 initial base fee, which go-ethereum's and Hardhat's dev chains
+// and Besu (for a London genesis without baseFeePerGas) start from. Besu's
+// own dev genesis says 0, and with the dev gas limit no block ever uses
+// more than half of it, so its base fee stays 0 for good; client libraries
+// then fall back to legacy pricing (ethers v6 getFeeData() offers
+// maxFeePerGas only for a non-zero base fee). From 1 gwei the ordinary
+// rule takes the base fee down by up to an eighth per block that uses less
+// than half the gas limit, to a few wei (7 on empty blocks), where the
+// rule's rounding holds it: never 0, and within two minutes of a fresh dev
+// node (about 110 blocks) below the pool's default minimum gas price.
+const DevInitialBaseFee = params.InitialBaseFee
+
 // devExtraData is the extraData of Besu's dev.json genesis.
 const devExtraData = "0x11bbe8db4e347b4e8c937c1c8370e4b5ed33adb3db69cbdb7a38e1e50b1b82fa"
 
@@ -46,6 +59,9 @@ const devExtraData = "0x11bbe8db4e347b4e8c937c1c8370e4b5ed33adb3db69cbdb7a38e1e5
 // call (EIP-4788 beacon roots, EIP-2935 history storage, EIP-7002
 // withdrawal and EIP-7251 consolidation queues) in the allocation. Each call
 // returns a new value.
+//
+// Its base fee starts at DevInitialBaseFee, not at Besu's 0, and follows
+// the ordinary EIP-1559 rule from there.
 func DevGenesis() *Genesis {
 	zero := func() *big.Int { return new(big.Int) }
 	t0 := func() *uint64 { var t uint64; return &t }
@@ -100,7 +116,7 @@ func DevGenesis() *Genesis {
 			ExtraData:  hexutil.MustDecode(devExtraData),
 			GasLimit:   0x1fffffffffffff,
 			Difficulty: big.NewInt(0x10000),
-			BaseFee:    new(big.Int),
+			BaseFee:    big.NewInt(DevInitialBaseFee),
 			Alloc:      alloc,
 		},
 		Consensus:         "ethash",

@@ -2,6 +2,13 @@
 // beacon, clique, ibft2) implements, and is the only place allowed to compute
 // block hashes: the chain store keys blocks by Engine.Hash, never by
 // types.Header.Hash, because IBFT 2.0 hashes a filtered header.
+//
+// Engines own block production: beyond Engine, an engine implements the
+// optional capability interfaces of capabilities.go (proof-of-work remote
+// mining, RPC groups, devp2p sub-protocols, seal scheduling, a producer of
+// its own), which the node looks up in one place. The seams a producer runs
+// on (clock, transport, block building and import) are here too, so that a
+// BFT core stays a pure state machine behind them.
 package consensus
 
 import (
@@ -39,8 +46,13 @@ type Engine interface {
 	// --skip-pow-validation-enabled` asks.
 	VerifyHeader(chain ChainReader, header, parent *types.Header, seal bool) error
 
-	// VerifyUncles checks the ommers of block (engines without ommers reject any).
-	VerifyUncles(chain ChainReader, block *types.Block) error
+	// VerifyUncles checks the ommers of block (engines without ommers reject
+	// any). seal has VerifyHeader's meaning for each ommer's header, and a
+	// caller passes the same value to both: skipping seals means skipping
+	// them for every header of the block, because the chains generated for
+	// client test suites carry ommers without a valid seal. Every other
+	// ommer rule applies either way.
+	VerifyUncles(chain ChainReader, block *types.Block, seal bool) error
 
 	// Prepare fills the consensus fields (difficulty, ...) of a header being
 	// built on parent.
@@ -51,7 +63,9 @@ type Engine interface {
 	Finalize(chain ChainReader, header *types.Header, state vm.StateDB, uncles []*types.Header)
 
 	// Seal returns a copy of header carrying a valid seal. It blocks until a
-	// seal is found or ctx ends (then it returns ctx.Err()).
+	// seal is found or ctx ends (then it returns ctx.Err()). An engine that
+	// cannot seal header now (post-merge, not authorised, not its turn)
+	// returns a *CannotSealError saying why, at once.
 	Seal(ctx context.Context, header *types.Header) (*types.Header, error)
 
 	// Close releases the engine's resources (worker goroutines, caches).

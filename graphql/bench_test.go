@@ -59,7 +59,7 @@ func BenchmarkBlockTransactions(b *testing.B) {
 	defer gqlSrv.Close()
 
 	reg := rpc.NewRegistry()
-	if err := api.Register(reg, backend); err != nil {
+	if err := api.Register(reg, api.Groups(backend)...); err != nil {
 		b.Fatal(err)
 	}
 	rpcServer, err := rpc.NewServer(reg, rpc.Config{APIs: []string{"ETH"}})

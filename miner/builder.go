@@ -41,7 +41,7 @@ func build(ctx context.Context, c *chain.Chain, txs TxSource, coinbase common.Ad
 	if ts <= parent.Time {
 		ts = parent.Time + 1
 	}
-	block, exec, err := Build(ctx, c, parent, c.CurrentHash(), ts, txs, coinbase, extra)
+	block, exec, err := Build(ctx, c, parent, c.CurrentHash(), ts, txs, coinbase, extra, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -49,13 +49,15 @@ func build(ctx context.Context, c *chain.Chain, txs TxSource, coinbase common.Ad
 }
 
 // Build assembles an unsealed block on parent (whose engine hash is
-// parentHash) with timestamp ts and transactions from txs, and returns it
-// with its executed state, ready for chain.InsertBlock once sealed. The
-// miner and the test chain generator share it. Build prepares the header;
-// the chain's executor (chain.Executor.Build) runs the transactions, with
-// the executor's precompiles, tracer and building policy.
+// parentHash) with timestamp ts, transactions from txs and the ommers
+// uncles (which the caller has chosen; the engine's Finalize pays their
+// rewards), and returns it with its executed state, ready for
+// chain.InsertBlock once sealed. The miner and the test chain generator
+// share it. Build prepares the header; the chain's executor
+// (chain.Executor.Build) runs the transactions, with the executor's
+// precompiles, tracer and building policy.
 func Build(ctx context.Context, c *chain.Chain, parent *types.Header, parentHash common.Hash, ts uint64,
-	txs TxSource, coinbase common.Address, extra []byte) (*types.Block, *chain.Executed, error) {
+	txs TxSource, coinbase common.Address, extra []byte, uncles []*types.Header) (*types.Block, *chain.Executed, error) {
 	cfg := c.Config()
 	header := &types.Header{
 		ParentHash: parentHash,
@@ -94,7 +96,7 @@ func Build(ctx context.Context, c *chain.Chain, parent *types.Header, parentHash
 	if txs != nil {
 		it = txs.PendingIterator(header.BaseFee)
 	}
-	res, err := c.Executor().Build(ctx, header, statedb, it, nil, withdrawals)
+	res, err := c.Executor().Build(ctx, header, statedb, it, uncles, withdrawals)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -105,7 +107,7 @@ func Build(ctx context.Context, c *chain.Chain, parent *types.Header, parentHash
 	header.GasUsed = res.GasUsed
 	header.Root = statedb.IntermediateRoot(chain.Rules(cfg, header))
 
-	body := &types.Body{Transactions: res.Txs, Withdrawals: withdrawals}
+	body := &types.Body{Transactions: res.Txs, Uncles: uncles, Withdrawals: withdrawals}
 	block := types.NewBlock(header, body, res.Receipts, trie.NewStackTrie(nil))
 	return block, &chain.Executed{State: statedb, Receipts: res.Receipts, Skipped: res.Skipped}, nil
 }

@@ -1,6 +1,14 @@
-// Package miner builds blocks from the transaction pool and seals them with
-// the consensus engine: the local sealing loop behind --miner-enabled,
-// miner_start/miner_stop, and the remote work of eth_getWork/eth_submitWork.
+// Package miner produces blocks: the shared block builder (Build, also used
+// by the test chain generator), the sealing loop behind --miner-enabled and
+// miner_start/miner_stop for engines that seal a built block on their own
+// (proof of work, and the room Clique's turn and delays need through
+// consensus.Scheduler), the remote work of eth_getWork/eth_submitWork, and
+// the host a consensus.Producer (a BFT controller) runs on instead of the
+// sealing loop.
+//
+// The miner never asks which engine it runs on: the node hands it the
+// engine's capabilities (consensus.PoW, consensus.Scheduler,
+// consensus.Producer) in Config.
 package miner
 
 import (
@@ -8,12 +16,11 @@ import (
 	"errors"
 	"log/slog"
 	"sync"
-	"time"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/basaltchain/basalt/chain"
+	"github.com/basaltchain/basalt/consensus"
 )
 
 // ErrCoinbaseNotSet is returned by Start when no coinbase was configured.
@@ -26,15 +33,17 @@ var ErrNoWork = errors.New("no mining work available yet")
 type Config struct {
 	Coinbase  *common.Address
 	ExtraData []byte
-	// PoW enables remote mining (eth_getWork/eth_submitWork); nil for
-	// engines without proof of work.
-	PoW *PoW
-}
-
-// PoW is what remote mining needs from a proof-of-work engine.
-type PoW struct {
-	SealHash func(header *types.Header) common.Hash
-	SeedHash func(number uint64) []byte
+	// PoW enables remote mining (eth_getWork/eth_submitWork): the engine's
+	// proof-of-work capability; nil for engines without proof of work.
+	PoW consensus.PoW
+	// Scheduler, when set, is asked before every block whether and when
+	// the engine may seal on the head (see consensus.Scheduler).
+	Scheduler consensus.Scheduler
+	// Producer, when set, produces the blocks instead of the sealing loop
+	// (see consensus.Producer).
+	Producer consensus.Producer
+	// Clock is the time production waits on; nil means the wall clock.
+	Clock consensus.Clock
 }
 
 // Miner produces blocks. It is safe for concurrent use.
@@ -43,14 +52,25 @@ type Miner struct {
 	txs   TxSource
 	cfg   Config
 	log   *slog.Logger
+	clock consensus.Clock
+	// wake is signalled (without blocking; capacity 1) when the production
+	// loop may have something new to do: a new head, or a resume after a
+	// pause. The loop waits on it instead of polling.
+	wake chan struct{}
 
 	mu      sync.Mutex
 	cancel  context.CancelFunc // stops the running loop; nil when stopped
 	done    chan struct{}      // closed when the loop has exited
-	sealing context.CancelFunc // aborts the current seal
+	sealing context.CancelFunc // aborts the current seal or producer run
 	works   map[common.Hash]*pendingBlock
 	current *pendingBlock
 	paused  bool
+	// refused is the reason the engine's Scheduler last gave for not
+	// sealing on the head, "" once it agreed to: a node whose key is not
+	// an authorised signer is not mining (eth_mining false) though its
+	// loop runs. A refusal of Seal itself (a loop still trying) does not
+	// count.
+	refused string
 }
 
 // New returns a stopped miner.
@@ -58,7 +78,12 @@ func New(c *chain.Chain, txs TxSource, cfg Config, log *slog.Logger) *Miner {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Miner{chain: c, txs: txs, cfg: cfg, log: log, works: make(map[common.Hash]*pendingBlock)}
+	clock := cfg.Clock
+	if clock == nil {
+		clock = consensus.SystemClock
+	}
+	return &Miner{chain: c, txs: txs, cfg: cfg, log: log, clock: clock,
+		wake: make(chan struct{}, 1), works: make(map[common.Hash]*pendingBlock)}
 }
 
 // Coinbase returns the configured coinbase, if any.
@@ -69,11 +94,21 @@ func (m *Miner) Coinbase() (common.Address, bool) {
 	return *m.cfg.Coinbase, true
 }
 
-// Mining reports whether the sealing loop is running and not paused.
+// Mining reports whether block production is running, not paused, and
+// not refused by the engine's Scheduler because the node may not seal at
+// all (a Clique node whose key is not a signer).
 func (m *Miner) Mining() bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.cancel != nil && !m.paused
+	return m.cancel != nil && !m.paused && m.refused != consensus.ReasonNotAuthorised
+}
+
+// setRefused records why the engine refuses to seal on the head ("" when
+// it agreed).
+func (m *Miner) setRefused(reason string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.refused = reason
 }
 
 // SetPaused pauses or resumes block production (while syncing) without
@@ -85,9 +120,12 @@ func (m *Miner) SetPaused(p bool) {
 	if p && m.sealing != nil {
 		m.sealing()
 	}
+	if !p {
+		m.notify()
+	}
 }
 
-// Start starts the sealing loop. Starting a running miner is a no-op.
+// Start starts block production. Starting a running miner is a no-op.
 func (m *Miner) Start() error {
 	if m.cfg.Coinbase == nil {
 		return ErrCoinbaseNotSet
@@ -99,16 +137,17 @@ func (m *Miner) Start() error {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	m.cancel, m.done = cancel, make(chan struct{})
-	go m.loop(ctx, m.done)
+	go m.run(ctx, m.done)
 	return nil
 }
 
-// Stop stops the sealing loop and waits for it to exit.
+// Stop stops block production and waits for it to end.
 func (m *Miner) Stop() {
 	m.mu.Lock()
 	cancel, done := m.cancel, m.done
 	m.cancel, m.done = nil, nil
 	m.current = nil
+	m.refused = ""
 	clear(m.works)
 	m.mu.Unlock()
 	if cancel != nil {
@@ -117,158 +156,55 @@ func (m *Miner) Stop() {
 	}
 }
 
-func (m *Miner) loop(ctx context.Context, done chan struct{}) {
+// notify wakes the production loop if it waits. Never blocks.
+func (m *Miner) notify() {
+	select {
+	case m.wake <- struct{}{}:
+	default: // a wake-up is pending already
+	}
+}
+
+// run is the production goroutine: it follows the head and runs the
+// engine's producer, or the sealing loop for engines without one.
+func (m *Miner) run(ctx context.Context, done chan struct{}) {
 	defer close(done)
 	heads := make(chan chain.HeadEvent, 16)
 	sub := m.chain.SubscribeHead(heads)
+	var wg sync.WaitGroup
+	defer wg.Wait()
 	defer sub.Unsubscribe()
+	runCtx, stop := context.WithCancel(ctx)
+	defer stop() // ends the head follower before wg.Wait
 
-	// A new head from elsewhere (remote work, peers) aborts the current seal.
-	go func() {
+	// A new head wakes the loop and aborts a seal on an older parent
+	// (remote work or a peer's block got there first).
+	wg.Go(func() {
 		for {
 			select {
 			case ev := <-heads:
 				m.mu.Lock()
-				if m.sealing != nil && (m.current == nil || m.current.block.ParentHash() != ev.Hash) {
+				if m.sealing != nil && m.current != nil && m.current.block.ParentHash() != ev.Hash {
 					m.sealing()
 				}
 				m.mu.Unlock()
-			case <-ctx.Done():
+				m.notify()
+			case <-runCtx.Done():
 				return
 			case <-sub.Err():
 				return
 			}
 		}
-	}()
+	})
 
-	for ctx.Err() == nil {
-		if m.isPaused() {
-			sleep(ctx, 200*time.Millisecond)
-			continue
-		}
-		// Timestamps strictly increase and are never in the future: wait
-		// for the second after the parent's.
-		parent := m.chain.CurrentHeader()
-		if wait := time.Until(time.Unix(int64(parent.Time)+1, 0)); wait > 0 {
-			sleep(ctx, wait)
-			continue
-		}
-		pb, err := build(ctx, m.chain, m.txs, *m.cfg.Coinbase, m.cfg.ExtraData, time.Now())
-		if err != nil {
-			if ctx.Err() == nil {
-				m.log.Error("Block building failed", "err", err)
-				sleep(ctx, time.Second)
-			}
-			continue
-		}
-		sealCtx, cancel := context.WithCancel(ctx)
-		m.setWork(pb, cancel)
-		sealed, err := m.chain.Engine().Seal(sealCtx, pb.block.Header())
-		cancel()
-		if err != nil {
-			continue // new head, pause or stop
-		}
-		if err := m.insert(pb, sealed); err != nil && ctx.Err() == nil {
-			m.log.Warn("Mined block rejected", "number", sealed.Number, "err", err)
-		}
+	if m.cfg.Producer != nil {
+		m.produceLoop(runCtx, m.cfg.Producer)
+		return
 	}
+	m.sealLoop(runCtx)
 }
 
 func (m *Miner) isPaused() bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.paused
-}
-
-func (m *Miner) setWork(pb *pendingBlock, cancel context.CancelFunc) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.sealing = cancel
-	m.current = pb
-	if pow := m.cfg.PoW; pow != nil {
-		// Forget work built on older parents; keep a few for late submissions.
-		for h, w := range m.works {
-			if w.block.ParentHash() != pb.block.ParentHash() {
-				delete(m.works, h)
-			}
-		}
-		m.works[pow.SealHash(pb.block.Header())] = pb
-	}
-}
-
-// insert stores a sealed block; each pending block is inserted at most once.
-func (m *Miner) insert(pb *pendingBlock, sealed *types.Header) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if pb.state == nil {
-		return errors.New("work already submitted")
-	}
-	// Check the seal first: a bad remote solution must leave the work
-	// usable, while InsertBlock consumes the block's state.
-	parent := m.chain.GetHeader(sealed.ParentHash, sealed.Number.Uint64()-1)
-	if parent == nil {
-		return errors.New("parent of the work is gone")
-	}
-	if err := m.chain.Engine().VerifyHeader(m.chain, sealed, parent, true); err != nil {
-		return err
-	}
-	block := pb.block.WithSeal(sealed)
-	res, err := m.chain.InsertBlock(context.Background(), block, chain.InsertOptions{
-		Executed: &chain.Executed{State: pb.state, Receipts: pb.receipts},
-	})
-	pb.state = nil
-	if err != nil {
-		return err
-	}
-	m.log.Info("Produced block", "number", sealed.Number, "hash", res.Hash.Hex(),
-		"txs", len(block.Transactions()), "gas", sealed.GasUsed)
-	return nil
-}
-
-// GetWork returns the current work package: the pow-hash of the header being
-// mined, the seed hash of its epoch and the boundary 2^256/difficulty.
-func (m *Miner) GetWork() (powHash common.Hash, seed common.Hash, boundary common.Hash, err error) {
-	pow := m.cfg.PoW
-	if pow == nil {
-		return powHash, seed, boundary, ErrNoWork
-	}
-	m.mu.Lock()
-	pb := m.current
-	m.mu.Unlock()
-	if pb == nil || pb.state == nil {
-		return powHash, seed, boundary, ErrNoWork
-	}
-	h := pb.block.Header()
-	powHash = pow.SealHash(h)
-	seed = common.BytesToHash(pow.SeedHash(h.Number.Uint64()))
-	boundary = common.BytesToHash(target(h.Difficulty).Bytes())
-	return powHash, seed, boundary, nil
-}
-
-// SubmitWork accepts a solution for a work package handed out by GetWork and
-// reports whether it sealed a block.
-func (m *Miner) SubmitWork(nonce types.BlockNonce, powHash, mixDigest common.Hash) bool {
-	m.mu.Lock()
-	pb := m.works[powHash]
-	m.mu.Unlock()
-	if pb == nil {
-		return false
-	}
-	header := pb.block.Header()
-	header.Nonce = nonce
-	header.MixDigest = mixDigest
-	if err := m.insert(pb, header); err != nil {
-		m.log.Warn("Submitted work rejected", "powHash", powHash.Hex(), "err", err)
-		return false
-	}
-	return true
-}
-
-func sleep(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-ctx.Done():
-	}
 }

@@ -33,7 +33,7 @@ func TestRemoteWork(t *testing.T) {
 		t.Fatal(err)
 	}
 	coinbase := common.HexToAddress("0xfe3b557e8fb62b89f4916b721be55ceb828dbd73")
-	m := New(c, nil, Config{Coinbase: &coinbase, PoW: &PoW{SealHash: ethash.SealHash, SeedHash: ethash.SeedHash}}, nil)
+	m := New(c, nil, Config{Coinbase: &coinbase, PoW: pow}, nil)
 	if _, _, _, err := m.GetWork(); err != ErrNoWork {
 		t.Fatalf("work before start: %v", err)
 	}
@@ -147,9 +147,11 @@ func TestMinedBlockReexecutes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Init code: PREVRANDAO PUSH0 SSTORE STOP.
+	// Init code: PREVRANDAO PUSH0 SSTORE STOP. Priced at the genesis base
+	// fee, which block 1's (lower: the genesis block is empty) does not
+	// exceed.
 	tx := types.MustSignNewTx(key, types.LatestSignerForChainID(g.ChainID()), &types.LegacyTx{
-		Nonce: 0, Gas: 100000, GasPrice: big.NewInt(1000), Data: common.FromHex("0x445f5500"),
+		Nonce: 0, Gas: 100000, GasPrice: new(big.Int).Set(g.Core.BaseFee), Data: common.FromHex("0x445f5500"),
 	})
 	coinbase := common.HexToAddress("0xfe3b557e8fb62b89f4916b721be55ceb828dbd73")
 	m := New(a, &sliceSource{txs: []*types.Transaction{tx}}, Config{Coinbase: &coinbase}, nil)

@@ -20,10 +20,12 @@ import (
 	"github.com/ethereum/go-ethereum/ethdb"
 	"github.com/holiman/uint256"
 
+	"github.com/basaltchain/basalt/api"
 	"github.com/basaltchain/basalt/chain"
 	"github.com/basaltchain/basalt/config"
 	"github.com/basaltchain/basalt/consensus"
 	"github.com/basaltchain/basalt/consensus/beacon"
+	"github.com/basaltchain/basalt/consensus/clique"
 	"github.com/basaltchain/basalt/consensus/ethash"
 	"github.com/basaltchain/basalt/miner"
 	"github.com/basaltchain/basalt/p2p"
@@ -46,10 +48,11 @@ type Node struct {
 	key     *ecdsa.PrivateKey
 	db      ethdb.Database
 	engine  consensus.Engine
-	pow     *ethash.Ethash // nil for engines without proof of work
+	caps    engineCaps // what the engine can do beyond consensus.Engine
 	chain   *chain.Chain
 	pool    *txpool.Pool
 	miner   *miner.Miner
+	backend *api.Backend // what every front end calls
 	rpc     *rpcServers
 	graphql *graphQLServer
 	p2p     *p2p.Service // nil when --p2p-enabled=false
@@ -62,36 +65,76 @@ type Node struct {
 // DatabaseDir is where the node keeps its database inside the data path.
 func DatabaseDir(dataPath string) string { return filepath.Join(dataPath, "database") }
 
-// NewEngine returns the consensus engine the genesis asks for. Ethash
-// chains are wrapped in the beacon engine so imported post-merge blocks
-// verify too.
-func NewEngine(g *config.Genesis) (consensus.Engine, error) {
-	e, _, err := newEngine(g)
-	return e, err
+// EngineEnv is what an engine may need from the node besides the genesis:
+// the node key (Clique seals with it), the database (Clique keeps signer
+// snapshots in it) and the logger. The zero value gives an engine that
+// only verifies and keeps nothing on disk.
+type EngineEnv struct {
+	Key *ecdsa.PrivateKey
+	DB  ethdb.KeyValueStore
+	Log *slog.Logger
 }
 
-func newEngine(g *config.Genesis) (consensus.Engine, *ethash.Ethash, error) {
-	cfg := g.ChainConfig()
-	switch {
-	case g.Clique != nil || cfg.Clique != nil:
-		return nil, nil, errors.New("clique consensus is not supported yet")
-	case g.IBFT2 != nil || g.QBFT != nil:
-		return nil, nil, errors.New("ibft2 consensus is not supported yet")
+// NewEngine returns the consensus engine the genesis asks for, able to
+// verify but not to seal with a key and keeping nothing on disk (see
+// NewEngineWith).
+func NewEngine(g *config.Genesis) (consensus.Engine, error) {
+	return NewEngineWith(g, EngineEnv{})
+}
+
+// NewEngineWith returns the consensus engine the genesis asks for, with
+// Besu's precedence when it names several (ethash, ibft2, qbft, clique).
+// Ethash and Clique are wrapped in the beacon engine so imported post-merge
+// blocks verify too.
+func NewEngineWith(g *config.Genesis, env EngineEnv) (consensus.Engine, error) {
+	switch g.Consensus {
+	case "ibft2", "qbft":
+		return nil, errors.New("ibft2 consensus is not supported yet")
+	case "clique":
+		return newCliqueEngine(g, env)
 	}
-	pow := ethash.New(ethash.Config{FixedDifficulty: g.FixedDifficulty})
-	return beacon.New(pow), pow, nil
+	return beacon.New(ethash.New(ethash.Config{FixedDifficulty: g.FixedDifficulty})), nil
+}
+
+// newCliqueEngine makes the Clique engine of g, refusing a genesis whose
+// extraData lists no signer (no block could ever be sealed).
+func newCliqueEngine(g *config.Genesis, env EngineEnv) (consensus.Engine, error) {
+	ex, err := clique.ParseExtra(g.Core.ExtraData)
+	if err != nil {
+		return nil, fmt.Errorf("clique genesis extraData: %w", err)
+	}
+	if len(ex.Signers) == 0 {
+		return nil, errors.New("clique genesis extraData lists no signer")
+	}
+	cc := g.Clique
+	e := clique.New(clique.Config{
+		Period:            cc.BlockPeriodSeconds,
+		Epoch:             cc.EpochLength,
+		CreateEmptyBlocks: cc.CreateEmptyBlocks,
+	}, clique.Options{Key: env.Key, DB: env.DB, Log: env.Log})
+	return beacon.New(e), nil
 }
 
 // OpenChain opens the database and chain of a data path; the caller closes
-// both (subcommands such as `blocks import` use it without a node). opts
-// are the parameters of the chain's block executor.
+// both (subcommands such as `blocks import` use it without a node). Its
+// engine verifies only. opts are the parameters of the chain's block
+// executor.
 func OpenChain(dataPath string, g *config.Genesis, opts ...chain.ExecOption) (ethdb.Database, *chain.Chain, error) {
-	engine, err := NewEngine(g)
+	return openChain(dataPath, g, NewEngineWith, EngineEnv{}, opts...)
+}
+
+// openChain opens the database, makes the engine on it with env and opens
+// the chain, with the engine's fork chooser if it has one and opts for its
+// block executor.
+func openChain(dataPath string, g *config.Genesis, newEngine engineFactory, env EngineEnv, opts ...chain.ExecOption) (ethdb.Database, *chain.Chain, error) {
+	db, err := chain.OpenDatabase(DatabaseDir(dataPath), 256)
 	if err != nil {
 		return nil, nil, err
 	}
-	db, err := chain.OpenDatabase(DatabaseDir(dataPath), 256)
+	env.DB = db
+	engine, err := newEngine(g, env)
 	if err != nil {
+		db.Close()
 		return nil, nil, err
 	}
 	c, err := chain.Open(db, g.Core, engine, opts...)
@@ -99,11 +142,24 @@ func OpenChain(dataPath string, g *config.Genesis, opts ...chain.ExecOption) (et
 		db.Close()
 		return nil, nil, err
 	}
+	if fc := capabilitiesOf(engine).forkChooser; fc != nil {
+		c.SetForkChooser(fc)
+	}
 	return db, c, nil
 }
 
+// engineFactory makes the node's consensus engine (NewEngineWith; tests
+// give engines of their own).
+type engineFactory func(*config.Genesis, EngineEnv) (consensus.Engine, error)
+
 // New opens the node's storage and builds its services; Start runs them.
 func New(cfg *config.Config, log *slog.Logger, opts ...Option) (*Node, error) {
+	return newNode(cfg, log, NewEngineWith, opts...)
+}
+
+// newNode is New with the engine made by newEngine (tests give engines of
+// their own, with capabilities the real ones do not have yet).
+func newNode(cfg *config.Config, log *slog.Logger, newEngine engineFactory, opts ...Option) (*Node, error) {
 	if log == nil {
 		log = slog.Default()
 	}
@@ -119,11 +175,11 @@ func New(cfg *config.Config, log *slog.Logger, opts ...Option) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	db, c, err := OpenChain(cfg.DataPath, g, o.exec...)
+	db, c, err := openChain(cfg.DataPath, g, newEngine, EngineEnv{Key: key, Log: log}, o.exec...)
 	if err != nil {
 		return nil, err
 	}
-	n := &Node{cfg: cfg, log: log, key: key, db: db, chain: c, engine: c.Engine()}
+	n := &Node{cfg: cfg, log: log, key: key, db: db, chain: c, engine: c.Engine(), caps: capabilitiesOf(c.Engine())}
 	st, err := c.State()
 	if err != nil {
 		n.closeStorage()
@@ -138,19 +194,19 @@ func New(cfg *config.Config, log *slog.Logger, opts ...Option) (*Node, error) {
 		n.closeStorage()
 		return nil, err
 	}
-	mcfg := miner.Config{Coinbase: cfg.Miner.Coinbase, ExtraData: cfg.Miner.ExtraData}
-	if beaconEngine, ok := c.Engine().(*beacon.Beacon); ok {
-		n.pow, _ = beaconEngine.Inner().(*ethash.Ethash)
-	}
-	if n.pow != nil {
-		mcfg.PoW = &miner.PoW{SealHash: ethash.SealHash, SeedHash: ethash.SeedHash}
-	}
-	n.miner = miner.New(c, poolSource{n.pool}, mcfg, log)
+	n.miner = miner.New(c, poolSource{n.pool}, miner.Config{
+		Coinbase:  n.coinbase(),
+		ExtraData: cfg.Miner.ExtraData,
+		PoW:       n.caps.pow,
+		Scheduler: n.caps.scheduler,
+		Producer:  n.caps.producer,
+	}, log)
 	if n.p2p, err = newP2P(n); err != nil {
 		n.pool.Close()
 		n.closeStorage()
 		return nil, err
 	}
+	n.backend = newBackend(n)
 	n.rpc, err = newRPCServers(n)
 	if err == nil {
 		n.graphql, err = newGraphQLServer(n)
@@ -164,7 +220,8 @@ func New(cfg *config.Config, log *slog.Logger, opts ...Option) (*Node, error) {
 }
 
 // Start runs the node's services: the head follower, the RPC servers and,
-// with --miner-enabled, the miner.
+// with --miner-enabled or an engine that seals with the node key (Clique),
+// the miner.
 func (n *Node) Start() error {
 	n.ctx, n.cancel = context.WithCancel(context.Background())
 	heads := make(chan chain.HeadEvent, 64)
@@ -182,6 +239,12 @@ func (n *Node) Start() error {
 			return err
 		}
 	}
+	// The filter system follows the chain and the pool for the polling
+	// filters and subscriptions, which only JSON-RPC serves; log queries
+	// (GraphQL's too) need no events.
+	if n.rpc.serving() {
+		n.backend.Filters.Start()
+	}
 	// GraphQL first: a client that sees JSON-RPC answer finds GraphQL up.
 	if err := n.graphql.start(); err != nil {
 		n.Close()
@@ -191,7 +254,7 @@ func (n *Node) Start() error {
 		n.Close()
 		return err
 	}
-	if n.cfg.Miner.Enabled {
+	if n.cfg.Miner.Enabled || n.sealsWithKey() {
 		if err := n.miner.Start(); err != nil {
 			n.Close()
 			return fmt.Errorf("start miner: %w", err)
@@ -200,6 +263,32 @@ func (n *Node) Start() error {
 	head := n.chain.CurrentHeader()
 	n.log.Info("Node started", "chainId", n.chain.Config().ChainID, "head", head.Number,
 		"hash", n.chain.CurrentHash().Hex(), "genesis", n.chain.GenesisHash().Hex())
+	return nil
+}
+
+// sealsWithKey reports whether the engine seals with the node key (Clique):
+// then the node produces blocks without --miner-enabled, as Besu does, and
+// the engine decides on each head whether the key may seal.
+func (n *Node) sealsWithKey() bool {
+	if n.caps.sealer == nil {
+		return false
+	}
+	_, ok := n.caps.sealer.SealerAddress()
+	return ok
+}
+
+// coinbase is --miner-coinbase or, for an engine that seals with the node
+// key, the key's address (Besu's Clique coinbase), which receives the fees
+// of the blocks the node seals.
+func (n *Node) coinbase() *common.Address {
+	if cb := n.cfg.Miner.Coinbase; cb != nil {
+		return cb
+	}
+	if n.caps.sealer != nil {
+		if a, ok := n.caps.sealer.SealerAddress(); ok {
+			return &a
+		}
+	}
 	return nil
 }
 
@@ -255,6 +344,9 @@ func (n *Node) Close() error {
 	n.miner.Stop()
 	n.rpc.stop()
 	n.graphql.stop()
+	if n.backend != nil {
+		n.backend.Filters.Stop()
+	}
 	n.wg.Wait()
 	n.pool.Close()
 	return n.closeStorage()

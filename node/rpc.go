@@ -1,45 +1,36 @@
 package node
 
 import (
+	"log/slog"
+	"slices"
+	"strings"
+
 	"github.com/basaltchain/basalt/api"
-	"github.com/basaltchain/basalt/filters"
+	"github.com/basaltchain/basalt/config"
 	"github.com/basaltchain/basalt/rpc"
 	"github.com/basaltchain/basalt/rpc/auth"
 )
 
 // rpcServers owns the JSON-RPC front ends (HTTP and WebSocket listeners)
-// and the filter system behind eth_getLogs, filters and subscriptions.
+// on the node's backend.
 type rpcServers struct {
-	n       *Node
-	filters *filters.System
-	http    *listener
-	ws      *listener
-	wsH     *rpc.WSHandler
+	n    *Node
+	http *listener
+	ws   *listener
+	wsH  *rpc.WSHandler
 }
 
 func newRPCServers(n *Node) (*rpcServers, error) {
 	reg := rpc.NewRegistry()
 	s := &rpcServers{n: n}
 	cfg := n.cfg.RPC
-	s.filters = filters.New(n.chain, n.pool, filters.Config{MaxLogsRange: cfg.MaxLogsRange, Logger: n.log})
-	backend := &api.Backend{
-		Chain:         n.chain,
-		Pool:          n.pool,
-		Miner:         n.miner,
-		NetworkID:     n.cfg.NetworkID,
-		ClientVersion: ClientVersion(),
-		MinGasPrice:   n.cfg.MinGasPrice,
-		Filters:       s.filters,
-	}
-	if n.pow != nil {
-		backend.Hashrate = func() uint64 { return uint64(n.pow.Hashrate()) }
-		backend.SubmitHashrate = n.pow.SubmitHashrate
-	}
-	backend.Services = s.services
-	n.wireNetwork(backend)
-	if err := api.Register(reg, backend); err != nil {
+	// The groups come from their providers: the node's services, then the
+	// consensus engine's own (CLIQUE, IBFT, QBFT).
+	groups := append(api.Groups(n.backend), n.caps.rpcGroups(n.chain)...)
+	if err := api.Register(reg, groups...); err != nil {
 		return nil, err
 	}
+	warnUnavailableGroups(reg, cfg, n.log)
 	logins := auth.NewLoginLimiter(0, 0, 0) // one bcrypt budget for both ports
 	warnUnauthenticated(n.cfg, n.log)
 	if cfg.HTTPEnabled {
@@ -85,11 +76,44 @@ func newRPCServers(n *Node) (*rpcServers, error) {
 	return s, nil
 }
 
+// warnUnavailableGroups names, once at start-up, each group enabled on a
+// JSON-RPC endpoint in which the node registers no method. Like Besu the
+// node accepts every group it knows (so one configuration serves a network
+// of mixed nodes), but a user who enabled CLIQUE on an ethash network learns
+// why clique_* answers "Method not enabled".
+func warnUnavailableGroups(reg *rpc.Registry, cfg config.RPCConfig, log *slog.Logger) {
+	var enabled []string
+	if cfg.HTTPEnabled {
+		enabled = append(enabled, apisOrDefault(cfg.HTTPAPIs)...)
+	}
+	if cfg.WSEnabled {
+		enabled = append(enabled, apisOrDefault(cfg.WSAPIs)...)
+	}
+	registered := reg.Groups()
+	warned := map[string]bool{}
+	for _, g := range enabled {
+		g = strings.ToUpper(g)
+		if g == rpc.GroupRPC || warned[g] || slices.Contains(registered, g) {
+			continue
+		}
+		warned[g] = true
+		log.Warn("RPC API group not available on this node", "group", g, "reason", unavailableReason(g))
+	}
+}
+
+// apisOrDefault is an endpoint's enabled groups (nil means the defaults, as
+// rpc.Config.APIs reads it).
+func apisOrDefault(apis []string) []string {
+	if apis == nil {
+		return rpc.DefaultAPIs
+	}
+	return apis
+}
+
 func (s *rpcServers) start() error {
 	if s.http == nil && s.ws == nil {
 		return nil
 	}
-	s.filters.Start()
 	// WebSocket first: a client that sees HTTP answer finds WS up too.
 	for _, l := range []*listener{s.ws, s.http} {
 		if l == nil {
@@ -111,8 +135,10 @@ func (s *rpcServers) stop() {
 	if s.wsH != nil {
 		s.wsH.Close() // upgraded connections outlive http.Server.Close
 	}
-	s.filters.Stop()
 }
+
+// serving reports whether a JSON-RPC listener is configured.
+func (s *rpcServers) serving() bool { return s != nil && (s.http != nil || s.ws != nil) }
 
 // HTTPAddr returns the JSON-RPC HTTP listener address ("" when disabled).
 func (n *Node) HTTPAddr() string { return n.rpc.addr(n.rpc.http) }

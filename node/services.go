@@ -12,6 +12,9 @@ import (
 // lists jsonrpc, ws, p2p, metrics and graphQL; the others do not exist yet).
 func (s *rpcServers) services() map[string]api.Service {
 	out := make(map[string]api.Service)
+	if s == nil {
+		return out // asked before the servers were built
+	}
 	add := func(name string, l *listener) {
 		if l == nil {
 			return

@@ -2,7 +2,9 @@
 // (go-ethereum's p2p library: RLPx transport, discv4 discovery, dialing)
 // running Basalt's eth protocol (package eth), full sync (package
 // chainsync), block and transaction propagation, and the static nodes of
-// <data-path>/static-nodes.json and admin_addPeer.
+// <data-path>/static-nodes.json and admin_addPeer. Beside eth, every
+// connection runs the devp2p sub-protocols the consensus engine brings
+// (Config.Protocols; IBFT 2.0's, say), which the engine serves itself.
 //
 // The Service owns these goroutines, each ended by Stop:
 //
@@ -79,6 +81,11 @@ type Config struct {
 	// RequestTimeout bounds each request to a peer; 0 means
 	// eth.DefaultRequestTimeout.
 	RequestTimeout time.Duration
+	// Protocols are devp2p sub-protocols run beside eth on every
+	// connection: the consensus engine's (consensus.ProtocolProvider, e.g.
+	// IBFT 2.0's). Their names must differ from eth's and from each other's
+	// at the same version.
+	Protocols []gethp2p.Protocol
 }
 
 // Miner is paused while the node syncs (nil when there is none).
@@ -160,18 +167,9 @@ func New(cfg Config, c *chain.Chain, pool *txpool.Pool, miner Miner, log *slog.L
 	s.filter = forkid.NewFilter(forkChain{s})
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 
-	var protocols []gethp2p.Protocol
-	for _, v := range eth.ProtocolVersions {
-		protocols = append(protocols, gethp2p.Protocol{
-			Name:    eth.ProtocolName,
-			Version: v,
-			Length:  eth.ProtocolLength(v),
-			Run: func(p *gethp2p.Peer, rw gethp2p.MsgReadWriter) error {
-				peer := eth.NewPeer(v, p, rw, s.log)
-				peer.SetRequestTimeout(s.cfg.RequestTimeout)
-				return eth.Run(s, peer)
-			},
-		})
+	protocols, err := s.protocols()
+	if err != nil {
+		return nil, err
 	}
 	listen := net.JoinHostPort(cfg.Interface, strconv.Itoa(cfg.Port))
 	// Discovery advertises --p2p-host, as the enode URL does.
@@ -192,6 +190,39 @@ func New(cfg Config, c *chain.Chain, pool *txpool.Pool, miner Miner, log *slog.L
 		Logger:         gethLogger(log),
 	}}
 	return s, nil
+}
+
+// protocols is what the server runs on each connection: every eth version
+// Basalt speaks, then the extra sub-protocols of Config.Protocols.
+func (s *Service) protocols() ([]gethp2p.Protocol, error) {
+	var protocols []gethp2p.Protocol
+	for _, v := range eth.ProtocolVersions {
+		protocols = append(protocols, gethp2p.Protocol{
+			Name:    eth.ProtocolName,
+			Version: v,
+			Length:  eth.ProtocolLength(v),
+			Run: func(p *gethp2p.Peer, rw gethp2p.MsgReadWriter) error {
+				peer := eth.NewPeer(v, p, rw, s.log)
+				peer.SetRequestTimeout(s.cfg.RequestTimeout)
+				return eth.Run(s, peer)
+			},
+		})
+	}
+	seen := map[gethp2p.Cap]bool{}
+	for _, p := range s.cfg.Protocols {
+		c := gethp2p.Cap{Name: p.Name, Version: p.Version}
+		switch {
+		case p.Name == eth.ProtocolName:
+			return nil, fmt.Errorf("p2p: sub-protocol %s clashes with Basalt's eth", c)
+		case seen[c]:
+			return nil, fmt.Errorf("p2p: sub-protocol %s given twice", c)
+		case p.Run == nil || p.Length == 0:
+			return nil, fmt.Errorf("p2p: sub-protocol %s has no handler or no messages", c)
+		}
+		seen[c] = true
+		protocols = append(protocols, p)
+	}
+	return protocols, nil
 }
 
 // gethLogger routes go-ethereum's p2p logs into the node's logger, one
@@ -334,10 +365,18 @@ func (s *Service) PeerConnected(p *eth.Peer) error {
 	}
 	s.peers[p.ID()] = p
 	s.mu.Unlock()
-	_, td := p.Head()
+	head, td := p.Head()
 	s.log.Debug("Peer connected", "peer", p.ID()[:16], "name", p.Peer().Name(), "eth", p.Version(), "td", td)
-	if td.Cmp(s.chain.CurrentTD()) > 0 {
+	switch c := td.Cmp(s.chain.CurrentTD()); {
+	case c > 0:
 		s.requestSync(nil, common.Hash{})
+	case c == 0 && head != s.chain.CurrentHash():
+		// An equally heavy head on another branch: proof-of-authority
+		// signers that sealed competing blocks while apart, each unable
+		// to extend its own. Fetching it lets fork choice settle both
+		// nodes on the same head (Clique's EIP-3436 tie-break), where
+		// keeping each its own would stall the chain for good.
+		s.requestSync(p, head)
 	}
 	// Tell the new peer what the pool holds, as hashes.
 	if pending := s.pooledForAnnouncement(); len(pending) > 0 {

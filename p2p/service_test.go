@@ -75,6 +75,13 @@ func (h *headState) Balance(a common.Address) *uint256.Int {
 
 func startNode(t *testing.T, blocks int) *testNode {
 	t.Helper()
+	return startNodeWith(t, blocks, nil)
+}
+
+// startNodeWith is startNode with the service's Config adjusted by
+// configure.
+func startNodeWith(t *testing.T, blocks int, configure func(*Config)) *testNode {
+	t.Helper()
 	c, db, err := chaingen.OpenMemoryWith(testGenesis, testEngine)
 	if err != nil {
 		t.Fatal(err)
@@ -96,7 +103,7 @@ func startNode(t *testing.T, blocks int) *testNode {
 	}
 	key, _ := crypto.GenerateKey()
 	m := &fakeMiner{}
-	svc, err := New(Config{
+	scfg := Config{
 		PrivateKey:        key,
 		Host:              "127.0.0.1",
 		Interface:         "127.0.0.1",
@@ -105,7 +112,11 @@ func startNode(t *testing.T, blocks int) *testNode {
 		Name:              "basalt/test",
 		ReconnectInterval: 500 * time.Millisecond,
 		RequestTimeout:    2 * time.Second,
-	}, c, pool, m, quietLog)
+	}
+	if configure != nil {
+		configure(&scfg)
+	}
+	svc, err := New(scfg, c, pool, m, quietLog)
 	if err != nil {
 		t.Fatal(err)
 	}

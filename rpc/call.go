@@ -18,7 +18,7 @@ func (m *method) decodeArgs(params []byte, in []reflect.Value) ([]reflect.Value,
 	if params != nil {
 		it = newArrayIter(params)
 	}
-	if m.exactCount || m.order != nil {
+	if m.exactCount || m.order != nil || m.defaults != nil {
 		return m.decodeCollected(it, in)
 	}
 	for i := range m.args {
@@ -38,7 +38,7 @@ func (m *method) decodeArgs(params []byte, in []reflect.Value) ([]reflect.Value,
 }
 
 // decodeCollected gathers the raw params first, for methods that check the
-// count before decoding or decode out of order.
+// count before decoding, decode out of order or have parameter defaults.
 func (m *method) decodeCollected(it arrayIter, in []reflect.Value) ([]reflect.Value, *Error) {
 	var buf [maxInlineArgs][]byte
 	raws := buf[:0]
@@ -66,13 +66,26 @@ func (m *method) decodeCollected(it arrayIter, in []reflect.Value) ([]reflect.Va
 			order[i] = i
 		}
 	}
+	defaulted := -1 // the first parameter, in decoding order, that took its default
 	for _, i := range order {
 		var raw []byte
-		if i < len(raws) {
+		present := i < len(raws)
+		if present {
 			raw = raws[i]
 		}
-		v, perr := m.decodeArg(i, raw, i < len(raws))
+		if i < len(m.defaults) && m.defaults[i] != nil && (!present || isNull(raw)) {
+			raw, present = m.defaults[i], true
+			if defaulted < 0 {
+				defaulted = i
+			}
+		}
+		v, perr := m.decodeArg(i, raw, present)
 		if perr != nil {
+			if defaulted >= 0 {
+				// A server requiring the parameter would have stopped
+				// there (see Method.ParamDefaults).
+				return in, m.paramError(defaulted, nil, ErrInvalidParamCount)
+			}
 			return in, perr
 		}
 		vals[i] = v
@@ -93,7 +106,7 @@ func (m *method) decodeArg(i int, raw []byte, present bool) (reflect.Value, *Err
 		}
 		return reflect.Zero(a.typ), nil
 	}
-	if len(raw) == 4 && string(raw) == "null" {
+	if isNull(raw) {
 		if !a.nullable {
 			return reflect.Value{}, m.paramError(i, nil, ErrInvalidParams)
 		}
@@ -114,6 +127,9 @@ func (m *method) decodeArg(i int, raw []byte, present bool) (reflect.Value, *Err
 	}
 	return pv.Elem(), nil
 }
+
+// isNull reports whether raw, a params array element, is JSON null.
+func isNull(raw []byte) bool { return len(raw) == 4 && string(raw) == "null" }
 
 // paramError picks the error for parameter i: one the decoder returned, else
 // the method's declared one, else def.

@@ -18,8 +18,10 @@
 //
 // ParamErrors names the error for each parameter that is missing or cannot
 // be decoded, ParamOrder the order in which they are checked (so the first
-// error reported is Besu's), and ExactParamCount makes a wrong number of
-// params answer "Invalid number of params" before anything is decoded.
+// error reported is Besu's), ParamDefaults the value of a trailing
+// parameter that is left out (a block parameter the spec makes optional:
+// "latest"), and ExactParamCount makes a wrong number of params answer
+// "Invalid number of params" before anything is decoded.
 //
 // A handler answers a specific JSON-RPC error by returning an *Error (see
 // errors.go for Besu's catalogue, e.g. rpc.ErrFilterNotFound, or

@@ -30,13 +30,45 @@ const (
 // RpcApis.DEFAULT_RPC_APIS).
 var DefaultAPIs = []string{GroupEth, GroupNet, GroupWeb3}
 
-// KnownGroups lists the groups accepted by --rpc-http-api without any method
-// registered in them: Besu 1.3.x's groups plus current Besu's TRACE, QBFT and
-// PLUGINS.
+// KnownGroups lists every group --rpc-http-api and --rpc-ws-api accept,
+// whether or not the running node registers methods in it: Besu's full list
+// (RpcApis: 1.3.x's groups plus current Besu's TRACE, QBFT and PLUGINS),
+// sorted. A node that cannot serve an accepted group (CLIQUE on an ethash
+// network, a group not built yet) says so at start-up, and its methods
+// answer -32604 "Method not enabled".
 var KnownGroups = []string{
-	GroupAdmin, GroupClique, GroupDebug, GroupEEA, GroupEth, GroupIBFT, GroupQBFT,
-	GroupMiner, GroupNet, GroupPerm, GroupPriv, GroupTrace, GroupTxPool, GroupWeb3,
-	GroupPlugins,
+	GroupAdmin, GroupClique, GroupDebug, GroupEEA, GroupEth, GroupIBFT, GroupMiner,
+	GroupNet, GroupPerm, GroupPlugins, GroupPriv, GroupQBFT, GroupTrace, GroupTxPool,
+	GroupWeb3,
+}
+
+// Group is one API group's method table, as a provider (the node's
+// services, a consensus engine) hands it to the node for registration.
+type Group struct {
+	// Name is the group (GroupEth, GroupClique, ...).
+	Name string
+	// Methods are the group's methods.
+	Methods []Method
+	// Errors, when not nil, maps an error a method of the group returns to
+	// the error answered. It is the provider's one mapping of its domain
+	// errors to JSON-RPC errors, applied at the dispatcher so that the
+	// methods themselves return domain errors. A nil result leaves the
+	// error to the default rule: an *Error (or an error wrapping one)
+	// answers with it, anything else -32603 "Internal error". Parameter
+	// decoding errors (Method.ParamErrors) do not pass through it.
+	Errors func(error) *Error
+}
+
+// RegisterGroups registers each group's methods with RegisterGroup, in
+// order; a group may appear more than once (the filter methods join ETH).
+// It stops at the first error; the groups before it stay registered.
+func (r *Registry) RegisterGroups(groups []Group) error {
+	for _, g := range groups {
+		if err := r.register(g.Name, g.Methods, g.Errors); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // prefixGroups maps a method-name prefix (before the first '_') to its group.

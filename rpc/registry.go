@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -23,7 +24,8 @@ type Method struct {
 	// The context argument is optional. Parameters are decoded positionally
 	// from the request's params array with encoding/json (a type implementing
 	// json.Unmarshaler decodes itself). Trailing pointer parameters are
-	// optional: absent or null gives nil. A JSON null for any other pointer,
+	// optional: absent or null gives nil; see ParamDefaults for optional
+	// parameters with a default value. A JSON null for any other pointer,
 	// slice, map or interface parameter gives its zero value; for other types
 	// it is a parameter error. The results may be (R, error), R alone, error
 	// alone, or nothing; a method without an R result answers "Success", like
@@ -56,6 +58,18 @@ type Method struct {
 	// the block first (eth_getBalance: []int{1, 0}). Positions left out are
 	// decoded afterwards, in order.
 	ParamOrder []int
+
+	// ParamDefaults optionally gives, by parameter position, the JSON value
+	// a parameter takes when the params array ends before it or holds null
+	// there (e.g. `"latest"` for a block parameter the spec makes optional).
+	// Only trailing parameters may have one: every parameter after one with
+	// a default has a default too or is a pointer. When another parameter
+	// then fails to decode, the answer is the error of the first defaulted
+	// parameter in decoding order, if it comes before the failing one: the
+	// error a server that requires the parameter (Besu, reading its block
+	// parameter first) gives, so a default only turns requests that fail
+	// for want of that parameter alone into answers.
+	ParamDefaults []json.RawMessage
 }
 
 // Registry is the table of all methods the node implements, by API group.
@@ -90,6 +104,11 @@ func (r *Registry) MustRegister(group, name string, fn any) {
 // RegisterGroup adds the methods of one API group's table. Either all are
 // added or, on error, none.
 func (r *Registry) RegisterGroup(group string, methods []Method) error {
+	return r.register(group, methods, nil)
+}
+
+// register is RegisterGroup with the group's error mapping (Group.Errors).
+func (r *Registry) register(group string, methods []Method, mapErr func(error) *Error) error {
 	built := make([]*method, 0, len(methods))
 	for _, m := range methods {
 		g := group
@@ -104,6 +123,7 @@ func (r *Registry) RegisterGroup(group string, methods []Method) error {
 		if err != nil {
 			return err
 		}
+		bm.mapErr = mapErr
 		built = append(built, bm)
 	}
 	r.mu.Lock()
@@ -170,6 +190,7 @@ type method struct {
 	args        []argInfo
 	required    int // number of leading arguments that must be present
 	paramErrs   []*Error
+	defaults    []json.RawMessage // by position; nil entries have none
 	allowExtra  bool
 	exactCount  bool
 	order       []int // decoding order of the arguments, nil for positional
@@ -178,6 +199,7 @@ type method struct {
 	resultNil   bool
 	resultText  bool // R implements encoding.TextMarshaler and not json.Marshaler
 	resultIsAny bool
+	mapErr      func(error) *Error // Group.Errors of the group it came in
 }
 
 // argInfo describes one decoded argument.
@@ -247,6 +269,9 @@ func newMethod(group string, m Method) (*method, error) {
 	for bm.required > 0 && bm.args[bm.required-1].ptr {
 		bm.required--
 	}
+	if err := bm.setDefaults(m.ParamDefaults); err != nil {
+		return nil, fmt.Errorf("rpc: register %s: %w", m.Name, err)
+	}
 	if m.ParamOrder != nil {
 		order, err := decodeOrder(m.ParamOrder, len(bm.args))
 		if err != nil {
@@ -282,6 +307,43 @@ func newMethod(group string, m Method) (*method, error) {
 		bm.resultText = !bm.resultIsAny && rt.Implements(textMarshalerType) && !rt.Implements(jsonMarshalerT)
 	}
 	return bm, nil
+}
+
+// setDefaults checks and keeps the method's parameter defaults, which make
+// the parameters that have them optional.
+func (m *method) setDefaults(defaults []json.RawMessage) error {
+	if len(defaults) == 0 {
+		return nil
+	}
+	if len(defaults) > len(m.args) {
+		return fmt.Errorf("ParamDefaults has %d entries for %d parameters", len(defaults), len(m.args))
+	}
+	if m.exactCount {
+		return fmt.Errorf("ParamDefaults and ExactParamCount exclude each other")
+	}
+	first := -1
+	for i, d := range defaults {
+		if d == nil {
+			continue
+		}
+		if !json.Valid(d) {
+			return fmt.Errorf("ParamDefaults[%d] is not JSON: %q", i, d)
+		}
+		if first < 0 {
+			first = i
+		}
+	}
+	if first < 0 {
+		return nil
+	}
+	for i := first; i < len(m.args); i++ {
+		if (i >= len(defaults) || defaults[i] == nil) && !m.args[i].ptr {
+			return fmt.Errorf("parameter %d has a default but parameter %d after it is required", first, i)
+		}
+	}
+	m.defaults = slices.Clone(defaults) // the caller's table may be shared
+	m.required = min(m.required, first)
+	return nil
 }
 
 // decodeOrder completes a ParamOrder with the positions it leaves out.

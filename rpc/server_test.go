@@ -3,6 +3,7 @@ package rpc
 import (
 	"context"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -139,6 +140,21 @@ func TestParams(t *testing.T) {
 		{"exact: too many", `{"id":1,"method":"eth_exact","params":["a","b","c"]}`, fail(1, -32602, "Invalid number of params")},
 		{"exact: bad", `{"id":1,"method":"eth_exact","params":[1,"b"]}`, fail(1, -32602, "Invalid transaction hash params")},
 		{"exact: ok", `{"id":1,"method":"eth_exact","params":["a","b"]}`, res(1, `"a"`)},
+		{"default: omitted", `{"id":1,"method":"eth_defaulted","params":[` + addr + `]}`, res(1, `"0x00000000000000000000000000000000000000ff 42 false"`)},
+		{"default: null", `{"id":1,"method":"eth_defaulted","params":[` + addr + `,null]}`, res(1, `"0x00000000000000000000000000000000000000ff 42 false"`)},
+		{"default: given", `{"id":1,"method":"eth_defaulted","params":[` + addr + `,"0x10"]}`, res(1, `"0x00000000000000000000000000000000000000ff 16 false"`)},
+		{"default: then a pointer", `{"id":1,"method":"eth_defaulted","params":[` + addr + `,"0x10",7]}`, res(1, `"0x00000000000000000000000000000000000000ff 16 true"`)},
+		{"default: null, then a pointer", `{"id":1,"method":"eth_defaulted","params":[` + addr + `,null,7]}`, res(1, `"0x00000000000000000000000000000000000000ff 42 true"`)},
+		{"default: bad value given", `{"id":1,"method":"eth_defaulted","params":[` + addr + `,"x"]}`, fail(1, -32602, "Invalid block number params")},
+		{"default: too many", `{"id":1,"method":"eth_defaulted","params":[` + addr + `,"latest",1,2]}`, fail(1, -32602, "Invalid number of params")},
+		// A request that fails on another parameter is answered as if the
+		// defaulted one were required: its error, when it is decoded first.
+		{"default: everything missing", `{"id":1,"method":"eth_defaulted","params":[]}`, fail(1, -32602, "Invalid block param (block not found)")},
+		{"default: other param bad", `{"id":1,"method":"eth_defaulted","params":["0xzz"]}`, fail(1, -32602, "Invalid block param (block not found)")},
+		{"default: other param bad, block given", `{"id":1,"method":"eth_defaulted","params":["0xzz","latest"]}`, fail(1, -32602, "Invalid address params")},
+		{"default: decoded after the bad param", `{"id":1,"method":"eth_defaultedInOrder","params":["0xzz"]}`, fail(1, -32602, "Invalid address params")},
+		{"default: in order, omitted", `{"id":1,"method":"eth_defaultedInOrder","params":[` + addr + `]}`, res(1, `"0x00000000000000000000000000000000000000ff 42"`)},
+		{"default: in order, missing first", `{"id":1,"method":"eth_defaultedInOrder","params":[]}`, fail(1, -32602, "Invalid address params")},
 		{"nested params", `{"id":1,"method":"eth_echo","params":["{[\"x\"]}"]}`, res(1, `{"n":null,"s":"{[\"x\"]}"}`)},
 	}
 	for _, tc := range tests {
@@ -500,6 +516,21 @@ func TestRegister(t *testing.T) {
 			t.Errorf("handler %d (%T) accepted", i, fn)
 		}
 	}
+	latest := json.RawMessage(`"latest"`)
+	for name, m := range map[string]Method{
+		"default before a required param": {Fn: func(a, b string) {}, ParamDefaults: []json.RawMessage{latest}},
+		"default with exact count":        {Fn: func(a, b string) {}, ParamDefaults: []json.RawMessage{1: latest}, ExactParamCount: true},
+		"default not JSON":                {Fn: func(a, b string) {}, ParamDefaults: []json.RawMessage{1: json.RawMessage(`latest`)}},
+		"more defaults than params":       {Fn: func(a string) {}, ParamDefaults: []json.RawMessage{1: latest}},
+	} {
+		m.Name = "eth_defaults"
+		if err := reg.RegisterGroup(GroupEth, []Method{m}); err == nil {
+			t.Errorf("%s accepted", name)
+		}
+	}
+	if err := reg.RegisterGroup(GroupEth, []Method{{Name: "eth_defaults", Fn: func(a, b string, c *int) {}, ParamDefaults: []json.RawMessage{1: latest}}}); err != nil {
+		t.Errorf("default before a pointer refused: %v", err)
+	}
 	if err := reg.Register("e-t-h", "eth_x", func() {}); err == nil {
 		t.Error("invalid group accepted")
 	}
@@ -585,4 +616,47 @@ func TestErrors(t *testing.T) {
 
 func hexDecode(s string) ([]byte, error) {
 	return hex.DecodeString(strings.TrimPrefix(s, "0x"))
+}
+
+// A group's error mapping (Group.Errors) turns what its methods return into
+// the error answered; what it leaves (nil) follows the default rule, and
+// parameter errors do not pass through it.
+func TestGroupErrors(t *testing.T) {
+	errDomain := errors.New("domain condition")
+	mapped := NewError(-32099, "Mapped")
+	mapErr := func(err error) *Error {
+		if errors.Is(err, errDomain) {
+			return mapped
+		}
+		return nil
+	}
+	reg := NewRegistry()
+	err := reg.RegisterGroups([]Group{{Name: GroupEth, Errors: mapErr, Methods: []Method{
+		{Name: "eth_domain", Fn: func() (string, error) { return "", fmt.Errorf("wrapped: %w", errDomain) }},
+		{Name: "eth_wire", Fn: func() (string, error) { return "", ErrNonceTooLow }},
+		{Name: "eth_plain", Fn: func() (string, error) { return "", errors.New("boom") }},
+		{Name: "eth_param", Fn: func(n int) (string, error) { return "", errDomain }, ParamErrors: []*Error{ErrInvalidNonceParams}},
+	}}, {Name: GroupNet, Methods: []Method{
+		// Another group without a mapping answers the domain error as an
+		// internal error.
+		{Name: "net_domain", Fn: func() (string, error) { return "", errDomain }},
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := NewServer(reg, Config{APIs: []string{GroupEth, GroupNet}, Logger: quietLogger})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ msg, resp string }{
+		{`{"id":1,"method":"eth_domain"}`, `{"jsonrpc":"2.0","id":1,"error":{"code":-32099,"message":"Mapped"}}`},
+		{`{"id":1,"method":"eth_wire"}`, `{"jsonrpc":"2.0","id":1,"error":{"code":-32001,"message":"Nonce too low"}}`},
+		{`{"id":1,"method":"eth_plain"}`, `{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"Internal error"}}`},
+		{`{"id":1,"method":"eth_param","params":["x"]}`, `{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Invalid nonce params"}}`},
+		{`{"id":1,"method":"net_domain"}`, `{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"Internal error"}}`},
+	} {
+		if resp, _ := srv.HandleMessage(context.Background(), []byte(tc.msg)); string(resp) != tc.resp {
+			t.Errorf("%s: got %s, want %s", tc.msg, resp, tc.resp)
+		}
+	}
 }

@@ -22,8 +22,14 @@
 //   - eth_sign [address, message]: r ‖ s ‖ v (v 27/28) over
 //     keccak256("\x19Ethereum Signed Message:\n" + len + message); a 0x
 //     message is hex, any other UTF-8.
+//   - personal_sign [message, address]: the same signature (ethers'
+//     signMessage); a third parameter (web3.js's password) is ignored.
+//   - eth_signTypedData_v4 [address, typedData], also as
+//     eth_signTypedData: r ‖ s ‖ v over the EIP-712 digest (package
+//     typeddata); a domain chainId must be the signer's.
 //   - eth_signTransaction [tx]: the signed raw transaction (nonce required).
-//   - eth_sendTransaction [tx]: signed and sent as eth_sendRawTransaction.
+//   - eth_sendTransaction [tx]: signed and sent as eth_sendRawTransaction;
+//     fees the request leaves out come from the node (fees.go).
 //   - eea_sendTransaction [tx]: a Besu private transaction (package
 //     privtx) sent as eea_sendRawTransaction.
 //
@@ -41,30 +47,35 @@
 //     in the message as current Besu does ("Invalid params (gas must be a
 //     hex quantity ...)").
 //   - -32000 "No unlocked account matches the Sender": HTTP 400 for
-//     eth_sendTransaction and eea_sendTransaction, 200 for eth_sign and
-//     eth_signTransaction.
+//     eth_sendTransaction and eea_sendTransaction, 200 for eth_sign,
+//     personal_sign, eth_signTypedData_v4 and eth_signTransaction.
 //   - Node unreachable: 504 -32000 "Failed to connect to downstream node";
 //     no answer within the timeout: 504 -32000 "Connection to downstream
 //     node timed out"; connection broken mid-request: 502 with the former.
 //   - Nonce retries exhausted: 400 -32603 "Internal error (...)".
 //   - The node's own answers (results and errors) are returned as the node
-//     gave them.
+//     gave them; an error from a fee lookup also names the lookup.
 //
 // # Choices where EthSigner and the spec differ or are silent
 //
-//   - Defaults: gas 90000 and gasPrice 0, as the spec (Document 3) and
-//     EthSigner have them. The signer never asks the node for a gas
-//     estimate or price: EthSigner does not either, and a default that
-//     changes with the node's state would make the same request sign
-//     different transactions. A node with a minimum gas price (Besu's and
-//     Basalt's default is 1000 wei) refuses a transaction without gasPrice
-//     ("Gas price below configured minimum gas price"); give gasPrice, or
-//     maxFeePerGas and maxPriorityFeePerGas.
-//   - EIP-1559 and EIP-2930: maxFeePerGas with maxPriorityFeePerGas make a
-//     type 2 transaction, accessList alone a type 1 one, otherwise a legacy
+//   - Fees: the spec (Document 3) and EthSigner default gasPrice to 0,
+//     which a node with a minimum gas price (Besu's and Basalt's default
+//     is 1000 wei) refuses, and ethers' JsonRpcSigner sends no fee at all.
+//     eth_sendTransaction therefore asks the node for the fees a request
+//     leaves out, as go-ethereum and ethers compute them: eth_gasPrice for
+//     a legacy transaction, or, on a chain whose latest block has a
+//     non-zero base fee, a type 2 transaction with eth_maxPriorityFeePerGas
+//     and 2 × base fee + tip (fees.go). eth_signTransaction, which never
+//     reaches the node, and eea_sendTransaction keep gasPrice 0. Gas stays
+//     90000 without an estimate.
+//   - EIP-1559 and EIP-2930: an EIP-1559 fee field makes a type 2
+//     transaction, accessList alone a type 1 one, otherwise a legacy
 //     EIP-155 transaction (EthSigner's only kind). "type" may be given;
-//     gasPrice with fee caps, or one fee cap without the other, is -32602.
-//     Private transactions are legacy only.
+//     gasPrice with fee caps is -32602. Private transactions are legacy
+//     only.
+//   - Message signing: EthSigner passes personal_sign and
+//     eth_signTypedData_v4 to the node, which holds no key; the signer
+//     answers them with its keys.
 //   - A chainId in the transaction must equal --chain-id (-32602),
 //     input is accepted as an alias of data, and eth_sendTransaction
 //     refuses privateFrom, privateFor and privacyGroupId (-32602) instead

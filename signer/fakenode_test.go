@@ -39,6 +39,13 @@ type fakeNode struct {
 	raws     [][]byte // every eth_/eea_sendRawTransaction payload
 	private  uint64   // answer to priv_get*TransactionCount
 
+	// Fee suggestions: the latest block's baseFeePerGas (nil: the block
+	// has none, as before London), eth_gasPrice and
+	// eth_maxPriorityFeePerGas.
+	baseFee  *big.Int
+	gasPrice *big.Int
+	tip      *big.Int
+
 	// hook, when set, may answer a request itself (return true).
 	hook func(w http.ResponseWriter, r *http.Request, method string, body []byte) bool
 	// instant accepts raw transactions without decoding them (benchmark);
@@ -60,6 +67,11 @@ func newFakeNode(t testing.TB) *fakeNode {
 		nonces: map[common.Address]uint64{},
 		pool:   map[common.Address]map[uint64]bool{},
 		hashes: map[common.Hash]bool{},
+		// A dev network as it was: London with a zero base fee, and a
+		// minimum gas price of 1000 wei.
+		baseFee:  new(big.Int),
+		gasPrice: big.NewInt(1000),
+		tip:      big.NewInt(1000),
 	}
 	n.srv = httptest.NewServer(n)
 	t.Cleanup(n.srv.Close)
@@ -71,6 +83,13 @@ func (n *fakeNode) client(timeout time.Duration) *downstream.Client {
 	u, _ := url.Parse(n.srv.URL)
 	port, _ := strconv.Atoi(u.Port())
 	return downstream.New(downstream.Config{Host: u.Hostname(), Port: port, Path: "/", Timeout: timeout})
+}
+
+// setFees sets the fee suggestions (see the fields).
+func (n *fakeNode) setFees(baseFee, gasPrice, tip *big.Int) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.baseFee, n.gasPrice, n.tip = baseFee, gasPrice, tip
 }
 
 func (n *fakeNode) methods() []string {
@@ -200,6 +219,19 @@ func (n *fakeNode) answer(id json.RawMessage, method string, params []json.RawMe
 		return result(id, "0x10")
 	case "eth_chainId":
 		return result(id, hexutil.EncodeBig(n.chainID))
+	case "eth_gasPrice":
+		return result(id, hexutil.EncodeBig(n.gasPrice))
+	case "eth_maxPriorityFeePerGas":
+		return result(id, hexutil.EncodeBig(n.tip))
+	case "eth_getBlockByNumber":
+		if len(params) != 2 || string(params[0]) != `"latest"` || string(params[1]) != "false" {
+			return rpcErr(id, -32602, "Invalid params")
+		}
+		block := map[string]any{"number": "0x10", "gasLimit": "0x1c9c380"}
+		if n.baseFee != nil {
+			block["baseFeePerGas"] = hexutil.EncodeBig(n.baseFee)
+		}
+		return result(id, block)
 	case "eth_getTransactionCount":
 		var a common.Address
 		if len(params) != 2 || json.Unmarshal(params[0], &a) != nil || string(params[1]) != `"pending"` {

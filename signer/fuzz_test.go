@@ -29,6 +29,9 @@ func FuzzParseTx(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, params []byte, private bool) {
 		a, e := parseTx(params, s.chainID, private)
+		if e == nil {
+			e = a.defaultFees("fuzz")
+		}
 		if e != nil {
 			if e.Code != -32602 {
 				t.Fatalf("error code %d", e.Code)
@@ -52,6 +55,9 @@ func FuzzRequest(f *testing.F) {
 		`{"jsonrpc":"2.0","id":1,"method":"eth_signTransaction","params":[{"from":"0xfe3b557e8fb62b89f4916b721be55ceb828dbd73","nonce":"0x1"}]}`,
 		`{"jsonrpc":"2.0","id":1,"method":"eea_sendTransaction","params":[{"from":"0xfe3b557e8fb62b89f4916b721be55ceb828dbd73","privateFrom":"A1aVtMxLCUHmBVHXoZzzBgPbW/wj5axDpW9X8l91SGo=","privateFor":[],"restriction":"restricted","nonce":"0x0"}]}`,
 		`[{"jsonrpc":"2.0","id":1,"method":"eth_accounts"},{"jsonrpc":"2.0","id":2,"method":"eth_blockNumber"},3]`,
+		`{"jsonrpc":"2.0","id":1,"method":"eth_sendTransaction","params":[{"from":"0xfe3b557e8fb62b89f4916b721be55ceb828dbd73","maxPriorityFeePerGas":"0x1"}]}`,
+		`{"jsonrpc":"2.0","id":1,"method":"personal_sign","params":["0x68656c6c6f","0xfe3b557e8fb62b89f4916b721be55ceb828dbd73","pw"]}`,
+		`{"jsonrpc":"2.0","id":1,"method":"eth_signTypedData_v4","params":["0xfe3b557e8fb62b89f4916b721be55ceb828dbd73",` + mustJSON(mailTypedData) + `]}`,
 		`{"jsonrpc":"2.0","id":{},"method":"eth_sign"}`, `[`, `{`, ``,
 	} {
 		f.Add([]byte(s))

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -31,7 +30,8 @@ func (s *Server) eeaSendTransaction(ctx context.Context, r *http.Request, env *e
 	return s.send(ctx, r, env, true)
 }
 
-// send signs and submits a transaction. With a nonce in the request it is
+// send signs and submits a transaction. Fees the request left out come
+// from the node first (fees.go). With a nonce in the request it is
 // signed and sent once and the node's answer returned as is. Without one,
 // the nonce comes from the node (eth_getTransactionCount pending, or the
 // private counts) and, for public transactions, through the nonce manager;
@@ -50,10 +50,17 @@ func (s *Server) send(ctx context.Context, r *http.Request, env *envelope, priva
 	if !ok {
 		return errorReplyStatus(id, ErrNoUnlockedAccount, http.StatusBadRequest)
 	}
+	hdr := callHeader(r)
+	// Fees first, while nothing is committed: a client that goes away
+	// cancels the lookup, and a failure leaves no nonce taken.
+	if !private {
+		if rp := s.fillFees(ctx, hdr, id, args); rp != nil {
+			return rp
+		}
+	}
 	// The transaction is the caller's, not the connection's: once started,
 	// finish it (and the nonce bookkeeping) even if the client goes away.
 	ctx = context.WithoutCancel(ctx)
-	hdr := callHeader(r)
 	method := "eth_sendRawTransaction"
 	if private {
 		method = "eea_sendRawTransaction"
@@ -158,6 +165,9 @@ func callHeader(r *http.Request) http.Header {
 
 // call sends a JSON-RPC request to the node.
 func (s *Server) call(ctx context.Context, hdr http.Header, id json.RawMessage, method string, params ...any) (*downstream.Response, error) {
+	if params == nil {
+		params = []any{} // "params":[], not null
+	}
 	p, err := json.Marshal(params)
 	if err != nil {
 		return nil, err
@@ -174,8 +184,8 @@ func (s *Server) call(ctx context.Context, hdr http.Header, id json.RawMessage, 
 }
 
 // pendingNonce asks the node for the sender's next nonce. On failure it
-// returns the reply for the client: the node's error with the client's id,
-// or a transport error.
+// returns the reply for the client: the node's error as the node gave it
+// (with the client's id), or a transport error.
 func (s *Server) pendingNonce(ctx context.Context, hdr http.Header, id json.RawMessage, a *txArgs) (uint64, *reply) {
 	from := strings.ToLower(a.from.Hex())
 	var (
@@ -194,29 +204,17 @@ func (s *Server) pendingNonce(ctx context.Context, hdr http.Header, id json.RawM
 		}
 		method, params = "priv_getEeaTransactionCount", []any{from, base64.StdEncoding.EncodeToString(a.privateFrom), to}
 	}
-	ownID := json.RawMessage(strconv.FormatUint(s.nextID.Add(1), 10))
-	resp, err := s.call(ctx, hdr, ownID, method, params...)
-	if err != nil {
-		return 0, transportReply(id, err)
-	}
-	res, ok := parseResponse(resp.Body)
-	if !ok {
-		return 0, errorReplyStatus(id, rpc.ErrInternal.WithReason(fmt.Sprintf(
-			"the node's answer to %s is not JSON-RPC (HTTP %d)", method, resp.Status)), http.StatusBadGateway)
-	}
-	if res.Error != nil {
-		// The node's error, with the node's HTTP status (e.g. 401 for a
-		// missing JWT).
-		return 0, errorReplyStatus(id, res.rpcError(), resp.Status)
+	res, rp := s.ask(ctx, hdr, id, "", method, params...)
+	if rp != nil {
+		return 0, rp
 	}
 	var q string
-	if json.Unmarshal(res.Result, &q) == nil {
+	if json.Unmarshal(res, &q) == nil {
 		if n, ok := parseQuantity(q); ok && n.IsUint64() {
 			return n.Uint64(), nil
 		}
 	}
-	return 0, errorReplyStatus(id, rpc.ErrInternal.WithReason(fmt.Sprintf(
-		"the node's answer to %s is not a nonce: %.64s", method, res.Result)), http.StatusBadGateway)
+	return 0, badAnswer(id, method, "not a nonce", res)
 }
 
 // sign signs the transaction with nonce n and returns its encoding and

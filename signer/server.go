@@ -211,6 +211,10 @@ func (s *Server) handlerFor(method string) methodHandler {
 		return (*Server).ethAccounts
 	case "eth_sign":
 		return (*Server).ethSign
+	case "personal_sign":
+		return (*Server).personalSign
+	case "eth_signTypedData_v4", "eth_signTypedData":
+		return (*Server).signTypedData
 	case "eth_signTransaction":
 		return (*Server).ethSignTransaction
 	case "eth_sendTransaction":

@@ -137,20 +137,20 @@ func TestSendTransaction(t *testing.T) {
 	s := signerFor(t, node)
 	to := dev2.Hex()
 
-	// Defaults: legacy EIP-155, gas 90000, gas price 0, value 0, nonce from
-	// the node.
+	// Defaults: legacy EIP-155, gas 90000, the node's gas price (its
+	// latest block has a zero base fee), value 0, nonce from the node.
 	r := sendTx(t, s.URL, map[string]any{"from": dev1.Hex(), "to": to})
 	hash := r.str(t)
 	if r.Header.Get("X-Node") != "fake" || r.Header.Get("Access-Control-Allow-Origin") != "" {
 		t.Errorf("node headers not relayed: %v", r.Header)
 	}
 	tx, from := decodeRaw(t, node.lastRaw())
-	if from != dev1 || tx.Type() != types.LegacyTxType || tx.Gas() != 90000 || tx.GasPrice().Sign() != 0 ||
+	if from != dev1 || tx.Type() != types.LegacyTxType || tx.Gas() != 90000 || tx.GasPrice().Int64() != 1000 ||
 		tx.Value().Sign() != 0 || tx.Nonce() != 0 || *tx.To() != dev2 || tx.ChainId().Int64() != 1337 ||
 		tx.Hash().Hex() != hash || !tx.Protected() {
 		t.Errorf("default tx: %+v from %s", tx, from.Hex())
 	}
-	if m := node.methods(); len(m) != 2 || m[0] != "eth_getTransactionCount" || m[1] != "eth_sendRawTransaction" {
+	if m := strings.Join(node.methods(), " "); m != "eth_getBlockByNumber eth_gasPrice eth_getTransactionCount eth_sendRawTransaction" {
 		t.Errorf("node calls %v", m)
 	}
 
@@ -246,7 +246,6 @@ func TestSendTransactionBadInput(t *testing.T) {
 		"data vs input":       `[{"from":"` + from + `","data":"0xab","input":"0xcd"}]`,
 		"wrong chain id":      `[{"from":"` + from + `","chainId":"0x1"}]`,
 		"gasPrice and 1559":   `[{"from":"` + from + `","gasPrice":"0x1","maxFeePerGas":"0x2","maxPriorityFeePerGas":"0x1"}]`,
-		"half 1559":           `[{"from":"` + from + `","maxFeePerGas":"0x2"}]`,
 		"tip above cap":       `[{"from":"` + from + `","maxFeePerGas":"0x1","maxPriorityFeePerGas":"0x2"}]`,
 		"type 3":              `[{"from":"` + from + `","type":"0x3"}]`,
 		"legacy access list":  `[{"from":"` + from + `","type":"0x0","accessList":[]}]`,
@@ -271,8 +270,12 @@ func TestSendTransactionBadInput(t *testing.T) {
 			break
 		}
 	}
-	// eth_signTransaction checks the same way and needs a nonce.
+	// eth_signTransaction checks the same way and needs a nonce, and, as
+	// it does not ask the node for fees, both fee caps of a type 2
+	// transaction.
 	call(t, s.URL, "eth_signTransaction", map[string]any{"from": from}).wantError(t, 400, -32602, "Invalid params (nonce is required")
+	call(t, s.URL, "eth_signTransaction", map[string]any{"from": from, "nonce": "0x1", "maxFeePerGas": "0x2"}).
+		wantError(t, 400, -32602, "Invalid params (eth_signTransaction does not ask the node for fees: a type 2 transaction needs both maxFeePerGas and maxPriorityFeePerGas)")
 	call(t, s.URL, "eth_signTransaction", map[string]any{"from": common.Address{3}.Hex(), "nonce": "0x1"}).wantError(t, 200, -32000, "No unlocked account")
 }
 
@@ -283,6 +286,11 @@ func TestSignTransaction(t *testing.T) {
 	tx, from := decodeRaw(t, hexutil.MustDecode(raw))
 	if from != dev1 || tx.Nonce() != 9 || tx.GasPrice().Int64() != 1000 || *tx.To() != dev2 {
 		t.Errorf("signed %+v from %s", tx, from.Hex())
+	}
+	// Without fees: the spec's gasPrice 0, not the node's.
+	raw = call(t, s.URL, "eth_signTransaction", map[string]any{"from": dev1.Hex(), "nonce": "0x9"}).str(t)
+	if tx, _ = decodeRaw(t, hexutil.MustDecode(raw)); tx.Type() != types.LegacyTxType || tx.GasPrice().Sign() != 0 {
+		t.Errorf("signed without fees: %+v", tx)
 	}
 	if len(node.methods()) != 0 {
 		t.Errorf("eth_signTransaction reached the node: %v", node.methods())

@@ -17,12 +17,14 @@ import (
 )
 
 // Defaults for absent fields, as EthSigner and the spec (Document 3) have
-// them. The signer does not ask the node for a gas estimate or a gas price.
+// them. The signer never asks the node for a gas estimate; for the fees of
+// eth_sendTransaction see fees.go.
 const (
 	// DefaultGas is the gas limit of a transaction without "gas".
 	DefaultGas = 90000
-	// DefaultGasPrice is the gas price in wei of a transaction without
-	// "gasPrice" (or EIP-1559 fee fields).
+	// DefaultGasPrice is the gas price in wei of an eth_signTransaction or
+	// eea_sendTransaction transaction without "gasPrice" (eth_sendTransaction
+	// asks the node instead).
 	DefaultGasPrice = 0
 )
 
@@ -62,6 +64,9 @@ type txArgs struct {
 	data     []byte
 	txType   byte
 	access   types.AccessList
+	// autoType: neither type nor a fee field was given, so the chain's
+	// base fee picks legacy or type 2 (fees.go).
+	autoType bool
 
 	// Private transactions (eea_sendTransaction).
 	private        bool
@@ -186,7 +191,9 @@ func parseTx(params json.RawMessage, chainID *big.Int, private bool) (*txArgs, *
 // parseFees picks the transaction type from the fee fields, "type" and
 // "accessList": EIP-1559 fee fields make a dynamic-fee transaction (type
 // 2), an access list alone an access-list transaction (type 1), and
-// neither a legacy EIP-155 transaction, EthSigner's only kind.
+// neither a legacy EIP-155 transaction, EthSigner's only kind. Absent fees
+// stay nil here: eth_sendTransaction asks the node for them (fees.go),
+// eth_signTransaction applies defaultFees.
 func (a *txArgs) parseFees(f *txFields) *rpc.Error {
 	var err *rpc.Error
 	if !absent(f.MaxFeePerGas) {
@@ -225,6 +232,7 @@ func (a *txArgs) parseFees(f *txFields) *rpc.Error {
 	default:
 		a.txType = types.LegacyTxType
 	}
+	a.autoType = absent(f.Type) && !dynamic && a.gasPrice == nil
 	switch a.txType {
 	case types.LegacyTxType, types.AccessListTxType:
 		if dynamic {
@@ -233,20 +241,37 @@ func (a *txArgs) parseFees(f *txFields) *rpc.Error {
 		if a.txType == types.LegacyTxType && hasAccess {
 			return invalid("accessList needs a type 1 or 2 transaction")
 		}
-		if a.gasPrice == nil {
-			a.gasPrice = big.NewInt(DefaultGasPrice)
-		}
 	case types.DynamicFeeTxType:
 		if a.gasPrice != nil {
-			return invalid("gasPrice cannot be combined with maxFeePerGas and maxPriorityFeePerGas")
+			return invalid("gasPrice cannot be combined with maxFeePerGas and maxPriorityFeePerGas (type 2)")
 		}
-		if a.maxFee == nil || a.maxTip == nil {
-			return invalid("a type 2 transaction needs both maxFeePerGas and maxPriorityFeePerGas")
-		}
-		if a.maxTip.Cmp(a.maxFee) > 0 {
+		if a.maxFee != nil && a.maxTip != nil && a.maxTip.Cmp(a.maxFee) > 0 {
 			return invalid("maxPriorityFeePerGas is above maxFeePerGas")
 		}
 	}
+	return nil
+}
+
+// feesComplete reports whether the request gave every fee its type needs:
+// gasPrice for types 0 and 1, both EIP-1559 fields for type 2.
+func (a *txArgs) feesComplete() bool {
+	if a.txType == types.DynamicFeeTxType {
+		return a.maxFee != nil && a.maxTip != nil
+	}
+	return a.gasPrice != nil
+}
+
+// defaultFees fills absent fees for a method that does not ask the node
+// (eth_signTransaction) the way the spec and EthSigner do: gasPrice 0. A
+// type 2 transaction has no such default.
+func (a *txArgs) defaultFees(method string) *rpc.Error {
+	switch {
+	case a.feesComplete():
+		return nil
+	case a.txType == types.DynamicFeeTxType:
+		return invalid("%s does not ask the node for fees: a type 2 transaction needs both maxFeePerGas and maxPriorityFeePerGas", method)
+	}
+	a.gasPrice = big.NewInt(DefaultGasPrice)
 	return nil
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/basaltchain/basalt/internal/cliconf"
 	"github.com/basaltchain/basalt/signer/keys"
 )
 
@@ -56,27 +57,20 @@ var logLevels = map[string]slog.Level{
 // subcommand was given) for cmd. Errors name the option and where its value
 // came from.
 func loadConfig(cmd *cobra.Command, store string, lookupEnv func(string) (string, bool)) (*config, error) {
-	v, err := newValues(cmd, lookupEnv)
+	v, err := newSpec().Load(cliconf.Sources{Flags: cmd.Flags(), LookupEnv: lookupEnv})
 	if err != nil {
-		return nil, err
+		return nil, fileError(err)
 	}
 	c := &config{Store: store}
 	var errs []error
 	// each runs parse on the value of the option named name.
 	each := func(command, name string, parse func(string) error) {
-		for _, o := range options {
-			if o.command != command || o.name != name {
-				continue
-			}
-			raw, src := v.get(o)
-			if err := parse(strings.TrimSpace(raw)); errors.Is(err, errRequired) {
-				errs = append(errs, fmt.Errorf("--%s is required%s", o.name, src.describe()))
-			} else if err != nil {
-				errs = append(errs, fmt.Errorf("invalid value %q for --%s%s: %v", raw, o.name, src.describe(), err))
-			}
-			return
+		val := v.Get(cliconf.FileKey(command, name))
+		if err := parse(strings.TrimSpace(val.Text)); errors.Is(err, errRequired) {
+			errs = append(errs, val.Required())
+		} else if err != nil {
+			errs = append(errs, val.Invalid(err))
 		}
-		panic("unknown option " + name) // a typo in this file
 	}
 	required := func(s string) error {
 		if s == "" {
@@ -133,14 +127,14 @@ func loadConfig(cmd *cobra.Command, store string, lookupEnv func(string) (string
 		return err
 	})
 	each("", "http-cors-origins", func(s string) error {
-		c.CORSOrigins = list(s)
+		c.CORSOrigins = cliconf.SplitList(s)
 		if len(c.CORSOrigins) == 1 && strings.EqualFold(c.CORSOrigins[0], "none") {
 			c.CORSOrigins = nil
 		}
 		return nil
 	})
 	each("", "http-host-allowlist", func(s string) error {
-		c.HostAllowlist = list(s)
+		c.HostAllowlist = cliconf.SplitList(s)
 		if c.HostAllowlist == nil {
 			c.HostAllowlist = []string{}
 		}
@@ -225,17 +219,6 @@ func millis(s string) (time.Duration, error) {
 		return 0, errors.New("want a positive number of milliseconds")
 	}
 	return time.Duration(n) * time.Millisecond, nil
-}
-
-// list splits a comma-separated option value.
-func list(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 // sameEndpoint reports whether the signer would listen where it forwards.

@@ -25,8 +25,11 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/accounts"
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/common/math"
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/signer/core/apitypes"
 	"golang.org/x/crypto/scrypt"
 
 	devnet "github.com/basaltchain/basalt/config"
@@ -222,6 +225,36 @@ func waitMined(t testing.TB, n *testnode.Node, hash string) map[string]any {
 	return receipt
 }
 
+// aboveBaseFee is a gas price the dev node takes whatever its base fee:
+// its minimum (1000 wei) plus twice the latest base fee.
+func aboveBaseFee(t testing.TB, n *testnode.Node) *big.Int {
+	t.Helper()
+	var block struct {
+		BaseFee *hexutil.Big `json:"baseFeePerGas"`
+	}
+	n.MustCall(&block, "eth_getBlockByNumber", "latest", false)
+	price := big.NewInt(1000)
+	if block.BaseFee != nil {
+		price.Add(price, new(big.Int).Lsh(block.BaseFee.ToInt(), 1))
+	}
+	return price
+}
+
+// recoverAddress recovers the signer of digest from r ‖ s ‖ v (v 27/28).
+func recoverAddress(t testing.TB, digest []byte, sigHex string) common.Address {
+	t.Helper()
+	sig, err := hexutil.Decode(sigHex)
+	if err != nil || len(sig) != 65 || sig[64] < 27 {
+		t.Fatalf("signature %s", sigHex)
+	}
+	sig[64] -= 27
+	pub, err := crypto.SigToPub(digest, sig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return crypto.PubkeyToAddress(*pub)
+}
+
 // TestEndToEnd runs basalt-signer processes against a real basalt dev node
 // that mines about one block per second.
 func TestEndToEnd(t *testing.T) {
@@ -239,20 +272,86 @@ func TestEndToEnd(t *testing.T) {
 		if len(accts) != 1 || accts[0] != strings.ToLower(dev1.Hex()) {
 			t.Fatalf("eth_accounts %v", accts)
 		}
-		var before hexutil.Big
-		node.MustCall(&before, "eth_getBalance", dev0, "latest")
 		var hash string
 		callOK(t, signer.URL, &hash, "eth_sendTransaction", map[string]any{
-			"from": dev1.Hex(), "to": dev0.Hex(), "value": "0x2a", "gasPrice": "0x3e8", "gas": "0x5208"})
+			"from": dev1.Hex(), "to": dev0.Hex(), "value": "0x2a", "gasPrice": hexutil.EncodeBig(aboveBaseFee(t, node)), "gas": "0x5208"})
 		receipt := waitMined(t, node, hash)
 		if receipt["status"] != "0x1" || !strings.EqualFold(receipt["from"].(string), dev1.Hex()) {
 			t.Errorf("receipt %v", receipt)
 		}
-		// An EIP-1559 transaction too (base fee 0).
+		// An EIP-1559 transaction with only the tip: the signer adds
+		// maxFeePerGas from the base fee.
 		callOK(t, signer.URL, &hash, "eth_sendTransaction", map[string]any{
-			"from": dev1.Hex(), "to": dev0.Hex(), "maxFeePerGas": "0x3e8", "maxPriorityFeePerGas": "0x3e8"})
+			"from": dev1.Hex(), "to": dev0.Hex(), "maxPriorityFeePerGas": "0x3e8"})
 		if r := waitMined(t, node, hash); r["type"] != "0x2" || r["status"] != "0x1" {
 			t.Errorf("1559 receipt %v", r)
+		}
+	})
+
+	// What ethers' JsonRpcSigner.sendTransaction sends: no fee at all. The
+	// node's minimum gas price (1000 wei) refuses the spec's default 0; the
+	// signer takes the node's suggestion: legacy at eth_gasPrice on a zero
+	// base fee, type 2 on a non-zero one.
+	t.Run("send without fees is mined", func(t *testing.T) {
+		var hash string
+		callOK(t, signer.URL, &hash, "eth_sendTransaction", map[string]any{"from": dev1.Hex(), "to": dev0.Hex(), "value": "0x1"})
+		receipt := waitMined(t, node, hash)
+		var block struct {
+			BaseFee *hexutil.Big `json:"baseFeePerGas"`
+		}
+		node.MustCall(&block, "eth_getBlockByNumber", receipt["blockNumber"], false)
+		wantType := "0x0"
+		if block.BaseFee != nil && block.BaseFee.ToInt().Sign() > 0 {
+			wantType = "0x2"
+		}
+		if receipt["status"] != "0x1" || receipt["type"] != wantType {
+			t.Errorf("base fee %v: receipt %v", block.BaseFee, receipt)
+		}
+		// An explicit legacy type gets eth_gasPrice, which covers the base
+		// fee.
+		callOK(t, signer.URL, &hash, "eth_sendTransaction", map[string]any{"from": dev1.Hex(), "to": dev0.Hex(), "type": "0x0"})
+		if r := waitMined(t, node, hash); r["type"] != "0x0" || r["status"] != "0x1" {
+			t.Errorf("legacy receipt %v", r)
+		}
+	})
+
+	t.Run("personal_sign and eth_signTypedData_v4", func(t *testing.T) {
+		// ethers' signMessage: [hex message, lower-case address].
+		msg := []byte("Hello from basalt-signer")
+		var sig string
+		callOK(t, signer.URL, &sig, "personal_sign", hexutil.Encode(msg), strings.ToLower(dev1.Hex()))
+		if rec := recoverAddress(t, accounts.TextHash(msg), sig); rec != dev1 {
+			t.Errorf("personal_sign recovers to %s", rec.Hex())
+		}
+		// ethers' signTypedData: [lower-case address, JSON string]. The
+		// digest is computed here with go-ethereum's apitypes, independently
+		// of the signer's own encoder.
+		td := apitypes.TypedData{
+			Types: apitypes.Types{
+				"EIP712Domain": {{Name: "name", Type: "string"}, {Name: "version", Type: "string"}, {Name: "chainId", Type: "uint256"}, {Name: "verifyingContract", Type: "address"}},
+				"Person":       {{Name: "name", Type: "string"}, {Name: "wallets", Type: "address[]"}},
+				"Mail":         {{Name: "from", Type: "Person"}, {Name: "to", Type: "Person[]"}, {Name: "contents", Type: "string"}, {Name: "amount", Type: "uint256"}},
+			},
+			PrimaryType: "Mail",
+			Domain:      apitypes.TypedDataDomain{Name: "Ether Mail", Version: "1", ChainId: math.NewHexOrDecimal256(1337), VerifyingContract: "0xCcCCccccCCCCcCCCCCCcCcCccCcCCCcCcccccccC"},
+			Message: apitypes.TypedDataMessage{
+				"from":     map[string]any{"name": "Cow", "wallets": []any{"0xCD2a3d9F938E13CD947Ec05AbC7FE734Df8DD826", "0xDeaDbeefdEAdbeefdEadbEEFdeadbeEFdEaDbeeF"}},
+				"to":       []any{map[string]any{"name": "Bob", "wallets": []any{"0xbBbBBBBbbBBBbbbBbbBbbbbBBbBbbbbBbBbbBBbB"}}},
+				"contents": "Hello, Bob!",
+				"amount":   "1000000000000000000000",
+			},
+		}
+		digest, _, err := apitypes.TypedDataAndHash(td)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, _ := json.Marshal(td)
+		callOK(t, signer.URL, &sig, "eth_signTypedData_v4", strings.ToLower(dev1.Hex()), string(doc))
+		if rec := recoverAddress(t, digest, sig); rec != dev1 {
+			t.Errorf("eth_signTypedData_v4 recovers to %s", rec.Hex())
+		}
+		if st, code, msg := callErr(t, signer.URL, "personal_sign", "0x00", dev0.Hex()); st != 200 || code != -32000 || msg != "No unlocked account matches the Sender" {
+			t.Errorf("unknown account: %d %d %s", st, code, msg)
 		}
 	})
 
@@ -370,7 +469,7 @@ func TestEndToEnd(t *testing.T) {
 		for i := range n {
 			wg.Go(func() {
 				b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": i, "method": "eth_sendTransaction", "params": []any{map[string]any{
-					"from": acct.Address.Hex(), "to": dev0.Hex(), "value": hexutil.EncodeUint64(uint64(i + 1)), "gasPrice": "0x3e8", "gas": "0x5208"}}})
+					"from": acct.Address.Hex(), "to": dev0.Hex(), "value": hexutil.EncodeUint64(uint64(i + 1)), "gas": "0x5208"}}})
 				resp, err := http.Post(s.URL, "application/json", bytes.NewReader(b))
 				if err != nil {
 					t.Errorf("send %d: %v", i, err) // not Fatal: another goroutine
@@ -435,7 +534,7 @@ func TestEndToEnd(t *testing.T) {
 		}
 		// Usable at once (EthSigner issue #346), without eth_accounts first.
 		var hash string
-		callOK(t, s.URL, &hash, "eth_sendTransaction", map[string]any{"from": dev1.Hex(), "to": dev0.Hex(), "gasPrice": "0x3e8", "gas": "0x5208"})
+		callOK(t, s.URL, &hash, "eth_sendTransaction", map[string]any{"from": dev1.Hex(), "to": dev0.Hex(), "gas": "0x5208"})
 		if r := waitMined(t, node, hash); r["status"] != "0x1" {
 			t.Errorf("receipt %v", r)
 		}
@@ -626,5 +725,58 @@ func TestPrivateTransaction(t *testing.T) {
 	}
 	if second.PrivacyGroupID == nil || second.PrivateFor != nil || second.To != nil {
 		t.Errorf("group tx %+v", second)
+	}
+}
+
+// baseFeeGenesis is a dev-like chain (chain 1337, ethash with a fixed
+// difficulty, London from genesis) whose base fee starts at 1 gwei and
+// then follows EIP-1559, so that the fee lookups meet a non-zero base fee
+// whatever --network=dev uses.
+const baseFeeGenesis = `{
+  "config": {"chainId": 1337, "homesteadBlock": 0, "eip150Block": 0, "eip155Block": 0, "eip158Block": 0,
+    "byzantiumBlock": 0, "constantinopleBlock": 0, "petersburgBlock": 0, "istanbulBlock": 0,
+    "berlinBlock": 0, "londonBlock": 0, "ethash": {"fixeddifficulty": 100}},
+  "nonce": "0x42", "gasLimit": "0x1fffffffffffff", "difficulty": "0x10000", "baseFeePerGas": "0x3b9aca00",
+  "alloc": {"627306090abab3a6e1400e9345bc60c78a8bef57": {"balance": "90000000000000000000000"}}
+}`
+
+// TestNonZeroBaseFee sends transactions without fees, and with half of the
+// EIP-1559 fields, through a signer process in front of a node whose base
+// fee is not zero: each becomes a type 2 transaction that is mined.
+func TestNonZeroBaseFee(t *testing.T) {
+	dir := t.TempDir()
+	genesis := filepath.Join(dir, "genesis.json")
+	if err := os.WriteFile(genesis, []byte(baseFeeGenesis), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	node := testnode.Start(t, t.TempDir(), "--genesis-file="+genesis, "--miner-enabled",
+		"--miner-coinbase=0xfe3b557e8fb62b89f4916b721be55ceb828dbd73")
+	dev1 := devnet.DevAccounts[1].Address
+	s := startSigner(t, append(downstreamArgs(t, node.URL), "raw-signer", "--key", devnet.DevAccounts[1].PrivateKey)...)
+
+	for _, tc := range []struct {
+		name string
+		tx   map[string]any
+		typ  string
+	}{
+		{"no fees", map[string]any{}, "0x2"},
+		{"tip only", map[string]any{"maxPriorityFeePerGas": "0x3e8"}, "0x2"},
+		{"cap only", map[string]any{"maxFeePerGas": "0xb2d05e00"}, "0x2"}, // 3 gwei
+		{"legacy", map[string]any{"type": "0x0"}, "0x0"},
+	} {
+		tc.tx["from"], tc.tx["to"], tc.tx["value"] = dev1.Hex(), devnet.DevAccounts[0].Address.Hex(), "0x1"
+		var hash string
+		callOK(t, s.URL, &hash, "eth_sendTransaction", tc.tx)
+		r := waitMined(t, node, hash)
+		var block struct {
+			BaseFee *hexutil.Big `json:"baseFeePerGas"`
+		}
+		node.MustCall(&block, "eth_getBlockByNumber", r["blockNumber"], false)
+		if block.BaseFee == nil || block.BaseFee.ToInt().Sign() == 0 {
+			t.Fatalf("%s: mined in a block without a base fee: %v", tc.name, block.BaseFee)
+		}
+		if r["status"] != "0x1" || r["type"] != tc.typ {
+			t.Errorf("%s: base fee %v, receipt %v", tc.name, block.BaseFee, r)
+		}
 	}
 }

@@ -90,7 +90,7 @@ func newBlocksImportCommand() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringSliceVar(&from, "from", nil, "File of concatenated RLP blocks (repeatable)")
-	cmd.Flags().BoolVar(&skipPoW, "skip-pow-validation-enabled", false, "Skip proof-of-work seal validation")
+	cmd.Flags().BoolVar(&skipPoW, "skip-pow-validation-enabled", false, "Skip proof-of-work seal validation of blocks and their ommers")
 	cmd.Flags().StringVar(&format, "format", "RLP", "Block file format (RLP)")
 	cmd.Flags().BoolVar(&quietBar, "no-progress", false, "Do not draw a progress bar")
 	cmd.Flags().MarkHidden("format")

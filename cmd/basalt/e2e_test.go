@@ -1,7 +1,12 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"crypto/ecdsa"
+	"errors"
+	"fmt"
+	"io"
 	"math/big"
 	"os"
 	"os/exec"
@@ -15,9 +20,11 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/rlp"
 	"github.com/holiman/uint256"
 
 	"github.com/basaltchain/basalt/config"
+	"github.com/basaltchain/basalt/internal/chaingen"
 	"github.com/basaltchain/basalt/internal/testnode"
 )
 
@@ -303,6 +310,92 @@ func TestImportInterrupted(t *testing.T) {
 	}
 }
 
+// TestImportUnsealedUncles imports a generated chain whose ommers carry no
+// valid proof of work, as the chains of client test suites do:
+// --skip-pow-validation-enabled skips the seal of every header of a block,
+// ommers included, and nothing else. Without the option the import stops at
+// the first ommer; with it an ommer that breaks another rule still stops it.
+func TestImportUnsealedUncles(t *testing.T) {
+	const n = 12
+	f, err := chaingen.WriteFilesWith(context.Background(), t.TempDir(), chaingen.Genesis(1), n,
+		chaingen.Options{TxsPerBlock: 1, Uncles: true, UnsealedUncles: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Uncles != n-1 {
+		t.Fatalf("generated %d ommers, want %d", f.Uncles, n-1)
+	}
+	importBlocks := func(file string, skipPoW bool) (string, error) {
+		args := []string{"--data-path=" + t.TempDir(), "--genesis-file=" + f.Genesis, "blocks", "import", "--no-progress", "--from=" + file}
+		if skipPoW {
+			args = append(args, "--skip-pow-validation-enabled")
+		}
+		out, err := exec.Command(testnode.Binary(t), args...).CombinedOutput()
+		return string(out), err
+	}
+
+	out, err := importBlocks(f.Blocks, true)
+	if err != nil || !strings.Contains(out, fmt.Sprintf("Imported %d blocks", n)) || !strings.Contains(out, f.Head.Hex()) {
+		t.Fatalf("import with --skip-pow-validation-enabled: %v\n%s", err, out)
+	}
+	out, err = importBlocks(f.Blocks, false)
+	if err == nil || !strings.Contains(out, "block 2: invalid uncles") || !strings.Contains(out, "invalid seal") {
+		t.Fatalf("import with seal checks: %v, want block 2's ommer refused for its seal\n%s", err, out)
+	}
+
+	// The last block with other ommers: its own seal breaks too, but the
+	// option skips that, so the ommer rule is what stops the import.
+	blocks := readBlocks(t, f.Blocks)
+	last := blocks[n-1]
+	for _, tc := range []struct {
+		name   string
+		uncles []*types.Header
+		want   string
+	}{
+		{"too deep", blocks[1].Uncles(), "uncle's parent is not an ancestor within 7 generations"},
+		{"duplicate", []*types.Header{last.Uncles()[0], last.Uncles()[0]}, "duplicate uncle"},
+		{"included before", blocks[n-2].Uncles(), "duplicate uncle"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := last.Header()
+			h.UncleHash = types.CalcUncleHash(tc.uncles)
+			bad := types.NewBlockWithHeader(h).WithBody(types.Body{Transactions: last.Transactions(), Uncles: tc.uncles, Withdrawals: last.Withdrawals()})
+			file := filepath.Join(t.TempDir(), "bad.rlp")
+			var buf bytes.Buffer
+			if err := chaingen.WriteRLP(&buf, append(blocks[:n-1:n-1], bad)); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(file, buf.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out, err := importBlocks(file, true)
+			if err == nil || !strings.Contains(out, fmt.Sprintf("block %d: invalid uncles", n)) || !strings.Contains(out, tc.want) {
+				t.Fatalf("import: %v, want block %d refused with %q\n%s", err, n, tc.want, out)
+			}
+		})
+	}
+}
+
+// readBlocks decodes a file of concatenated RLP blocks.
+func readBlocks(t *testing.T, path string) []*types.Block {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var blocks []*types.Block
+	s := rlp.NewStream(bytes.NewReader(data), 0)
+	for {
+		b := new(types.Block)
+		if err := s.Decode(b); errors.Is(err, io.EOF) {
+			return blocks
+		} else if err != nil {
+			t.Fatalf("decode block %d: %v", len(blocks)+1, err)
+		}
+		blocks = append(blocks, b)
+	}
+}
+
 // TestTypedTransactions sends an access-list (type 1) and a set-code (type
 // 4, Prague) transaction to a dev node; both are mined with status 1, and the
 // EIP-7702 delegation shows in the authority's code.
@@ -312,7 +405,11 @@ func TestTypedTransactions(t *testing.T) {
 	signer := types.LatestSignerForChainID(chainID)
 	key, from := devKey(t, 2)
 	to := common.Address{0xaa}
-	price := big.NewInt(2000)
+	// eth_gasPrice covers the next block's base fee, which on the dev
+	// network only falls from there.
+	var gp hexutil.Big
+	n.MustCall(&gp, "eth_gasPrice")
+	price := gp.ToInt()
 
 	al := types.MustSignNewTx(key, signer, &types.AccessListTx{
 		ChainID: chainID, Nonce: 0, To: &to, Gas: 30000, GasPrice: price, Value: big.NewInt(5),

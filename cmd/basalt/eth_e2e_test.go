@@ -117,6 +117,68 @@ func TestEthMethods(t *testing.T) {
 		}
 	})
 
+	t.Run("omitted block parameter", func(t *testing.T) {
+		// The spec makes the block parameter optional, meaning "latest";
+		// the contract's state no longer changes, so both answer the same.
+		for _, c := range []struct {
+			method string
+			params []any
+		}{
+			{"eth_getBalance", []any{contract}},
+			{"eth_getTransactionCount", []any{contract}},
+			{"eth_getCode", []any{contract}},
+			{"eth_getStorageAt", []any{contract, "0x0"}},
+			{"eth_getProof", []any{contract, []string{"0x0"}}},
+			{"eth_call", []any{call}},
+			{"eth_estimateGas", []any{call}},
+			{"eth_createAccessList", []any{call}},
+		} {
+			omitted, err := n.Call(c.method, c.params...)
+			if err != nil {
+				t.Fatalf("%s without a block parameter: %v", c.method, err)
+			}
+			latest, err := n.Call(c.method, append(c.params, "latest")...)
+			if err != nil {
+				t.Fatalf("%s with latest: %v", c.method, err)
+			}
+			if string(omitted) != string(latest) {
+				t.Errorf("%s: without a block parameter %s, with latest %s", c.method, omitted, latest)
+			}
+		}
+		var slot common.Hash
+		n.MustCall(&slot, "eth_getStorageAt", contract, "0x0")
+		if slot.Big().Int64() != 42 {
+			t.Errorf("slot 0 = %s", slot)
+		}
+		// Besu's error stays for a request that fails on another parameter.
+		_, err := n.Call("eth_getBalance")
+		if e, ok := err.(*testnode.RPCError); !ok || e.Code != -32602 || e.Message != "Invalid block param (block not found)" {
+			t.Errorf("eth_getBalance without parameters: %v", err)
+		}
+	})
+
+	t.Run("empty block", func(t *testing.T) {
+		// ethers' getBlock() needs "transactions" on blocks without any.
+		for num := blockNumber(t, n); ; num-- {
+			var count hexutil.Uint64
+			n.MustCall(&count, "eth_getBlockTransactionCountByNumber", hexutil.Uint64(num))
+			if count != 0 {
+				if num == 0 {
+					t.Fatal("no empty block")
+				}
+				continue
+			}
+			var block map[string]json.RawMessage
+			n.MustCall(&block, "eth_getBlockByNumber", hexutil.Uint64(num), true)
+			for _, f := range []string{"transactions", "uncles", "withdrawals"} {
+				if string(block[f]) != "[]" {
+					t.Errorf("block %d: %s = %s, want []", num, f, block[f])
+				}
+			}
+			return
+		}
+	})
+
 	t.Run("block receipts", func(t *testing.T) {
 		var rs []struct {
 			TransactionHash common.Hash     `json:"transactionHash"`
@@ -155,6 +217,10 @@ func TestEthMethods(t *testing.T) {
 			BaseFee hexutil.Big `json:"baseFeePerGas"`
 		}
 		n.MustCall(&head, "eth_getBlockByNumber", "latest", false)
+		if head.BaseFee.ToInt().Sign() <= 0 {
+			// ethers' getFeeData() offers EIP-1559 fees only then.
+			t.Fatalf("dev network base fee %s, want > 0", head.BaseFee.ToInt())
+		}
 		feeCap := new(big.Int).Add(new(big.Int).Mul(head.BaseFee.ToInt(), big.NewInt(2)), tip.ToInt())
 		to := common.Address{0xb0, 0xb}
 		tx := types.MustSignNewTx(key, signer, &types.DynamicFeeTx{

@@ -11,6 +11,16 @@
 // layer's business, so there is no seal to check here and Basalt cannot seal
 // such blocks; they carry no block or ommer rewards.
 //
+// Block production stops at the merge: NextSeal (the engine's
+// consensus.Scheduler) refuses to seal on a post-merge parent and Seal
+// refuses a post-merge header, both with a *consensus.CannotSealError whose
+// reason is "post-merge head", so the node's production loop waits for a new
+// head instead of retrying. Everything else the inner engine can do (remote
+// proof-of-work mining, hash rates, RPC groups, devp2p sub-protocols, its
+// own producer) the node finds through Inner (consensus.Wrapper); those
+// capabilities are about the pre-merge part of the chain or are stopped at
+// the merge by NextSeal, which the node applies to producers too.
+//
 // What this engine cannot see is where the merge happened: the rule that the
 // first PoS block's parent must have reached the terminal total difficulty
 // (and no PoW block may follow it) needs total difficulty, which the chain
@@ -22,6 +32,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/consensus/misc/eip1559"
@@ -32,8 +43,13 @@ import (
 	"github.com/basaltchain/basalt/consensus"
 )
 
+// errCannotSeal is the answer to sealing on or after a post-merge block:
+// proof-of-stake blocks are sealed by the consensus layer, not by this node,
+// and no proof-of-work block may follow one. No retry: only a new head (a
+// reorg to a pre-merge branch) changes it.
+var errCannotSeal = &consensus.CannotSealError{Reason: consensus.ReasonPostMerge}
+
 var (
-	errCannotSeal     = errors.New("beacon: proof-of-stake blocks are sealed by the consensus layer, not by this node")
 	errPoWAfterMerge  = errors.New("beacon: proof-of-work block after a proof-of-stake block")
 	errInvalidNonce   = errors.New("beacon: post-merge block with non-zero nonce")
 	errInvalidUncles  = errors.New("beacon: post-merge block with ommers")
@@ -45,14 +61,19 @@ type Beacon struct {
 	inner consensus.Engine
 }
 
-var _ consensus.Engine = (*Beacon)(nil)
+var (
+	_ consensus.Wrapper   = (*Beacon)(nil)
+	_ consensus.Scheduler = (*Beacon)(nil)
+)
 
 // New returns a Beacon engine handing pre-merge headers to inner.
 func New(inner consensus.Engine) *Beacon {
 	return &Beacon{inner: inner}
 }
 
-// Inner returns the engine that handles pre-merge headers.
+// Inner returns the engine that handles pre-merge headers. It makes Beacon a
+// consensus.Wrapper: the node finds the inner engine's capabilities through
+// it.
 func (b *Beacon) Inner() consensus.Engine {
 	return b.inner
 }
@@ -162,10 +183,10 @@ func verifyForkFields(config *params.ChainConfig, header, parent *types.Header) 
 }
 
 // VerifyUncles rejects any ommer in a post-merge block and hands pre-merge
-// blocks to the inner engine.
-func (b *Beacon) VerifyUncles(chain consensus.ChainReader, block *types.Block) error {
+// blocks, and seal, to the inner engine.
+func (b *Beacon) VerifyUncles(chain consensus.ChainReader, block *types.Block, seal bool) error {
 	if !IsPoSHeader(block.Header()) {
-		return b.inner.VerifyUncles(chain, block)
+		return b.inner.VerifyUncles(chain, block, seal)
 	}
 	if len(block.Uncles()) > 0 {
 		return errInvalidUncles
@@ -197,8 +218,18 @@ func (b *Beacon) Finalize(chain consensus.ChainReader, header *types.Header, sta
 	b.inner.Finalize(chain, header, state, uncles)
 }
 
+// NextSeal refuses to seal on a post-merge parent (the chain has merged; only
+// the consensus layer extends it) and sets no bound otherwise: the inner
+// engine's own Scheduler, if any, is consulted by the node as well.
+func (b *Beacon) NextSeal(_ consensus.ChainReader, parent *types.Header, _ time.Time) (time.Time, error) {
+	if IsPoSHeader(parent) {
+		return time.Time{}, errCannotSeal
+	}
+	return time.Time{}, nil
+}
+
 // Seal seals pre-merge headers with the inner engine and refuses post-merge
-// ones.
+// ones with a *consensus.CannotSealError ("post-merge head").
 func (b *Beacon) Seal(ctx context.Context, header *types.Header) (*types.Header, error) {
 	if IsPoSHeader(header) {
 		return nil, errCannotSeal

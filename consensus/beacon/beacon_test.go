@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/state"
@@ -101,7 +102,7 @@ func TestConformanceChain(t *testing.T) {
 		if err := engine.VerifyHeader(chain, h, parent, true); err != nil {
 			t.Fatalf("block %d: %v", h.Number, err)
 		}
-		if err := engine.VerifyUncles(chain, b); err != nil {
+		if err := engine.VerifyUncles(chain, b, true); err != nil {
 			t.Fatalf("block %d ommers: %v", h.Number, err)
 		}
 		chain.headers[engine.Hash(h)] = h
@@ -189,7 +190,10 @@ func TestVerifyPoSHeader(t *testing.T) {
 }
 
 // recorder is an inner engine that records which methods were called.
-type recorder struct{ calls []string }
+type recorder struct {
+	calls     []string
+	uncleSeal bool // seal of the last VerifyUncles
+}
 
 func (r *recorder) Hash(h *types.Header) common.Hash {
 	r.calls = append(r.calls, "Hash")
@@ -203,8 +207,9 @@ func (r *recorder) VerifyHeader(consensus.ChainReader, *types.Header, *types.Hea
 	r.calls = append(r.calls, "VerifyHeader")
 	return nil
 }
-func (r *recorder) VerifyUncles(consensus.ChainReader, *types.Block) error {
+func (r *recorder) VerifyUncles(_ consensus.ChainReader, _ *types.Block, seal bool) error {
 	r.calls = append(r.calls, "VerifyUncles")
+	r.uncleSeal = seal
 	return nil
 }
 func (r *recorder) Prepare(_ consensus.ChainReader, h, _ *types.Header) error {
@@ -235,7 +240,11 @@ func TestDelegation(t *testing.T) {
 		t.Errorf("pre-merge author %x not the inner engine's", a)
 	}
 	_ = b.VerifyHeader(chain, pow, powParent, true)
-	_ = b.VerifyUncles(chain, types.NewBlockWithHeader(pow))
+	inner.uncleSeal = true
+	_ = b.VerifyUncles(chain, types.NewBlockWithHeader(pow), false)
+	if inner.uncleSeal {
+		t.Error("VerifyUncles did not hand seal=false to the inner engine")
+	}
 	_ = b.Prepare(chain, &types.Header{Number: big.NewInt(5)}, powParent)
 	b.Finalize(chain, pow, nil, nil)
 	_, _ = b.Seal(context.Background(), pow)
@@ -254,18 +263,22 @@ func TestDelegation(t *testing.T) {
 		t.Errorf("post-merge author %x, want coinbase", a)
 	}
 	withUncle := types.NewBlockWithHeader(pos).WithBody(types.Body{Uncles: []*types.Header{powParent}})
-	if err := b.VerifyUncles(chain, withUncle); !errors.Is(err, errInvalidUncles) {
+	if err := b.VerifyUncles(chain, withUncle, false); !errors.Is(err, errInvalidUncles) {
 		t.Errorf("post-merge block with ommer: %v", err)
 	}
-	if err := b.VerifyUncles(chain, types.NewBlockWithHeader(pos)); err != nil {
+	if err := b.VerifyUncles(chain, types.NewBlockWithHeader(pos), true); err != nil {
 		t.Errorf("post-merge block without ommers: %v", err)
 	}
 	child := &types.Header{Number: big.NewInt(7), Difficulty: big.NewInt(99)}
 	if err := b.Prepare(chain, child, pos); err != nil || child.Difficulty.Sign() != 0 {
 		t.Errorf("prepare on PoS parent: err %v, difficulty %v", err, child.Difficulty)
 	}
-	if _, err := b.Seal(context.Background(), pos); !errors.Is(err, errCannotSeal) {
+	var cs *consensus.CannotSealError
+	if _, err := b.Seal(context.Background(), pos); !errors.As(err, &cs) || cs.Reason != consensus.ReasonPostMerge || cs.Retry != 0 {
 		t.Errorf("sealing a PoS header: %v", err)
+	}
+	if _, err := b.NextSeal(chain, pos, time.Now()); !errors.As(err, &cs) || cs.Reason != consensus.ReasonPostMerge {
+		t.Errorf("scheduling on a PoS parent: %v", err)
 	}
 	st, err := state.New(types.EmptyRootHash, state.NewDatabaseForTesting())
 	if err != nil {
@@ -277,6 +290,27 @@ func TestDelegation(t *testing.T) {
 	}
 	if len(inner.calls) != 0 {
 		t.Fatalf("post-merge calls reached the inner engine: %v", inner.calls)
+	}
+}
+
+// The beacon engine forwards the inner engine's capabilities through Inner
+// and sets no bound of its own on pre-merge parents.
+func TestCapabilities(t *testing.T) {
+	pow := ethash.New(ethash.Config{})
+	var e consensus.Engine = New(pow)
+	w, ok := e.(consensus.Wrapper)
+	if !ok || w.Inner() != consensus.Engine(pow) {
+		t.Fatal("beacon does not expose its inner engine")
+	}
+	if _, ok := e.(consensus.PoW); ok {
+		t.Fatal("beacon claims proof of work itself: the node would not reach the inner engine's")
+	}
+	if _, ok := w.Inner().(consensus.PoW); !ok {
+		t.Fatal("ethash is not a consensus.PoW")
+	}
+	parent := &types.Header{Number: big.NewInt(5), Difficulty: big.NewInt(131072)}
+	if at, err := e.(consensus.Scheduler).NextSeal(&fakeChain{config: conformanceConfig()}, parent, time.Now()); err != nil || !at.IsZero() {
+		t.Fatalf("scheduling on a PoW parent: %v, %v", at, err)
 	}
 }
 

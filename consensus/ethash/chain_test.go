@@ -117,7 +117,7 @@ func TestConformanceChainPoW(t *testing.T) {
 		if err := e.VerifyHeader(chain, header, parent, true); err != nil {
 			t.Fatalf("block %d: %v", header.Number, err)
 		}
-		if err := e.VerifyUncles(chain, b); err != nil {
+		if err := e.VerifyUncles(chain, b, true); err != nil {
 			t.Fatalf("block %d uncles: %v", header.Number, err)
 		}
 		chain.addBlock(b)
@@ -128,7 +128,7 @@ func TestConformanceChainPoW(t *testing.T) {
 
 	// Block 4's ommers may not be included again.
 	reincluded := types.NewBlockWithHeader(blocks[5].Header()).WithBody(types.Body{Uncles: blocks[4].Uncles()})
-	if err := e.VerifyUncles(chain, reincluded); !errors.Is(err, errDuplicateUncle) {
+	if err := e.VerifyUncles(chain, reincluded, true); !errors.Is(err, errDuplicateUncle) {
 		t.Fatalf("re-included ommers: %v, want %v", err, errDuplicateUncle)
 	}
 

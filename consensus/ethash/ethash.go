@@ -53,7 +53,10 @@ type Ethash struct {
 	now     func() time.Time // wall clock; replaced in tests
 }
 
-var _ consensus.Engine = (*Ethash)(nil)
+var (
+	_ consensus.Engine = (*Ethash)(nil)
+	_ consensus.PoW    = (*Ethash)(nil) // remote mining and eth_hashrate
+)
 
 // New returns an Ethash engine.
 func New(cfg Config) *Ethash {
@@ -110,6 +113,18 @@ func (e *Ethash) Hashrate() float64 {
 // newer report from the same id replaces it.
 func (e *Ethash) SubmitHashrate(id common.Hash, rate uint64) {
 	e.meter.submit(id, rate)
+}
+
+// SealHash is the hash the proof of work of header is computed over (the
+// package's SealHash; a method so the node finds it through consensus.PoW).
+func (e *Ethash) SealHash(header *types.Header) common.Hash {
+	return SealHash(header)
+}
+
+// SeedHash is the seed hash of the epoch of block number (the package's
+// SeedHash, as a method for consensus.PoW).
+func (e *Ethash) SeedHash(number uint64) []byte {
+	return SeedHash(number)
 }
 
 // cache returns the verification cache for block number.

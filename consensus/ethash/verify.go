@@ -133,10 +133,11 @@ func verifyForkFields(config *params.ChainConfig, header, parent *types.Header) 
 
 // VerifyUncles checks the block's ommers: at most 2, no duplicates, none an
 // ancestor of the block, each a child of one of the block's ancestors 2 to 7
-// generations back, and each a valid header (seal included) on its parent.
-// An uncle already included by an earlier block is rejected only when chain
-// implements BlockReader. The ommers hash itself is the chain store's check.
-func (e *Ethash) VerifyUncles(chain consensus.ChainReader, block *types.Block) error {
+// generations back, and each a valid header on its parent, its proof of
+// work included when seal is set. An uncle already included by an earlier
+// block is rejected only when chain implements BlockReader. The ommers hash
+// itself is the chain store's check.
+func (e *Ethash) VerifyUncles(chain consensus.ChainReader, block *types.Block, seal bool) error {
 	uncles := block.Uncles()
 	if len(uncles) > maxUncles {
 		return consensus.ErrTooManyUncles
@@ -186,7 +187,7 @@ func (e *Ethash) VerifyUncles(chain consensus.ChainReader, block *types.Block) e
 		if parent == nil || uncle.ParentHash == block.ParentHash() {
 			return errDanglingUncle
 		}
-		if err := e.verifyHeader(chain.Config(), uncle, parent, true, true); err != nil {
+		if err := e.verifyHeader(chain.Config(), uncle, parent, seal, true); err != nil {
 			return fmt.Errorf("uncle %x: %w", hash, err)
 		}
 	}

@@ -314,7 +314,7 @@ func TestVerifyUncles(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			b := c.build(h(9), 0, tt.uncles)
-			checkErr(t, e.VerifyUncles(c.chain, b), tt.wantErr, tt.wantMsg)
+			checkErr(t, e.VerifyUncles(c.chain, b, true), tt.wantErr, tt.wantMsg)
 		})
 	}
 
@@ -322,11 +322,80 @@ func TestVerifyUncles(t *testing.T) {
 		b10 := c.build(h(9), 0, []*types.Header{u8})
 		c.chain.addBlock(b10)
 		b11 := c.build(b10.Header(), 0, []*types.Header{u8})
-		checkErr(t, e.VerifyUncles(c.chain, b11), errDuplicateUncle, "")
+		checkErr(t, e.VerifyUncles(c.chain, b11, true), errDuplicateUncle, "")
 		// Without BlockReader the engine cannot see earlier inclusions.
-		if err := e.VerifyUncles(headersOnly{c.chain}, b11); err != nil {
+		if err := e.VerifyUncles(headersOnly{c.chain}, b11, true); err != nil {
 			t.Fatalf("headers-only chain: %v", err)
 		}
+	})
+}
+
+// TestVerifyUnclesWithoutSeal: seal=false skips the proof of work of the
+// ommers (as of the block's own header, see VerifyHeader) and nothing else:
+// ommers that were never sealed pass, every other ommer rule still holds.
+func TestVerifyUnclesWithoutSeal(t *testing.T) {
+	c := newUncleChain(t, 9) // blocks 0..9
+	e := c.e
+	h := func(n int) *types.Header { return c.blocks[n].Header() }
+
+	// unsealed is a child of block parent that no one sealed: nonce and mix
+	// digest zero, so its proof of work fails even at difficulty 1.
+	unsealed := func(parent int, extra byte, mod func(*types.Header)) *types.Header {
+		p := h(parent)
+		u := &types.Header{
+			ParentHash: p.Hash(), Number: new(big.Int).Add(p.Number, common.Big1),
+			Time: p.Time + 10, Difficulty: big.NewInt(1), GasLimit: p.GasLimit,
+			Extra: []byte{extra}, UncleHash: types.EmptyUncleHash,
+		}
+		if mod != nil {
+			mod(u)
+		}
+		return u
+	}
+	u8 := unsealed(8, 1, nil)
+	u3 := unsealed(3, 2, nil)
+	if err := e.VerifyPoW(u8); !errors.Is(err, consensus.ErrInvalidSeal) {
+		t.Fatalf("the unsealed uncle's proof of work: %v, want %v", err, consensus.ErrInvalidSeal)
+	}
+
+	tests := []struct {
+		name    string
+		uncles  []*types.Header
+		wantErr error
+		wantMsg string
+	}{
+		{name: "one, depth 2", uncles: []*types.Header{u8}},
+		{name: "two, depths 2 and 7", uncles: []*types.Header{u8, u3}},
+		{name: "three", uncles: []*types.Header{u8, u3, unsealed(5, 3, nil)}, wantErr: consensus.ErrTooManyUncles},
+		{name: "duplicate", uncles: []*types.Header{u8, u8}, wantErr: errDuplicateUncle},
+		{name: "ancestor", uncles: []*types.Header{h(9)}, wantErr: errUncleIsAncestor},
+		{name: "sibling of the block", uncles: []*types.Header{unsealed(9, 4, nil)}, wantErr: errDanglingUncle},
+		{name: "8 generations back", uncles: []*types.Header{unsealed(2, 5, nil)}, wantErr: errDanglingUncle},
+		{name: "bad difficulty", uncles: []*types.Header{unsealed(7, 6, func(u *types.Header) { u.Difficulty = big.NewInt(2) })}, wantMsg: "invalid difficulty"},
+		{name: "not after its parent", uncles: []*types.Header{unsealed(7, 7, func(u *types.Header) { u.Time = h(7).Time })}, wantErr: errOlderBlockTime},
+		{name: "wrong number", uncles: []*types.Header{unsealed(7, 8, func(u *types.Header) { u.Number = big.NewInt(9) })}, wantErr: consensus.ErrInvalidNumber},
+		{name: "gas used above limit", uncles: []*types.Header{unsealed(7, 9, func(u *types.Header) { u.GasUsed = u.GasLimit + 1 })}, wantMsg: "invalid gas used"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := c.build(h(9), 0, tt.uncles)
+			checkErr(t, e.VerifyUncles(c.chain, b, false), tt.wantErr, tt.wantMsg)
+			// With seals checked the seal is the valid cases' one fault
+			// (the others may fail on the seal before their own fault).
+			err := e.VerifyUncles(c.chain, b, true)
+			if tt.wantErr == nil && tt.wantMsg == "" {
+				checkErr(t, err, consensus.ErrInvalidSeal, "")
+			} else if err == nil {
+				t.Fatal("seal=true: accepted")
+			}
+		})
+	}
+
+	t.Run("uncle included twice in the chain", func(t *testing.T) {
+		b10 := c.build(h(9), 0, []*types.Header{u8})
+		c.chain.addBlock(b10)
+		b11 := c.build(b10.Header(), 0, []*types.Header{u8})
+		checkErr(t, e.VerifyUncles(c.chain, b11, false), errDuplicateUncle, "")
 	})
 }
 

@@ -2,11 +2,18 @@
 // and benchmarks of sync and networking: blocks of value transfers between
 // the dev network's funded accounts, timestamped one second apart from the
 // genesis (so no waiting for the wall clock), sealed by the real ethash
-// engine and inserted through the real chain store.
+// engine and inserted through the real chain store. CliqueGenesis makes
+// Clique chains the same way, sealed by the real Clique engine with one
+// signer.
 //
 // With a fixed difficulty of 1 sealing is a single hash per block, so
 // thousands of blocks take seconds; every block still passes full
 // verification (seal included) on the node that imports or syncs it.
+//
+// Options.Uncles adds an ommer to every block from the second on, and
+// Options.UnsealedUncles leaves those ommers without proof of work, as the
+// chains that client test suites generate have them: such a chain imports
+// only with seal checks skipped (blocks import --skip-pow-validation-enabled).
 package chaingen
 
 import (
@@ -25,12 +32,14 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/ethdb"
+	"github.com/ethereum/go-ethereum/params"
 	"github.com/ethereum/go-ethereum/rlp"
 
 	"github.com/basaltchain/basalt/chain"
 	"github.com/basaltchain/basalt/config"
 	"github.com/basaltchain/basalt/consensus"
 	"github.com/basaltchain/basalt/consensus/beacon"
+	"github.com/basaltchain/basalt/consensus/clique"
 	"github.com/basaltchain/basalt/consensus/ethash"
 	"github.com/basaltchain/basalt/miner"
 )
@@ -58,20 +67,57 @@ func GenesisJSON(g *config.Genesis) ([]byte, error) {
 	if !ok {
 		return nil, errors.New("genesis without config")
 	}
-	ethashCfg := map[string]any{}
-	if g.FixedDifficulty != nil {
-		ethashCfg["fixeddifficulty"] = g.FixedDifficulty.Uint64()
+	if cc := g.Clique; cc != nil {
+		delete(cfg, "ethash")
+		cfg["clique"] = map[string]any{
+			"blockperiodseconds": cc.BlockPeriodSeconds,
+			"epochlength":        cc.EpochLength,
+			"createemptyblocks":  cc.CreateEmptyBlocks,
+		}
+	} else {
+		ethashCfg := map[string]any{}
+		if g.FixedDifficulty != nil {
+			ethashCfg["fixeddifficulty"] = g.FixedDifficulty.Uint64()
+		}
+		cfg["ethash"] = ethashCfg
 	}
-	cfg["ethash"] = ethashCfg
 	if g.ContractSizeLimit != 0 {
 		cfg["contractSizeLimit"] = g.ContractSizeLimit
 	}
 	return json.MarshalIndent(m, "", "  ")
 }
 
-// Engine returns the engine a node uses for g (ethash inside beacon), with
-// one sealing thread.
+// CliqueGenesis returns the dev network's genesis (allocation and every
+// fork through Osaka) run by Clique instead of ethash, with one signer,
+// CliqueSigner's account, and the given block period.
+func CliqueGenesis(period uint64) *config.Genesis {
+	g := config.DevGenesis()
+	cfg := *g.Core.Config
+	cfg.Ethash = nil
+	cfg.Clique = &params.CliqueConfig{Period: period, Epoch: clique.DefaultEpoch}
+	g.Core.Config = &cfg
+	g.Core.ExtraData = clique.GenesisExtra(crypto.PubkeyToAddress(CliqueSigner().PublicKey))
+	g.Core.Difficulty = big.NewInt(1)
+	g.Consensus, g.FixedDifficulty = "clique", nil
+	g.Clique = &config.CliqueConfig{BlockPeriodSeconds: period, EpochLength: clique.DefaultEpoch, CreateEmptyBlocks: true}
+	return g
+}
+
+// CliqueSigner is the key of the signer of CliqueGenesis: the first dev
+// account's (the generated transfers come from the other two).
+func CliqueSigner() *ecdsa.PrivateKey {
+	return crypto.ToECDSAUnsafe(common.FromHex(config.DevAccounts[0].PrivateKey))
+}
+
+// Engine returns the engine a node uses for g (ethash, or for a Clique
+// genesis Clique sealing with CliqueSigner's key, inside beacon), with one
+// sealing thread.
 func Engine(g *config.Genesis) consensus.Engine {
+	if g.Clique != nil {
+		cc := g.Clique
+		return beacon.New(clique.New(clique.Config{Period: cc.BlockPeriodSeconds, Epoch: cc.EpochLength,
+			CreateEmptyBlocks: cc.CreateEmptyBlocks}, clique.Options{Key: CliqueSigner()}))
+	}
 	return beacon.New(ethash.New(ethash.Config{FixedDifficulty: g.FixedDifficulty, Threads: 1}))
 }
 
@@ -87,6 +133,10 @@ type unsealed struct{ consensus.Engine }
 
 func (e unsealed) VerifyHeader(c consensus.ChainReader, header, parent *types.Header, _ bool) error {
 	return e.Engine.VerifyHeader(c, header, parent, false)
+}
+
+func (e unsealed) VerifyUncles(c consensus.ChainReader, block *types.Block, _ bool) error {
+	return e.Engine.VerifyUncles(c, block, false)
 }
 
 func (e unsealed) Seal(_ context.Context, header *types.Header) (*types.Header, error) {
@@ -123,6 +173,24 @@ type Options struct {
 	// states reach the database only every so many blocks, which keeps
 	// long generated chains small. Call the chain's Sync at the end.
 	Bulk bool
+	// Uncles makes every block whose parent this Generator built include
+	// one ommer: a sibling of that parent, built on the same grandparent
+	// with no transactions by UncleCoinbase(Coinbase).
+	Uncles bool
+	// UnsealedUncles leaves those ommers unsealed (nonce and mix digest
+	// zero), so their proof of work is invalid while every other header
+	// rule holds. The generator inserts its blocks with seal checks
+	// skipped (chain.InsertOptions.SkipSeal), as an importer of such a
+	// chain must.
+	UnsealedUncles bool
+}
+
+// UncleCoinbase is the coinbase of the ommers a Generator with coinbase
+// makes: coinbase with its first byte inverted, so an ommer always differs
+// from its sibling in the chain and its reward is credited apart.
+func UncleCoinbase(coinbase common.Address) common.Address {
+	coinbase[0] ^= 0xff
+	return coinbase
 }
 
 // Generator extends a chain with blocks of transfers. It keeps the next
@@ -133,6 +201,12 @@ type Generator struct {
 	keys   []*ecdsa.PrivateKey
 	nonces map[common.Address]uint64
 	next   int // sender of the next transfer
+
+	// sibling is the ommer for a child of the block with hash siblingOf
+	// (with Options.Uncles): built on that block's parent, it is an uncle
+	// two generations back for the child.
+	sibling   *types.Header
+	siblingOf common.Hash
 }
 
 // New returns a Generator for c whose transfers are sent by the dev
@@ -191,8 +265,12 @@ func (g *Generator) syncNonces(hash common.Hash, parent *types.Header) error {
 
 func (g *Generator) build(ctx context.Context, parent *types.Header, parentHash common.Hash) (*types.Block, error) {
 	c := g.chain
+	var uncles []*types.Header
+	if g.opts.Uncles && g.sibling != nil && g.siblingOf == parentHash {
+		uncles = []*types.Header{g.sibling}
+	}
 	src := &transferSource{g: g, signer: types.MakeSigner(c.Config(), new(big.Int).Add(parent.Number, common.Big1), parent.Time+1)}
-	block, exec, err := miner.Build(ctx, c, parent, parentHash, parent.Time+1, src, g.opts.Coinbase, g.opts.Extra)
+	block, exec, err := miner.Build(ctx, c, parent, parentHash, parent.Time+1, src, g.opts.Coinbase, g.opts.Extra, uncles)
 	if err != nil {
 		return nil, err
 	}
@@ -202,15 +280,40 @@ func (g *Generator) build(ctx context.Context, parent *types.Header, parentHash 
 	if got := len(block.Transactions()); got != g.opts.TxsPerBlock {
 		return nil, fmt.Errorf("block %d: %d of %d transfers fit", block.Number(), got, g.opts.TxsPerBlock)
 	}
+	// The next block's ommer is built now, while parent's state is surely
+	// there: in a bulk insert, writing block's state to disk releases the
+	// in-memory states before it, parent's included.
+	var sibling *types.Header
+	if g.opts.Uncles {
+		if sibling, err = g.buildSibling(ctx, parent, parentHash); err != nil {
+			return nil, err
+		}
+	}
 	sealed, err := c.Engine().Seal(ctx, block.Header())
 	if err != nil {
 		return nil, err
 	}
 	block = block.WithSeal(sealed)
-	if _, err := c.InsertBlock(ctx, block, chain.InsertOptions{NoSync: g.opts.Bulk, Executed: exec}); err != nil {
+	opts := chain.InsertOptions{NoSync: g.opts.Bulk, Executed: exec, SkipSeal: g.opts.UnsealedUncles}
+	if _, err := c.InsertBlock(ctx, block, opts); err != nil {
 		return nil, err
 	}
+	g.sibling, g.siblingOf = sibling, c.Hash(block.Header())
 	return block, nil
+}
+
+// buildSibling returns an empty block's header on parent by the uncle
+// coinbase, sealed unless Options.UnsealedUncles says otherwise.
+func (g *Generator) buildSibling(ctx context.Context, parent *types.Header, parentHash common.Hash) (*types.Header, error) {
+	c := g.chain
+	b, _, err := miner.Build(ctx, c, parent, parentHash, parent.Time+1, nil, UncleCoinbase(g.opts.Coinbase), g.opts.Extra, nil)
+	if err != nil {
+		return nil, fmt.Errorf("ommer on block %d: %w", parent.Number, err)
+	}
+	if g.opts.UnsealedUncles {
+		return b.Header(), nil
+	}
+	return c.Engine().Seal(ctx, b.Header())
 }
 
 // transferSource feeds the block builder TxsPerBlock fresh transfers, signed
@@ -290,12 +393,19 @@ type Files struct {
 	Head    common.Hash
 	Number  uint64
 	Gas     uint64 // total gas used
+	Uncles  int    // ommers included
 }
 
 // WriteFiles generates n blocks of txsPerBlock transfers on a new chain of
 // genesis g and writes the genesis and blocks into dir. The chain is built
 // in a scratch database under dir, removed at the end.
 func WriteFiles(ctx context.Context, dir string, g *config.Genesis, n, txsPerBlock int) (*Files, error) {
+	return WriteFilesWith(ctx, dir, g, n, Options{TxsPerBlock: txsPerBlock})
+}
+
+// WriteFilesWith is WriteFiles with the blocks shaped by opts (always
+// inserted as a bulk import).
+func WriteFilesWith(ctx context.Context, dir string, g *config.Genesis, n int, opts Options) (*Files, error) {
 	scratch := filepath.Join(dir, "scratch-db")
 	db, err := chain.OpenDatabase(scratch, 64)
 	if err != nil {
@@ -325,7 +435,8 @@ func WriteFiles(ctx context.Context, dir string, g *config.Genesis, n, txsPerBlo
 	}
 	defer out.Close()
 	w := bufio.NewWriter(out)
-	gen := New(c, Options{TxsPerBlock: txsPerBlock, Bulk: true})
+	opts.Bulk = true
+	gen := New(c, opts)
 	for done := 0; done < n; {
 		batch := min(n-done, 256)
 		blocks, err := gen.ExtendHead(ctx, batch)
@@ -337,6 +448,7 @@ func WriteFiles(ctx context.Context, dir string, g *config.Genesis, n, txsPerBlo
 		}
 		for _, b := range blocks {
 			f.Gas += b.GasUsed()
+			f.Uncles += len(b.Uncles())
 		}
 		done += batch
 	}

@@ -45,7 +45,7 @@ func (e *Engine) VerifyHeader(_ consensus.ChainReader, h, parent *types.Header, 
 }
 
 // VerifyUncles accepts any uncles.
-func (e *Engine) VerifyUncles(consensus.ChainReader, *types.Block) error { return nil }
+func (e *Engine) VerifyUncles(consensus.ChainReader, *types.Block, bool) error { return nil }
 
 // Prepare does nothing.
 func (e *Engine) Prepare(consensus.ChainReader, *types.Header, *types.Header) error { return nil }

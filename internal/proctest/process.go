@@ -1,8 +1,12 @@
 package proctest
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -95,4 +99,40 @@ func (p *Process) ExitCode() int {
 	default:
 		return -1
 	}
+}
+
+// userHZ is the unit of the CPU times in /proc/<pid>/stat (USER_HZ, which
+// Linux fixes at 100 for user space whatever the kernel's tick rate).
+const userHZ = 100
+
+// CPUTime returns the CPU time (user plus system) the process has used so
+// far, from /proc/<pid>/stat; an error where there is no /proc (a test then
+// skips). Tests use it to tell an idle process from a spinning one, never
+// to time work.
+func (p *Process) CPUTime() (time.Duration, error) {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.Cmd.Process.Pid))
+	if err != nil {
+		return 0, err
+	}
+	// The command name (field 2) is in parentheses and may hold spaces:
+	// count fields after its closing parenthesis. utime and stime are
+	// fields 14 and 15, so the 12th and 13th after it.
+	s := string(raw)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0, errors.New("malformed /proc stat")
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 13 {
+		return 0, errors.New("short /proc stat")
+	}
+	var ticks uint64
+	for _, v := range f[11:13] {
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("/proc stat: %w", err)
+		}
+		ticks += n
+	}
+	return time.Duration(ticks) * time.Second / userHZ, nil
 }

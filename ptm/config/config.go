@@ -2,7 +2,9 @@
 // (orion.conf), every key of which can be overridden by an environment
 // variable, BASALT_PRIVACY_<KEY> or Orion's ORION_<KEY> (the first wins;
 // lists are comma-separated). Paths resolve against workdir. The result is
-// one Config, validated once by Load with messages that name the key.
+// one Config, validated once by Load with messages that name the key. The
+// file and the environment are read by the loader the three programs share
+// (internal/cliconf).
 package config
 
 import (
@@ -13,8 +15,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
-	"github.com/BurntSushi/toml"
+	"github.com/basaltchain/basalt/internal/cliconf"
 	"github.com/basaltchain/basalt/ptm/discovery"
 	"github.com/basaltchain/basalt/ptm/storage"
 )
@@ -50,6 +53,14 @@ type Config struct {
 	IPWhitelist            []string // ipwhitelist: client IPs allowed on the node API (empty: all)
 	Verbosity              int      // verbosity: 1 (0 errors only ... 4 everything)
 	MaxPayloadSize         int      // maxpayloadsize: 16777216 bytes (Basalt)
+
+	// Discovery and the client API's access control (Basalt's keys; see
+	// ptm/README.md, "Running it in production").
+	PeerDiscovery   bool   // peerdiscovery: true; false = only othernodes, which are also the only addresses the node API serves
+	MaxPeers        int    // maxpeers: 128 other instances in the node table
+	MaxKeysPerPeer  int    // maxkeysperpeer: 256 keys per instance
+	PeerEvictAfter  int    // peerevictafter: 600 s an instance may be unreachable before its keys are dropped (0: never)
+	ClientAPITokens string // clientapitokens: file of bearer tokens the client API requires ("": none)
 
 	TLS             string   // tls: off | strict (mutual TLS on the node API and to peers)
 	TLSServerCert   string   // tlsservercert: tls-server-cert.pem (created if missing)
@@ -94,6 +105,10 @@ func Default() *Config {
 		KnownNodesStorage:               "memory",
 		Verbosity:                       1,
 		MaxPayloadSize:                  DefaultMaxPayloadSize,
+		PeerDiscovery:                   true,
+		MaxPeers:                        discovery.DefaultMaxPeers,
+		MaxKeysPerPeer:                  discovery.DefaultMaxKeysPerPeer,
+		PeerEvictAfter:                  int(discovery.DefaultEvictAfter / time.Second),
 		TLS:                             "off",
 		TLSServerCert:                   "tls-server-cert.pem",
 		TLSServerKey:                    "tls-server-key.pem",
@@ -111,21 +126,22 @@ func Default() *Config {
 	}
 }
 
-type kind int
-
+// Kinds of keys, as Orion's config schema types them.
 const (
-	kString kind = iota
-	kInt
-	kList
+	kString = cliconf.String
+	kInt    = cliconf.Int
+	kList   = cliconf.List
+	kBool   = cliconf.Bool
 )
 
 // field binds a key to a Config field.
 type field struct {
 	key  string
-	kind kind
+	kind cliconf.Kind
 	str  func(*Config) *string
 	num  func(*Config) *int
 	list func(*Config) *[]string
+	flag func(*Config) *bool
 	path bool // resolve against workdir
 }
 
@@ -133,7 +149,8 @@ func s(key string, f func(*Config) *string) field { return field{key: key, kind:
 func p(key string, f func(*Config) *string) field {
 	return field{key: key, kind: kString, str: f, path: true}
 }
-func n(key string, f func(*Config) *int) field { return field{key: key, kind: kInt, num: f} }
+func n(key string, f func(*Config) *int) field  { return field{key: key, kind: kInt, num: f} }
+func b(key string, f func(*Config) *bool) field { return field{key: key, kind: kBool, flag: f} }
 func l(key string, f func(*Config) *[]string) field {
 	return field{key: key, kind: kList, list: f}
 }
@@ -161,6 +178,11 @@ var fields = []field{
 	l("ipwhitelist", func(c *Config) *[]string { return &c.IPWhitelist }),
 	n("verbosity", func(c *Config) *int { return &c.Verbosity }),
 	n("maxpayloadsize", func(c *Config) *int { return &c.MaxPayloadSize }),
+	b("peerdiscovery", func(c *Config) *bool { return &c.PeerDiscovery }),
+	n("maxpeers", func(c *Config) *int { return &c.MaxPeers }),
+	n("maxkeysperpeer", func(c *Config) *int { return &c.MaxKeysPerPeer }),
+	n("peerevictafter", func(c *Config) *int { return &c.PeerEvictAfter }),
+	p("clientapitokens", func(c *Config) *string { return &c.ClientAPITokens }),
 	s("tls", func(c *Config) *string { return &c.TLS }),
 	p("tlsservercert", func(c *Config) *string { return &c.TLSServerCert }),
 	p("tlsserverkey", func(c *Config) *string { return &c.TLSServerKey }),
@@ -189,23 +211,28 @@ func Keys() []string {
 	return out
 }
 
+// spec is the loader's description of basalt-privacy's configuration:
+// Orion's keys, no flags, file values of the types Orion's schema gives
+// them, and BASALT_PRIVACY_<KEY> over ORION_<KEY> variables, which count even
+// when empty (ORION_OTHERNODES= clears the file's list).
+func spec() *cliconf.Spec {
+	s := &cliconf.Spec{EnvPrefixes: []string{EnvPrefix, OrionEnvPrefix}, EmptyEnvSets: true, StrictFileTypes: true}
+	for _, f := range fields {
+		s.Options = append(s.Options, cliconf.Option{Name: f.key, Kind: f.kind})
+	}
+	return s
+}
+
 // Load reads the TOML file at path ("" for none: defaults), applies the
 // environment (lookup, usually os.LookupEnv), resolves paths and validates.
 func Load(path string, lookup func(string) (string, bool)) (*Config, error) {
-	c := Default()
-	if path != "" {
-		raw := map[string]any{}
-		if _, err := toml.DecodeFile(path, &raw); err != nil {
-			return nil, fmt.Errorf("config file %s: %w", path, err)
-		}
-		if err := c.applyTOML(raw); err != nil {
-			return nil, fmt.Errorf("config file %s: %w", path, err)
-		}
+	values, err := spec().Load(cliconf.Sources{File: path, LookupEnv: lookup})
+	if err != nil {
+		return nil, fileError(err)
 	}
-	if lookup != nil {
-		if err := c.applyEnv(lookup); err != nil {
-			return nil, err
-		}
+	c := Default()
+	if err := c.apply(values); err != nil {
+		return nil, err
 	}
 	if err := c.resolve(); err != nil {
 		return nil, err
@@ -216,85 +243,51 @@ func Load(path string, lookup func(string) (string, bool)) (*Config, error) {
 	return c, nil
 }
 
-func (c *Config) applyTOML(raw map[string]any) error {
-	known := map[string]field{}
-	for _, f := range fields {
-		known[f.key] = f
+// fileError words the problems of a config file as basalt-privacy always
+// has: one line per key.
+func fileError(err error) error {
+	var fe *cliconf.FileError
+	if !errors.As(err, &fe) || fe.Err != nil {
+		return err
 	}
 	var errs []error
-	for key, v := range raw {
-		f, ok := known[key]
-		if !ok {
-			errs = append(errs, fmt.Errorf("unknown key %q", key))
-			continue
-		}
-		switch f.kind {
-		case kString:
-			sv, ok := v.(string)
-			if !ok {
-				errs = append(errs, fmt.Errorf("%s: want a string, got %v", key, v))
-				continue
-			}
-			*f.str(c) = sv
-		case kInt:
-			iv, ok := v.(int64)
-			if !ok {
-				errs = append(errs, fmt.Errorf("%s: want an integer, got %v", key, v))
-				continue
-			}
-			*f.num(c) = int(iv)
-		case kList:
-			items, ok := v.([]any)
-			if !ok {
-				errs = append(errs, fmt.Errorf("%s: want a list of strings, got %v", key, v))
-				continue
-			}
-			list := make([]string, 0, len(items))
-			for _, it := range items {
-				sv, ok := it.(string)
-				if !ok {
-					errs = append(errs, fmt.Errorf("%s: want a list of strings, got element %v", key, it))
-					break
-				}
-				list = append(list, sv)
-			}
-			*f.list(c) = list
-		}
+	for _, k := range fe.Invalid {
+		errs = append(errs, fmt.Errorf("%s: %s", k.Key, k.Reason))
 	}
-	return errors.Join(errs...)
+	for _, k := range fe.Unknown {
+		errs = append(errs, fmt.Errorf("unknown key %q", k))
+	}
+	return fmt.Errorf("config file %s: %w", fe.Path, errors.Join(errs...))
 }
 
 // EnvName returns the Basalt environment variable of a key.
-func EnvName(key string) string { return EnvPrefix + strings.ToUpper(key) }
+func EnvName(key string) string { return cliconf.EnvName(EnvPrefix, "", key) }
 
-func (c *Config) applyEnv(lookup func(string) (string, bool)) error {
+// apply sets the keys that the file or the environment gives; Default
+// holds the others.
+func (c *Config) apply(values *cliconf.Values) error {
 	for _, f := range fields {
-		name := EnvName(f.key)
-		v, ok := lookup(name)
-		if !ok {
-			name = OrionEnvPrefix + strings.ToUpper(f.key)
-			v, ok = lookup(name)
-		}
-		if !ok {
+		v := values.Get(f.key)
+		if v.Source.Kind == cliconf.FromDefault {
 			continue
 		}
 		switch f.kind {
 		case kString:
-			*f.str(c) = v
+			*f.str(c) = v.Text
 		case kInt:
-			iv, err := strconv.Atoi(strings.TrimSpace(v))
+			n, err := strconv.Atoi(strings.TrimSpace(v.Text))
 			if err != nil {
-				return fmt.Errorf("environment variable %s (key %s): %q is not an integer", name, f.key, v)
+				return fmt.Errorf("environment variable %s (key %s): %q is not an integer", v.Source.Name, f.key, v.Text)
 			}
-			*f.num(c) = iv
+			*f.num(c) = n
 		case kList:
-			var list []string
-			if v != "" {
-				for _, item := range strings.Split(v, ",") {
-					list = append(list, strings.TrimSpace(item))
-				}
+			*f.list(c) = v.List()
+		case kBool:
+			b, err := strconv.ParseBool(strings.TrimSpace(v.Text))
+			if err != nil {
+				return fmt.Errorf("environment variable %s (key %s): %q is not true or false", v.Source.Name, f.key, v.Text)
 			}
-			*f.list(c) = list
+			*f.flag(c) = b
 		}
 	}
 	return nil
@@ -389,6 +382,17 @@ func (c *Config) validate() error {
 	}
 	if c.MaxPayloadSize <= 0 {
 		bad("maxpayloadsize", "must be positive (got %d)", c.MaxPayloadSize)
+	}
+	for _, l := range []struct {
+		key string
+		v   int
+	}{{"maxpeers", c.MaxPeers}, {"maxkeysperpeer", c.MaxKeysPerPeer}} {
+		if l.v <= 0 {
+			bad(l.key, "must be positive (got %d)", l.v)
+		}
+	}
+	if c.PeerEvictAfter < 0 {
+		bad("peerevictafter", "must be 0 (never) or a number of seconds (got %d)", c.PeerEvictAfter)
 	}
 	for _, t := range []struct{ key, v string }{{"tls", c.TLS}, {"clientconnectiontls", c.ClientConnectionTLS}} {
 		if !oneOf(t.v, []string{"off", "strict"}) {

@@ -31,7 +31,9 @@
 // Either way a token must be signed with exactly the configured algorithm
 // ("none", HMAC and any other algorithm are refused before the signature is
 // looked at), must have exp in the future and, if present, iat not in the
-// future and nbf in the past. The clock is injectable (Config.Now).
+// future and nbf in the past, and each of its three segments must be
+// canonical base64url (unused trailing bits zero), so a token has one
+// spelling. The clock is injectable (Config.Now).
 //
 // # Security properties
 //

@@ -91,10 +91,22 @@ func NewService(cfg Config) (*Service, error) {
 	if s.logins == nil {
 		s.logins = NewLoginLimiter(0, 0, 0)
 	}
+	// One parser serves both modes and both the HTTP and the WebSocket
+	// middleware, so every option here holds for every token the endpoint
+	// sees.
 	opts := []jwt.ParserOption{
 		jwt.WithExpirationRequired(), // Besu refuses tokens without exp
 		jwt.WithIssuedAt(),
 		jwt.WithTimeFunc(func() time.Time { return s.now() }),
+		// Base64url leaves unused low bits in the last character of a
+		// segment whose length is not a multiple of 3 bytes; a lenient
+		// decoder ignores them, so one signed token would have several
+		// spellings that all verify (the signature segment is not covered
+		// by the signature). Strict decoding requires them to be zero, as
+		// every encoder writes them: a token has exactly one spelling, so
+		// anything that compares, caches or revokes tokens as strings sees
+		// the token the signer made.
+		jwt.WithStrictDecoding(),
 	}
 	switch {
 	case cfg.Credentials != nil && cfg.PublicKey != nil:

@@ -9,6 +9,8 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"encoding/pem"
+	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -173,6 +175,141 @@ func TestRefusedTokens(t *testing.T) {
 	// reason they name.
 	if _, err := svc.Verify(sign(t, jwt.SigningMethodRS256, key, claims(nil))); err != nil {
 		t.Errorf("well-formed token refused: %v", err)
+	}
+}
+
+// respell returns seg, an unpadded base64url segment, with the unused low
+// bits of its last character flipped, and false when the segment's length
+// leaves no such bits. A lenient decoder reads the result as the same bytes.
+func respell(seg string) (string, bool) {
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+	var unused uint
+	switch len(seg) % 4 {
+	case 2: // 1 byte in 2 characters
+		unused = 4
+	case 3: // 2 bytes in 3 characters
+		unused = 2
+	default:
+		return seg, false
+	}
+	v := strings.IndexByte(alphabet, seg[len(seg)-1])
+	return seg[:len(seg)-1] + string(alphabet[v^(1<<unused-1)]), true
+}
+
+// respellings returns, for each segment of token whose length leaves
+// unused bits (named "header", "payload", "signature"), token with that
+// segment respelled. It fails the test unless the lenient decoder reads
+// each respelled segment as the original bytes, i.e. unless the respelling
+// is one the old decoding accepted.
+func respellings(t *testing.T, token string) map[string]string {
+	t.Helper()
+	parts := strings.Split(token, ".")
+	out := map[string]string{}
+	for i, name := range []string{"header", "payload", "signature"} {
+		seg, ok := respell(parts[i])
+		if !ok {
+			continue
+		}
+		want, err1 := base64.RawURLEncoding.DecodeString(parts[i])
+		got, err2 := base64.RawURLEncoding.DecodeString(seg)
+		if err1 != nil || err2 != nil || string(got) != string(want) || seg == parts[i] {
+			t.Fatalf("%s: respelling %q is not the same bytes as %q (%v, %v)", name, seg, parts[i], err1, err2)
+		}
+		p := slices.Clone(parts)
+		p[i] = seg
+		out[name] = strings.Join(p, ".")
+	}
+	return out
+}
+
+// signRespellable signs claims with a key id in the header and a jti claim
+// as long as it takes for the header's and the payload's encodings to leave
+// unused bits, so that every segment of the token can be respelled.
+func signRespellable(t *testing.T, m jwt.SigningMethod, key any, claims jwt.MapClaims) string {
+	t.Helper()
+	for pad := range 3 {
+		claims["jti"] = strings.Repeat("x", pad)
+		tok := jwt.NewWithClaims(m, claims)
+		tok.Header["kid"] = "k"
+		s, err := tok.SignedString(key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(respellings(t, s)) == 3 {
+			return s
+		}
+	}
+	t.Fatal("no claims length leaves unused bits in every segment")
+	return ""
+}
+
+// TestRespelledTokens: a token is valid in one spelling only. Changing the
+// unused low bits of a segment's last character keeps the decoded bytes,
+// and for the signature segment (which the signature does not cover) the
+// lenient decoder accepted the result as the same token; strict decoding
+// refuses it as malformed, in both modes, over HTTP (401) and WebSocket.
+func TestRespelledTokens(t *testing.T) {
+	clk := newClock()
+	now := clk.Now().Unix()
+	svc := credentialsService(t, "rpc-http", 0, clk, nil)
+	ec, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	pub, err := NewService(Config{PublicKey: &ec.PublicKey, Algorithm: "ES256", Now: clk.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, _ := svc.creds.lookup("admin")
+	issued, err := svc.Issue(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := respellings(t, issued)["signature"]; !ok {
+		t.Fatal("an RS256 signature leaves no unused bits (256 bytes should)")
+	}
+	claims := func() jwt.MapClaims {
+		return jwt.MapClaims{"permissions": []string{"*:*"}, "aud": "rpc-http", "iat": now, "exp": now + 60}
+	}
+	for _, tc := range []struct {
+		name  string
+		svc   *Service
+		token string
+	}{
+		{"issued RS256", svc, issued},
+		{"RS256, every segment", svc, signRespellable(t, jwt.SigningMethodRS256, testKeys()[0], claims())},
+		{"external ES256", pub, signRespellable(t, jwt.SigningMethodES256, ec, claims())},
+	} {
+		if _, err := tc.svc.Verify(tc.token); err != nil {
+			t.Fatalf("%s: the token itself is refused: %v", tc.name, err)
+		}
+		for seg, tok := range respellings(t, tc.token) {
+			c, err := tc.svc.Verify(tok)
+			if err == nil {
+				t.Errorf("%s, %s respelled: accepted, claims %+v", tc.name, seg, c)
+			} else if got := failure(err); got != "malformed token" {
+				t.Errorf("%s, %s respelled: refused as %q (%v), want malformed token", tc.name, seg, got, err)
+			}
+			ctx := tc.svc.authenticate(context.Background(), tok)
+			if tc.svc.Authorize(ctx, "eth_blockNumber") || rpc.CallerFrom(ctx) != nil {
+				t.Errorf("%s, %s respelled: authorized", tc.name, seg)
+			}
+		}
+	}
+
+	// Through the endpoint: a token from /login works; respelled it gets
+	// 401 -40100 over HTTP and -40100 for every WebSocket message.
+	ep := serve(t, svc)
+	tok := login(t, ep.httpURL+"/login", "admin", "pegasys")
+	respelled := respellings(t, tok)["signature"]
+	if r := call(t, ep.httpURL, tok, "eth_blockNumber"); r.status != http.StatusOK || !strings.Contains(r.body, `"result"`) {
+		t.Fatalf("HTTP, token from /login: %d %s", r.status, r.body)
+	}
+	if r := call(t, ep.httpURL, respelled, "eth_blockNumber"); r.status != http.StatusUnauthorized || r.body != unauthorized7 {
+		t.Errorf("HTTP, respelled token: %d %s, want 401 -40100", r.status, r.body)
+	}
+	if got := dialWS(t, ep.wsURL, tok).call("eth_blockNumber"); !strings.Contains(got, `"result"`) {
+		t.Errorf("WebSocket, token from /login: %s", got)
+	}
+	if got := dialWS(t, ep.wsURL, respelled).call("eth_blockNumber"); got != unauthorized7 {
+		t.Errorf("WebSocket, respelled token: %s, want -40100", got)
 	}
 }
 

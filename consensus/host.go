@@ -1,0 +1,50 @@
+package consensus
+
+import (
+	"context"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+)
+
+// Host is what the node offers a Producer: the seams between a pure
+// consensus core and the world (STYLE.md §1). Its transport is the engine's
+// own ProtocolProvider (see Transport).
+type Host interface {
+	// Clock is the time source and timer factory production runs on.
+	Clock() Clock
+	// Chain is the local chain.
+	Chain() ChainHeadReader
+	// SubscribeHeads delivers new canonical heads to ch until unsubscribe
+	// is called or the producer's run ends. The chain never waits for the
+	// receiver: one that falls behind misses intermediate heads, never the
+	// newest.
+	SubscribeHeads(ch chan<- Head) (unsubscribe func())
+	// Build assembles an unsealed block on parent (engine hash parentHash)
+	// with timestamp ts and the pool's transactions, with the node's
+	// shared block builder. It returns a *CannotSealError when the node's
+	// engine (or a wrapper around it) refuses to seal on parent.
+	Build(ctx context.Context, parent *types.Header, parentHash common.Hash, ts uint64) (Candidate, error)
+	// Import verifies, executes and inserts a block produced elsewhere (a
+	// committed proposal of another validator); the node announces it to
+	// its peers once it is the head.
+	Import(ctx context.Context, block *types.Block) error
+}
+
+// Head is a new canonical head.
+type Head struct {
+	Header *types.Header
+	// Hash is the head's engine hash.
+	Hash common.Hash
+}
+
+// Candidate is a block Host.Build assembled, with its executed state kept
+// by the node so that inserting it once sealed does not execute it again.
+type Candidate interface {
+	// Block is the unsealed block.
+	Block() *types.Block
+	// Insert verifies sealed (the block's header with the engine's seal
+	// added) and inserts the block so sealed into the chain, which makes
+	// the node announce it. A candidate is inserted at most once.
+	Insert(ctx context.Context, sealed *types.Header) error
+}

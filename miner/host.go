@@ -1,0 +1,155 @@
+package miner
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+
+	"github.com/basaltchain/basalt/chain"
+	"github.com/basaltchain/basalt/consensus"
+)
+
+// produceLoop runs the engine's producer while production is on and not
+// paused. The producer owns timing and sealing; the loop only restarts it:
+// after a pause, at once; after a CannotSealError, on a new head or its
+// Retry; after any other failure, after a back-off.
+func (m *Miner) produceLoop(ctx context.Context, p consensus.Producer) {
+	pause := newPauseLog(m.log)
+	var backoff time.Duration
+	for ctx.Err() == nil {
+		if m.isPaused() {
+			m.waitWake(ctx)
+			continue
+		}
+		runCtx, cancel := context.WithCancel(ctx)
+		if !m.setRun(cancel) {
+			cancel() // paused meanwhile
+			continue
+		}
+		h := &host{m: m, ctx: runCtx}
+		err := p.Produce(runCtx, h)
+		aborted := runCtx.Err() != nil
+		cancel()
+		h.wg.Wait() // head subscriptions the producer left open
+		m.setRun(nil)
+		switch {
+		case ctx.Err() != nil || aborted:
+			continue // stop or pause
+		case m.cannotSeal(ctx, err, pause):
+			continue
+		}
+		backoff = min(max(2*backoff, minBackoff), maxBackoff)
+		m.log.Warn("Block producer stopped", "err", err, "retryIn", backoff)
+		m.sleep(ctx, backoff)
+	}
+}
+
+// setRun records (or with nil, clears) the function that stops the running
+// producer, so SetPaused can stop it. It reports false, doing nothing,
+// while production is paused.
+func (m *Miner) setRun(cancel context.CancelFunc) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if cancel != nil && m.paused {
+		return false
+	}
+	m.sealing = cancel
+	return true
+}
+
+// host is the consensus.Host of one run of a producer.
+type host struct {
+	m   *Miner
+	ctx context.Context // the run's; ends the head subscriptions
+	wg  sync.WaitGroup
+}
+
+var _ consensus.Host = (*host)(nil)
+
+// Clock is the miner's clock.
+func (h *host) Clock() consensus.Clock { return h.m.clock }
+
+// Chain is the node's chain.
+func (h *host) Chain() consensus.ChainHeadReader { return h.m.chain }
+
+// SubscribeHeads forwards the chain's head events to ch. The chain's feed
+// must never wait for a slow producer (it would stall every insert), so
+// the forwarder keeps only the latest head not yet delivered: a receiver
+// that falls behind misses intermediate heads, never the newest one.
+func (h *host) SubscribeHeads(ch chan<- consensus.Head) func() {
+	in := make(chan chain.HeadEvent, 16)
+	sub := h.m.chain.SubscribeHead(in)
+	done := make(chan struct{})
+	h.wg.Go(func() {
+		defer sub.Unsubscribe()
+		var (
+			pending *consensus.Head
+			out     chan<- consensus.Head // ch while a head is pending
+		)
+		for {
+			select {
+			case ev := <-in:
+				pending, out = &consensus.Head{Header: ev.Header, Hash: ev.Hash}, ch
+			case out <- headOf(pending):
+				pending, out = nil, nil
+			case <-done:
+				return
+			case <-h.ctx.Done():
+				return
+			case <-sub.Err():
+				return
+			}
+		}
+	})
+	var once sync.Once
+	return func() { once.Do(func() { close(done) }) }
+}
+
+func headOf(p *consensus.Head) consensus.Head {
+	if p == nil {
+		return consensus.Head{}
+	}
+	return *p
+}
+
+// Build assembles a block on parent with the shared builder, unless the
+// engine (or a wrapper around it, such as beacon at the merge) refuses to
+// seal on parent.
+func (h *host) Build(ctx context.Context, parent *types.Header, parentHash common.Hash, ts uint64) (consensus.Candidate, error) {
+	m := h.m
+	if s := m.cfg.Scheduler; s != nil {
+		var cs *consensus.CannotSealError
+		if _, err := s.NextSeal(m.chain, parent, m.clock.Now()); errors.As(err, &cs) {
+			return nil, err
+		}
+	}
+	block, exec, err := Build(ctx, m.chain, parent, parentHash, ts, m.txs, *m.cfg.Coinbase, m.cfg.ExtraData, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &candidate{m: m, pb: &pendingBlock{block: block, state: exec.State, receipts: exec.Receipts, created: m.clock.Now()}}, nil
+}
+
+// Import executes and inserts a block produced elsewhere.
+func (h *host) Import(ctx context.Context, block *types.Block) error {
+	_, err := h.m.chain.InsertBlock(ctx, block, chain.InsertOptions{})
+	return err
+}
+
+// candidate is a consensus.Candidate: a built block and its state.
+type candidate struct {
+	m  *Miner
+	pb *pendingBlock
+}
+
+// Block is the unsealed block.
+func (c *candidate) Block() *types.Block { return c.pb.block }
+
+// Insert verifies the seal and inserts the block with its executed state.
+func (c *candidate) Insert(ctx context.Context, sealed *types.Header) error {
+	return c.m.insert(ctx, c.pb, sealed)
+}

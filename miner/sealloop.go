@@ -1,0 +1,187 @@
+package miner
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/basaltchain/basalt/consensus"
+)
+
+const (
+	// minBackoff and maxBackoff bound the wait after a failure that is not
+	// a CannotSealError (a build error, a seal error): the loop retries, but
+	// never in a tight loop, and no slower than maxBackoff.
+	minBackoff = time.Second
+	maxBackoff = 30 * time.Second
+)
+
+// sealLoop produces blocks for engines that seal a built block on their
+// own (ethash; Clique's turn and delays come through the Scheduler): for
+// each head it asks the Scheduler whether and when it may seal, waits for
+// that time and for the second after the parent's, builds a block, offers
+// it as remote work, seals it and inserts it. It never spins: every path
+// that does not produce a block waits for a new head, the engine's Retry,
+// a back-off or the time it must wait anyway.
+func (m *Miner) sealLoop(ctx context.Context) {
+	pause := newPauseLog(m.log)
+	var backoff time.Duration
+	failed := func(msg string, err error) {
+		backoff = min(max(2*backoff, minBackoff), maxBackoff)
+		m.log.Warn(msg, "err", err, "retryIn", backoff)
+		m.sleep(ctx, backoff)
+	}
+	for ctx.Err() == nil {
+		if m.isPaused() {
+			m.waitWake(ctx) // SetPaused(false) wakes it
+			continue
+		}
+		parent := m.chain.CurrentHeader()
+		now := m.clock.Now()
+		var at time.Time
+		if s := m.cfg.Scheduler; s != nil {
+			t, err := s.NextSeal(m.chain, parent, now)
+			m.setRefused(refusal(err))
+			if err != nil {
+				if !m.cannotSeal(ctx, err, pause) {
+					failed("Sealing schedule failed", err)
+				}
+				continue
+			}
+			at = t
+		}
+		// Timestamps strictly increase and are never in the future: not
+		// before the second after the parent's.
+		if next := time.Unix(int64(parent.Time)+1, 0); at.Before(next) {
+			at = next
+		}
+		if wait := at.Sub(now); wait > 0 {
+			m.sleep(ctx, wait) // a new head ends it early: plan again
+			continue
+		}
+
+		pb, err := build(ctx, m.chain, m.txs, *m.cfg.Coinbase, m.cfg.ExtraData, now)
+		if err != nil {
+			if ctx.Err() == nil {
+				failed("Block building failed", err)
+			}
+			continue
+		}
+		sealCtx, cancel := context.WithCancel(ctx)
+		if !m.setWork(pb, cancel) {
+			cancel() // paused meanwhile
+			continue
+		}
+		sealed, err := m.chain.Engine().Seal(sealCtx, pb.block.Header())
+		aborted := sealCtx.Err() != nil
+		cancel()
+		switch {
+		case err == nil:
+		case isCannotSeal(err):
+			m.dropWork(pb) // before waiting: eth_getWork must not hand it out
+			m.cannotSeal(ctx, err, pause)
+			continue
+		case aborted:
+			continue // new head, pause or stop
+		default:
+			failed("Sealing failed", err)
+			continue
+		}
+		if err := m.insert(ctx, pb, sealed); err != nil {
+			if ctx.Err() == nil {
+				failed("Mined block rejected", err)
+			}
+			continue
+		}
+		pause.resumed()
+		backoff = 0
+	}
+}
+
+// cannotSeal handles a *consensus.CannotSealError: it logs the reason when
+// it changes and waits for a new head, or for Retry when the engine gave
+// one. It reports false (and does nothing) for any other error.
+func (m *Miner) cannotSeal(ctx context.Context, err error, pause *pauseLog) bool {
+	var cs *consensus.CannotSealError
+	if !errors.As(err, &cs) {
+		return false
+	}
+	pause.paused(cs.Reason)
+	if cs.Retry > 0 {
+		m.sleep(ctx, cs.Retry)
+	} else {
+		m.waitWake(ctx)
+	}
+	return true
+}
+
+// refusal is the reason of a *consensus.CannotSealError, "" for any other
+// outcome.
+func refusal(err error) string {
+	var cs *consensus.CannotSealError
+	if errors.As(err, &cs) {
+		return cs.Reason
+	}
+	return ""
+}
+
+func isCannotSeal(err error) bool {
+	var cs *consensus.CannotSealError
+	return errors.As(err, &cs)
+}
+
+// sleep waits for d on the miner's clock, a wake-up (new head, resume) or
+// the end of ctx, whichever comes first.
+func (m *Miner) sleep(ctx context.Context, d time.Duration) {
+	t := m.clock.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C():
+	case <-m.wake:
+	case <-ctx.Done():
+	}
+}
+
+// waitWake waits for a wake-up (new head, resume) or the end of ctx.
+func (m *Miner) waitWake(ctx context.Context) {
+	select {
+	case <-m.wake:
+	case <-ctx.Done():
+	}
+}
+
+// pauseLog logs why production is paused when the reason changes, not on
+// every check: a node whose head is post-merge logs "Mining paused" once.
+// A reason that comes back (Clique's turn, block after block) is logged at
+// Info the first time and at Debug after that.
+type pauseLog struct {
+	log    *slog.Logger
+	reason string // why production is paused; "" while producing
+	level  slog.Level
+	seen   map[string]bool
+}
+
+func newPauseLog(log *slog.Logger) *pauseLog {
+	return &pauseLog{log: log, seen: make(map[string]bool)}
+}
+
+func (p *pauseLog) paused(reason string) {
+	if reason == p.reason {
+		return
+	}
+	p.reason, p.level = reason, slog.LevelInfo
+	if p.seen[reason] {
+		p.level = slog.LevelDebug
+	}
+	p.seen[reason] = true
+	p.log.Log(context.Background(), p.level, "Mining paused", "reason", reason)
+}
+
+func (p *pauseLog) resumed() {
+	if p.reason == "" {
+		return
+	}
+	p.log.Log(context.Background(), p.level, "Mining resumed", "after", p.reason)
+	p.reason = ""
+}

@@ -1,0 +1,102 @@
+package p2p
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ethereum/go-ethereum/crypto"
+	gethp2p "github.com/ethereum/go-ethereum/p2p"
+	"github.com/ethereum/go-ethereum/p2p/enode"
+
+	"github.com/basaltchain/basalt/consensus"
+	"github.com/basaltchain/basalt/internal/chaingen"
+	"github.com/basaltchain/basalt/p2p/eth"
+)
+
+func noop(*gethp2p.Peer, gethp2p.MsgReadWriter) error { return nil }
+
+// The server runs every eth version, then the engine's sub-protocols; a
+// sub-protocol that would clash with eth or another is refused.
+func TestProtocolList(t *testing.T) {
+	c, db, err := chaingen.OpenMemoryWith(testGenesis, testEngine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	key, _ := crypto.GenerateKey()
+	newService := func(extra ...gethp2p.Protocol) (*Service, error) {
+		return New(Config{PrivateKey: key, Protocols: extra}, c, nil, &fakeMiner{}, quietLog)
+	}
+	istanbul := gethp2p.Protocol{Name: "istanbul", Version: 100, Length: 22, Run: noop}
+	s, err := newService(istanbul)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range s.server.Protocols {
+		got = append(got, gethp2p.Cap{Name: p.Name, Version: p.Version}.String())
+	}
+	want := []string{"eth/68", "eth/67", "eth/66", "istanbul/100"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("protocols %v, want %v", got, want)
+	}
+	if ps, _ := newService(); len(ps.server.Protocols) != len(eth.ProtocolVersions) {
+		t.Fatalf("without an engine protocol: %d protocols", len(ps.server.Protocols))
+	}
+
+	for name, bad := range map[string][]gethp2p.Protocol{
+		"clashes with Basalt's eth": {{Name: eth.ProtocolName, Version: 69, Length: 17, Run: noop}},
+		"given twice":               {istanbul, istanbul},
+		"no handler":                {{Name: "x", Version: 1, Length: 1}},
+	} {
+		if _, err := newService(bad...); err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+// An engine's sub-protocol runs beside eth between two nodes: each side's
+// transport sees the other and its broadcasts arrive.
+func TestEngineSubProtocol(t *testing.T) {
+	type message struct {
+		from enode.ID
+		text string
+	}
+	newTransport := func(got chan<- message) *consensus.Transport {
+		return consensus.NewTransport("tst", 1, 2, func(from enode.ID, msg gethp2p.Msg) error {
+			var s string
+			if err := msg.Decode(&s); err != nil {
+				return err
+			}
+			got <- message{from, s}
+			return nil
+		})
+	}
+	gotA, gotB := make(chan message, 1), make(chan message, 1)
+	trA, trB := newTransport(gotA), newTransport(gotB)
+	a := startNodeWith(t, 0, func(c *Config) { c.Protocols = []gethp2p.Protocol{trA.Protocol()} })
+	b := startNodeWith(t, 0, func(c *Config) { c.Protocols = []gethp2p.Protocol{trB.Protocol()} })
+	b.svc.AddStatic(a.enode(t))
+	waitUntil(t, "the sub-protocol on both sides", func() bool { return len(trA.Peers()) == 1 && len(trB.Peers()) == 1 })
+	if trA.Peers()[0] != b.svc.Self().ID() || trB.Peers()[0] != a.svc.Self().ID() {
+		t.Fatalf("transport peers %v %v", trA.Peers(), trB.Peers())
+	}
+	waitUntil(t, "the eth handshake", func() bool { return b.svc.PeerCount() == 1 })
+	if caps := b.svc.Peers()[0].Caps; !slices.Contains(caps, "tst/1") || !slices.Contains(caps, "eth/68") {
+		t.Fatalf("peer capabilities %v", caps)
+	}
+
+	if n := trA.Broadcast(1, "prepare"); n != 1 {
+		t.Fatalf("broadcast reached %d peers", n)
+	}
+	if m := <-gotB; m.from != a.svc.Self().ID() || m.text != "prepare" {
+		t.Fatalf("b received %+v", m)
+	}
+	if err := trB.Send(a.svc.Self().ID(), 0, "commit"); err != nil {
+		t.Fatal(err)
+	}
+	if m := <-gotA; m.from != b.svc.Self().ID() || m.text != "commit" {
+		t.Fatalf("a received %+v", m)
+	}
+}
