@@ -7,7 +7,6 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/tracing"
 	"github.com/ethereum/go-ethereum/core/types"
-	"github.com/ethereum/go-ethereum/core/vm"
 
 	"github.com/basaltchain/basalt/chain"
 )
@@ -16,8 +15,8 @@ import (
 // transaction's revert output beside its receipt when it executes the
 // block; receipts do not commit to it, so Basalt does not store it and
 // instead replays the block when a receipt of a reverted transaction is
-// asked for. The replay is the block's own execution (chain.Process) with
-// a tracer that records the output of each transaction's top-level frame,
+// asked for. The replay is the block's own execution (the chain's
+// executor) with a tracer that records the output of each transaction's top-level frame,
 // so the bytes are exactly what the transaction reverted with, for
 // imported and synced blocks alike. Only reverted receipts cost a replay.
 
@@ -49,7 +48,7 @@ func (b *Backend) revertReasons(ctx context.Context, header *types.Header, hash 
 			}
 		},
 	}
-	if _, err := chain.Process(ctx, c, c.Engine(), block, hash, st, vm.Config{Tracer: hooks}); err != nil {
+	if _, err := c.Executor().With(chain.WithTracer(hooks)).Process(ctx, block, hash, st); err != nil {
 		return nil, err
 	}
 	return out, nil

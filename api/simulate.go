@@ -113,14 +113,15 @@ func defaultCallGas(cfg *params.ChainConfig, header *types.Header) uint64 {
 // result (successful, reverted or halted).
 func (s *simulation) run(ctx context.Context, gas uint64) (*core.ExecutionResult, error) {
 	c := s.b.Chain
-	cfg := c.Config()
+	exec := c.Executor()
 	st := s.st
 	if !s.once {
 		st = st.Copy()
 	}
-	rules := chain.Rules(cfg, s.header)
-	precompiles := vm.ActivePrecompiledContracts(rules)
+	rules := chain.Rules(c.Config(), s.header)
+	var precompiles vm.PrecompiledContracts // nil: the executor's own
 	if len(s.override) > 0 {
+		precompiles = exec.Precompiles(s.header)
 		if err := s.override.apply(st, precompiles); err != nil {
 			return nil, err
 		}
@@ -160,16 +161,11 @@ func (s *simulation) run(ctx context.Context, gas uint64) (*core.ExecutionResult
 	}
 	msg.SkipNonceCheck().SkipEOACheck().SkipGasLimitCapCheck()
 
-	blockCtx := chain.NewBlockContext(cfg, c.Engine(), c, s.header)
+	opts := chain.CallOptions{Tracer: s.tracer, Precompiles: precompiles}
 	if s.mode.allowExceedingBalance {
-		if blockCtx.BaseFee != nil {
-			blockCtx.BaseFee = new(big.Int)
-		}
-		if blockCtx.BlobBaseFee != nil {
-			blockCtx.BlobBaseFee = new(big.Int)
-		}
+		// A free call runs in a block whose fees read zero.
+		opts.ZeroBaseFee, opts.ZeroBlobBaseFee = true, true
 	}
-	vmCfg := vm.Config{Tracer: s.tracer}
 	if s.mode.allowUnderpriced && !s.affordable(st, tx, price, blobPrice, baseFee) {
 		// Besu lets an underpriced simulation run without charging for gas
 		// it cannot pay; so does a zero-priced message.
@@ -178,28 +174,11 @@ func (s *simulation) run(ctx context.Context, gas uint64) (*core.ExecutionResult
 		if msg.BlobGasFeeCap != nil {
 			msg.BlobGasFeeCap = zero
 		}
-		if blockCtx.BlobBaseFee != nil {
-			blockCtx.BlobBaseFee = new(big.Int)
-		}
-		vmCfg.NoBaseFee = true
+		opts.ZeroBlobBaseFee, opts.NoBaseFee = true, true
 	}
-	evm := vm.NewEVM(blockCtx, st, cfg, vmCfg)
-	defer evm.Release()
-	if len(s.override) > 0 {
-		evm.SetPrecompiles(precompiles)
-	}
-	done := make(chan struct{})
-	defer close(done)
-	go func() {
-		select {
-		case <-ctx.Done():
-			evm.Cancel()
-		case <-done:
-		}
-	}()
-	res, err := core.ApplyMessage(evm, msg, core.NewGasPool(max(tx.gas, s.header.GasLimit)))
-	if evm.Cancelled() {
-		return nil, ctx.Err()
+	res, err := exec.ApplyMessage(ctx, s.header, st, msg, max(tx.gas, s.header.GasLimit), opts)
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return nil, err // stopped: the front end answers its timeout
 	}
 	if err != nil {
 		return nil, txError(err)

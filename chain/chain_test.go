@@ -82,7 +82,7 @@ func makeBlock(t *testing.T, c *Chain, parent *types.Header, diff int64, txs []*
 		t.Fatal(err)
 	}
 	block := types.NewBlock(header, &types.Body{Transactions: txs}, nil, trie.NewStackTrie(nil))
-	res, err := Process(context.Background(), c, c.Engine(), block, common.Hash{}, st, vm.Config{})
+	res, err := c.Executor().Process(context.Background(), block, common.Hash{}, st)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,12 @@
-// Package chain is Basalt's block store, fork choice and block processor.
+// Package chain is Basalt's block store, fork choice and block executor.
+//
+// The Executor is the one place that makes an EVM and runs a block's
+// transaction loop. The chain's own block processing (InsertBlock, the
+// state repair at Open, EnsureState), the block builder (miner.Build) and
+// the call simulations (eth_call, eth_estimateGas, eth_createAccessList)
+// all use the Chain's executor, so its parameters — extra precompiles, a
+// tracer, a policy for the blocks it builds (ExecOption, given to Open) —
+// hold for all of them alike.
 //
 // Blocks are keyed by the consensus engine's hash (consensus.Engine.Hash),
 // never by go-ethereum's Header.Hash, so every engine — including IBFT 2.0,

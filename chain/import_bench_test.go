@@ -11,7 +11,6 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
-	"github.com/ethereum/go-ethereum/core/vm"
 	"github.com/ethereum/go-ethereum/params"
 	"github.com/ethereum/go-ethereum/rlp"
 
@@ -99,11 +98,12 @@ func BenchmarkStateTransition(b *testing.B) {
 			b.Fatal(err)
 		}
 		headers := &memHeaders{c: c, byHash: make(map[common.Hash]*types.Header)}
+		exec := NewExecutor(c.Config(), c.Engine(), headers)
 		b.StartTimer()
 		for _, blk := range blocks {
 			blk = copyBlock(b, blk)
 			RecoverSenders(c.Config(), blk)
-			res, err := Process(context.Background(), headers, c.Engine(), blk, c.Hash(blk.Header()), st, vm.Config{})
+			res, err := exec.Process(context.Background(), blk, c.Hash(blk.Header()), st)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -9,7 +9,6 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/state"
 	"github.com/ethereum/go-ethereum/core/types"
-	"github.com/ethereum/go-ethereum/core/vm"
 	"github.com/ethereum/go-ethereum/ethdb"
 
 	"github.com/basaltchain/basalt/consensus"
@@ -48,6 +47,9 @@ type InsertOptions struct {
 type Executed struct {
 	State    *state.StateDB
 	Receipts types.Receipts
+	// Skipped are the candidate transactions the builder left out, with the
+	// reason (see Result.Skipped); InsertBlock ignores them.
+	Skipped []SkippedTx
 }
 
 // InsertResult describes what InsertBlock did.
@@ -108,7 +110,7 @@ func (c *Chain) InsertBlock(ctx context.Context, block *types.Block, opts Insert
 		if err != nil {
 			return res, fmt.Errorf("block %d: parent state unavailable: %w", number, err)
 		}
-		result, err := Process(ctx, c, c.engine, block, hash, statedb, vm.Config{})
+		result, err := c.exec.Process(ctx, block, hash, statedb)
 		if err != nil {
 			return res, fmt.Errorf("block %d: %w", number, err)
 		}

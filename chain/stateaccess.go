@@ -7,7 +7,6 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
-	"github.com/ethereum/go-ethereum/core/vm"
 	"github.com/ethereum/go-ethereum/crypto"
 )
 
@@ -73,7 +72,7 @@ func (c *Chain) regenerate(hash common.Hash, header *types.Header, limit int) (i
 		if err != nil {
 			return 0, err
 		}
-		res, err := Process(context.Background(), c, c.engine, block, it.hash, st, vm.Config{})
+		res, err := c.exec.Process(context.Background(), block, it.hash, st)
 		if err != nil {
 			return 0, fmt.Errorf("re-execute block %d: %w", n, err)
 		}

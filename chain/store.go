@@ -9,6 +9,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/lru"
+	"github.com/ethereum/go-ethereum/consensus/misc/eip4844"
 	"github.com/ethereum/go-ethereum/core"
 	"github.com/ethereum/go-ethereum/core/rawdb"
 	"github.com/ethereum/go-ethereum/core/state"
@@ -46,6 +47,7 @@ type Chain struct {
 	stateDB state.Database
 	config  *params.ChainConfig
 	engine  consensus.Engine
+	exec    *Executor
 
 	genesis     *types.Header
 	genesisHash common.Hash
@@ -79,8 +81,11 @@ type headInfo struct {
 }
 
 // Open opens the chain in db, writing genesis if the database is empty. An
-// existing database must hold the same genesis block.
-func Open(db ethdb.Database, genesis *core.Genesis, engine consensus.Engine) (*Chain, error) {
+// existing database must hold the same genesis block. opts are the
+// parameters of the chain's block executor (extra precompiles, a tracer, a
+// policy for the blocks it builds); they hold for every block the chain
+// executes, including the ones Open re-executes to repair its state.
+func Open(db ethdb.Database, genesis *core.Genesis, engine consensus.Engine, opts ...ExecOption) (*Chain, error) {
 	if genesis == nil || genesis.Config == nil {
 		return nil, errors.New("genesis without chain config")
 	}
@@ -103,6 +108,7 @@ func Open(db ethdb.Database, genesis *core.Genesis, engine consensus.Engine) (*C
 		receiptsCache: lru.NewCache[common.Hash, types.Receipts](256),
 		accountCache:  lru.NewCache[accountKey, *types.StateAccount](16384),
 	}
+	c.exec = NewExecutor(c.config, engine, c, opts...)
 	gblock := genesis.ToBlock()
 	c.genesis = gblock.Header()
 	c.genesisHash = engine.Hash(c.genesis)
@@ -230,6 +236,10 @@ func (c *Chain) Config() *params.ChainConfig { return c.config }
 
 // Engine returns the consensus engine.
 func (c *Chain) Engine() consensus.Engine { return c.engine }
+
+// Executor returns the chain's block executor, which the block builder and
+// the call simulations share with the chain's own block processing.
+func (c *Chain) Executor() *Executor { return c.exec }
 
 // Database returns the underlying key-value database.
 func (c *Chain) Database() ethdb.Database { return c.db }
@@ -367,7 +377,7 @@ func (c *Chain) GetReceipts(hash common.Hash, number uint64) types.Receipts {
 	}
 	var blobGasPrice *big.Int
 	if header.ExcessBlobGas != nil {
-		blobGasPrice = NewBlockContext(c.config, c.engine, c, header).BlobBaseFee
+		blobGasPrice = eip4844.CalcBlobFee(c.config, header)
 	}
 	if err := rs.DeriveFields(c.config, hash, number, header.Time, header.BaseFee, blobGasPrice, body.Transactions); err != nil {
 		return nil

@@ -2,7 +2,6 @@ package miner
 
 import (
 	"context"
-	"errors"
 	"math"
 	"math/big"
 	"time"
@@ -10,10 +9,8 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/consensus/misc/eip1559"
 	"github.com/ethereum/go-ethereum/consensus/misc/eip4844"
-	"github.com/ethereum/go-ethereum/core"
 	"github.com/ethereum/go-ethereum/core/state"
 	"github.com/ethereum/go-ethereum/core/types"
-	"github.com/ethereum/go-ethereum/core/vm"
 	"github.com/ethereum/go-ethereum/params"
 	"github.com/ethereum/go-ethereum/trie"
 
@@ -21,15 +18,9 @@ import (
 )
 
 // TxIterator walks pending transactions in inclusion order: by price across
-// senders, by nonce within a sender.
-type TxIterator interface {
-	// Peek returns the next candidate, or nil when none are left.
-	Peek() *types.Transaction
-	// Shift accepts the candidate and moves to its sender's next nonce.
-	Shift()
-	// Pop drops the candidate's sender for the rest of the block.
-	Pop()
-}
+// senders, by nonce within a sender. It is the block executor's, which runs
+// the loop that consumes it.
+type TxIterator = chain.TxIterator
 
 // TxSource supplies the transactions for a new block.
 type TxSource interface {
@@ -97,7 +88,9 @@ func NextGasLimit(parent, target uint64) uint64 {
 // uncles (which the caller has chosen; the engine's Finalize pays their
 // rewards), and returns it with its executed state, ready for
 // chain.InsertBlock once sealed. The miner and the test chain generator
-// share it.
+// share it. Build prepares the header; the chain's executor
+// (chain.Executor.Build) runs the transactions, with the executor's
+// precompiles, tracer and building policy.
 func Build(ctx context.Context, c *chain.Chain, parent *types.Header, parentHash common.Hash, ts uint64,
 	txs TxSource, coinbase common.Address, extra []byte, uncles []*types.Header, opts ...BuildOption) (*types.Block, *chain.Executed, error) {
 	var o buildOptions
@@ -138,69 +131,22 @@ func Build(ctx context.Context, c *chain.Chain, parent *types.Header, parentHash
 	if err != nil {
 		return nil, nil, err
 	}
-	blockCtx := chain.NewBlockContext(cfg, c.Engine(), c, header)
-	evm := vm.NewEVM(blockCtx, statedb, cfg, vm.Config{})
-	defer evm.Release()
-	chain.PreExecution(cfg, header, evm, statedb)
-
-	var (
-		signer   = types.MakeSigner(cfg, header.Number, header.Time)
-		gp       = core.NewGasPool(header.GasLimit)
-		included []*types.Transaction
-		receipts types.Receipts
-		allLogs  []*types.Log
-	)
+	var it chain.TxIterator
 	if txs != nil {
-		it := txs.PendingIterator(header.BaseFee)
-		for tx := it.Peek(); tx != nil; tx = it.Peek() {
-			if ctx.Err() != nil {
-				break
-			}
-			if gp.Available(false) < params.TxGas {
-				break
-			}
-			if tx.Gas() > gp.Available(false) {
-				it.Pop()
-				continue
-			}
-			msg, err := core.TransactionToMessage(tx, signer, header.BaseFee)
-			if err != nil {
-				it.Pop()
-				continue
-			}
-			snap, gpSnap := statedb.Snapshot(), gp.Snapshot()
-			statedb.SetTxContext(tx.Hash(), len(included), uint32(len(included)+1))
-			receipt, _, err := core.ApplyTransactionWithEVM(ctx, msg, gp, statedb, header.Number, common.Hash{}, header.Time, tx, evm)
-			switch {
-			case errors.Is(err, core.ErrNonceTooLow):
-				statedb.RevertToSnapshot(snap)
-				gp.Set(gpSnap)
-				it.Shift()
-			case err != nil:
-				statedb.RevertToSnapshot(snap)
-				gp.Set(gpSnap)
-				it.Pop()
-			default:
-				included = append(included, tx)
-				receipts = append(receipts, receipt)
-				allLogs = append(allLogs, receipt.Logs...)
-				it.Shift()
-			}
-		}
+		it = txs.PendingIterator(header.BaseFee)
 	}
-	requests, _, err := core.PostExecution(ctx, cfg, header.Number, header.Time, allLogs, withdrawals, evm, uint32(len(included)+1))
+	res, err := c.Executor().Build(ctx, header, statedb, it, uncles, withdrawals)
 	if err != nil {
 		return nil, nil, err
 	}
 	if cfg.IsPrague(header.Number, header.Time) {
-		h := types.CalcRequestsHash(requests)
+		h := types.CalcRequestsHash(res.Requests)
 		header.RequestsHash = &h
 	}
-	c.Engine().Finalize(c, header, statedb, uncles)
-	header.GasUsed = gp.Used()
+	header.GasUsed = res.GasUsed
 	header.Root = statedb.IntermediateRoot(chain.Rules(cfg, header))
 
-	body := &types.Body{Transactions: included, Uncles: uncles, Withdrawals: withdrawals}
-	block := types.NewBlock(header, body, receipts, trie.NewStackTrie(nil))
-	return block, &chain.Executed{State: statedb, Receipts: receipts}, nil
+	body := &types.Body{Transactions: res.Txs, Uncles: uncles, Withdrawals: withdrawals}
+	block := types.NewBlock(header, body, res.Receipts, trie.NewStackTrie(nil))
+	return block, &chain.Executed{State: statedb, Receipts: res.Receipts, Skipped: res.Skipped}, nil
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
-	"github.com/ethereum/go-ethereum/core/vm"
 
 	"github.com/basaltchain/basalt/chain"
 	"github.com/basaltchain/basalt/consensus"
@@ -165,7 +164,7 @@ func (h *host) Execute(ctx context.Context, block *types.Block) (consensus.Candi
 	}
 	block = withPooledTxs(m.txs, block)
 	chain.RecoverSenders(m.chain.Config(), block)
-	res, err := chain.Process(ctx, m.chain, engine, block, engine.Hash(header), statedb, vm.Config{})
+	res, err := m.chain.Executor().Process(ctx, block, engine.Hash(header), statedb)
 	if err != nil {
 		return nil, err
 	}

@@ -124,14 +124,16 @@ func newCliqueEngine(g *config.Genesis, env EngineEnv) (consensus.Engine, error)
 
 // OpenChain opens the database and chain of a data path; the caller closes
 // both (subcommands such as `blocks import` use it without a node). Its
-// engine verifies only.
-func OpenChain(dataPath string, g *config.Genesis) (ethdb.Database, *chain.Chain, error) {
-	return openChain(dataPath, g, NewEngineWith, EngineEnv{})
+// engine verifies only. opts are the parameters of the chain's block
+// executor.
+func OpenChain(dataPath string, g *config.Genesis, opts ...chain.ExecOption) (ethdb.Database, *chain.Chain, error) {
+	return openChain(dataPath, g, NewEngineWith, EngineEnv{}, opts...)
 }
 
 // openChain opens the database, makes the engine on it with env and opens
-// the chain, with the engine's fork chooser if it has one.
-func openChain(dataPath string, g *config.Genesis, newEngine engineFactory, env EngineEnv) (ethdb.Database, *chain.Chain, error) {
+// the chain, with the engine's fork chooser if it has one and opts for its
+// block executor.
+func openChain(dataPath string, g *config.Genesis, newEngine engineFactory, env EngineEnv, opts ...chain.ExecOption) (ethdb.Database, *chain.Chain, error) {
 	dir := DatabaseDir(dataPath)
 	db, err := chain.OpenDatabase(dir, 256)
 	if err != nil {
@@ -147,7 +149,7 @@ func openChain(dataPath string, g *config.Genesis, newEngine engineFactory, env 
 		db.Close()
 		return nil, nil, err
 	}
-	c, err := chain.Open(db, g.Core, engine)
+	c, err := chain.Open(db, g.Core, engine, opts...)
 	if err != nil {
 		db.Close()
 		return nil, nil, err
@@ -173,15 +175,19 @@ func inUse(err error) bool {
 type engineFactory func(*config.Genesis, EngineEnv) (consensus.Engine, error)
 
 // New opens the node's storage and builds its services; Start runs them.
-func New(cfg *config.Config, log *slog.Logger) (*Node, error) {
-	return newNode(cfg, log, NewEngineWith)
+func New(cfg *config.Config, log *slog.Logger, opts ...Option) (*Node, error) {
+	return newNode(cfg, log, NewEngineWith, opts...)
 }
 
 // newNode is New with the engine made by newEngine (tests give engines of
 // their own, with capabilities the real ones do not have yet).
-func newNode(cfg *config.Config, log *slog.Logger, newEngine engineFactory) (*Node, error) {
+func newNode(cfg *config.Config, log *slog.Logger, newEngine engineFactory, opts ...Option) (*Node, error) {
 	if log == nil {
 		log = slog.Default()
+	}
+	var o options
+	for _, opt := range opts {
+		opt(&o)
 	}
 	g, err := cfg.RequireGenesis()
 	if err != nil {
@@ -191,7 +197,7 @@ func newNode(cfg *config.Config, log *slog.Logger, newEngine engineFactory) (*No
 	if err != nil {
 		return nil, err
 	}
-	db, c, err := openChain(cfg.DataPath, g, newEngine, EngineEnv{Key: key, Log: log})
+	db, c, err := openChain(cfg.DataPath, g, newEngine, EngineEnv{Key: key, Log: log}, o.exec...)
 	if err != nil {
 		return nil, err
 	}
