@@ -12,7 +12,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/p2p/enode"
 
-	"github.com/basaltchain/basalt/p2p/enodeurl"
+	"github.com/basaltchain/basalt/enodeurl"
 	"github.com/basaltchain/basalt/rpc"
 )
 

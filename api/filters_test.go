@@ -16,8 +16,8 @@ import (
 
 	"github.com/basaltchain/basalt/chain"
 	"github.com/basaltchain/basalt/filters"
-	"github.com/basaltchain/basalt/internal/chaintest"
 	"github.com/basaltchain/basalt/rpc"
+	"github.com/basaltchain/basalt/testsupport/chaintest"
 	"github.com/basaltchain/basalt/txpool"
 )
 

@@ -17,8 +17,8 @@ import (
 
 	"github.com/basaltchain/basalt/chain"
 	"github.com/basaltchain/basalt/filters"
-	"github.com/basaltchain/basalt/internal/chaintest"
 	"github.com/basaltchain/basalt/rpc"
+	"github.com/basaltchain/basalt/testsupport/chaintest"
 )
 
 // Shape of the benchmark chain: 10,000 blocks of 10 transactions with 2

@@ -17,8 +17,8 @@ import (
 
 	"github.com/basaltchain/basalt/chain"
 	"github.com/basaltchain/basalt/filters"
-	"github.com/basaltchain/basalt/internal/chaintest"
 	"github.com/basaltchain/basalt/rpc"
+	"github.com/basaltchain/basalt/testsupport/chaintest"
 )
 
 // shapeEnv is a chain with every fork through Prague active from genesis:

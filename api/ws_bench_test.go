@@ -14,8 +14,8 @@ import (
 
 	"github.com/basaltchain/basalt/chain"
 	"github.com/basaltchain/basalt/filters"
-	"github.com/basaltchain/basalt/internal/chaintest"
 	"github.com/basaltchain/basalt/rpc"
+	"github.com/basaltchain/basalt/testsupport/chaintest"
 )
 
 // BenchmarkNewHeadsFanout measures the delivery of newHeads notifications

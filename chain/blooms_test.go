@@ -7,7 +7,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/basaltchain/basalt/chain"
-	"github.com/basaltchain/basalt/internal/chaintest"
+	"github.com/basaltchain/basalt/testsupport/chaintest"
 )
 
 // TestCanonicalBloomsAndBlockLogs checks the log-query reads against the

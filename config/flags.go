@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/basaltchain/basalt/enodeurl"
 	"github.com/basaltchain/basalt/internal/cliconf"
-	"github.com/basaltchain/basalt/p2p/enodeurl"
 	"github.com/basaltchain/basalt/rpc"
 )
 

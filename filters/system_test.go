@@ -16,7 +16,7 @@ import (
 	"github.com/ethereum/go-ethereum/event"
 
 	"github.com/basaltchain/basalt/chain"
-	"github.com/basaltchain/basalt/internal/chaintest"
+	"github.com/basaltchain/basalt/testsupport/chaintest"
 	"github.com/basaltchain/basalt/txpool"
 )
 

@@ -24,8 +24,8 @@ import (
 	"github.com/basaltchain/basalt/chain"
 	"github.com/basaltchain/basalt/filters"
 	"github.com/basaltchain/basalt/graphql"
-	"github.com/basaltchain/basalt/internal/chaintest"
 	"github.com/basaltchain/basalt/rpc"
+	"github.com/basaltchain/basalt/testsupport/chaintest"
 )
 
 // benchTxs is the number of transactions of the benchmark block.

@@ -5,7 +5,7 @@ import (
 
 	"github.com/basaltchain/basalt/api"
 	"github.com/basaltchain/basalt/chain"
-	"github.com/basaltchain/basalt/internal/chaintest"
+	"github.com/basaltchain/basalt/testsupport/chaintest"
 )
 
 // TestComplexity checks Besu's cost rule on queries whose cost is known:

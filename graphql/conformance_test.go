@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/basaltchain/basalt/internal/testnode"
+	"github.com/basaltchain/basalt/testsupport/testnode"
 )
 
 // harnessArtefacts are the fixtures whose expectations come from the fakes

@@ -25,8 +25,8 @@ import (
 	"github.com/basaltchain/basalt/config"
 	"github.com/basaltchain/basalt/filters"
 	"github.com/basaltchain/basalt/graphql"
-	"github.com/basaltchain/basalt/internal/chaintest"
 	"github.com/basaltchain/basalt/node"
+	"github.com/basaltchain/basalt/testsupport/chaintest"
 	"github.com/basaltchain/basalt/txpool"
 )
 

@@ -19,8 +19,8 @@ import (
 
 	"github.com/basaltchain/basalt/config"
 	"github.com/basaltchain/basalt/consensus/clique"
-	"github.com/basaltchain/basalt/internal/chaingen"
 	"github.com/basaltchain/basalt/p2p"
+	"github.com/basaltchain/basalt/testsupport/chaingen"
 )
 
 // startCliqueNode starts an in-process node on a one-signer Clique genesis

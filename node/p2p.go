@@ -15,8 +15,8 @@ import (
 
 	"github.com/basaltchain/basalt/api"
 	"github.com/basaltchain/basalt/config"
+	"github.com/basaltchain/basalt/enodeurl"
 	"github.com/basaltchain/basalt/p2p"
-	"github.com/basaltchain/basalt/p2p/enodeurl"
 )
 
 // newP2P builds the peer-to-peer service from the --p2p-* options, the

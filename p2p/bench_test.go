@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/basaltchain/basalt/internal/testnode"
+	"github.com/basaltchain/basalt/testsupport/testnode"
 )
 
 var (

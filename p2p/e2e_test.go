@@ -25,10 +25,10 @@ import (
 	"github.com/ethereum/go-ethereum/p2p/enode"
 
 	"github.com/basaltchain/basalt/config"
-	"github.com/basaltchain/basalt/internal/chaingen"
-	"github.com/basaltchain/basalt/internal/testnode"
-	"github.com/basaltchain/basalt/p2p/enodeurl"
+	"github.com/basaltchain/basalt/enodeurl"
 	"github.com/basaltchain/basalt/p2p/eth"
+	"github.com/basaltchain/basalt/testsupport/chaingen"
+	"github.com/basaltchain/basalt/testsupport/testnode"
 )
 
 var (

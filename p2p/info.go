@@ -10,7 +10,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/basaltchain/basalt/config"
-	"github.com/basaltchain/basalt/p2p/enodeurl"
+	"github.com/basaltchain/basalt/enodeurl"
 )
 
 // baseProtocolVersion is the devp2p version go-ethereum's p2p speaks, which

@@ -10,8 +10,8 @@ import (
 	"github.com/ethereum/go-ethereum/p2p/enode"
 
 	"github.com/basaltchain/basalt/consensus"
-	"github.com/basaltchain/basalt/internal/chaingen"
 	"github.com/basaltchain/basalt/p2p/eth"
+	"github.com/basaltchain/basalt/testsupport/chaingen"
 )
 
 func noop(*gethp2p.Peer, gethp2p.MsgReadWriter) error { return nil }

@@ -20,8 +20,8 @@ import (
 
 	"github.com/basaltchain/basalt/chain"
 	"github.com/basaltchain/basalt/config"
-	"github.com/basaltchain/basalt/internal/chaingen"
-	"github.com/basaltchain/basalt/p2p/enodeurl"
+	"github.com/basaltchain/basalt/enodeurl"
+	"github.com/basaltchain/basalt/testsupport/chaingen"
 	"github.com/basaltchain/basalt/txpool"
 )
 

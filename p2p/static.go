@@ -11,7 +11,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/p2p/enode"
 
-	"github.com/basaltchain/basalt/p2p/enodeurl"
+	"github.com/basaltchain/basalt/enodeurl"
 )
 
 // StaticNodesFile is the name of the static nodes file in the data path.

@@ -22,8 +22,8 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/basaltchain/basalt/privacy/privtx"
 	"github.com/basaltchain/basalt/signer/downstream"
-	"github.com/basaltchain/basalt/signer/privtx"
 )
 
 func TestEthAccounts(t *testing.T) {

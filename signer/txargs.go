@@ -12,8 +12,8 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 
+	"github.com/basaltchain/basalt/privacy/privtx"
 	"github.com/basaltchain/basalt/rpc"
-	"github.com/basaltchain/basalt/signer/privtx"
 )
 
 // Defaults for absent fields, as EthSigner and the spec (Document 3) have

@@ -33,9 +33,9 @@ import (
 	"golang.org/x/crypto/scrypt"
 
 	devnet "github.com/basaltchain/basalt/config"
-	"github.com/basaltchain/basalt/internal/proctest"
-	"github.com/basaltchain/basalt/internal/testnode"
-	"github.com/basaltchain/basalt/signer/privtx"
+	"github.com/basaltchain/basalt/privacy/privtx"
+	"github.com/basaltchain/basalt/testsupport/proctest"
+	"github.com/basaltchain/basalt/testsupport/testnode"
 )
 
 func TestMain(m *testing.M) {

@@ -21,7 +21,7 @@ import (
 	"github.com/gorilla/websocket"
 	"golang.org/x/crypto/bcrypt"
 
-	"github.com/basaltchain/basalt/internal/testnode"
+	"github.com/basaltchain/basalt/testsupport/testnode"
 )
 
 // pegasysHash is Besu's test vector: the bcrypt hash of "pegasys".

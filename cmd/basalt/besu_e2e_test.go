@@ -20,8 +20,8 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/basaltchain/basalt/config"
-	"github.com/basaltchain/basalt/internal/testnode"
 	"github.com/basaltchain/basalt/miner"
+	"github.com/basaltchain/basalt/testsupport/testnode"
 )
 
 // TestBesuConfigFile is the acceptance test of a Besu configuration

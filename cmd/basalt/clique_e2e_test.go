@@ -24,8 +24,8 @@ import (
 
 	"github.com/basaltchain/basalt/config"
 	"github.com/basaltchain/basalt/consensus/clique"
-	"github.com/basaltchain/basalt/internal/chaingen"
-	"github.com/basaltchain/basalt/internal/testnode"
+	"github.com/basaltchain/basalt/testsupport/chaingen"
+	"github.com/basaltchain/basalt/testsupport/testnode"
 )
 
 // cliqueChainID is the chain of the Clique networks the tests start.

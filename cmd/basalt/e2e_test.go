@@ -24,8 +24,8 @@ import (
 	"github.com/holiman/uint256"
 
 	"github.com/basaltchain/basalt/config"
-	"github.com/basaltchain/basalt/internal/chaingen"
-	"github.com/basaltchain/basalt/internal/testnode"
+	"github.com/basaltchain/basalt/testsupport/chaingen"
+	"github.com/basaltchain/basalt/testsupport/testnode"
 )
 
 // devCoinbase is the first Besu dev account.

@@ -16,9 +16,9 @@ import (
 	"github.com/basaltchain/basalt/chain"
 	"github.com/basaltchain/basalt/config"
 	"github.com/basaltchain/basalt/consensus"
-	"github.com/basaltchain/basalt/internal/chaingen"
-	"github.com/basaltchain/basalt/internal/testnode"
 	"github.com/basaltchain/basalt/miner"
+	"github.com/basaltchain/basalt/testsupport/chaingen"
+	"github.com/basaltchain/basalt/testsupport/testnode"
 )
 
 // proofOfStake builds post-merge blocks: it is the node's engine but

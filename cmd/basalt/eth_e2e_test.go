@@ -15,7 +15,7 @@ import (
 	"github.com/ethereum/go-ethereum/trie"
 
 	"github.com/basaltchain/basalt/config"
-	"github.com/basaltchain/basalt/internal/testnode"
+	"github.com/basaltchain/basalt/testsupport/testnode"
 )
 
 // storageContract's init code stores 42 in slot 0; its runtime answers

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/basaltchain/basalt/internal/testnode"
+	"github.com/basaltchain/basalt/testsupport/testnode"
 )
 
 // removePeer is admin_removePeer of other on n.

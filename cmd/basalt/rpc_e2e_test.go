@@ -14,7 +14,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/basaltchain/basalt/config"
-	"github.com/basaltchain/basalt/internal/testnode"
+	"github.com/basaltchain/basalt/testsupport/testnode"
 )
 
 func rpcCode(t *testing.T, err error) int {

@@ -11,8 +11,8 @@ import (
 
 	"github.com/basaltchain/basalt/chain"
 	"github.com/basaltchain/basalt/config"
-	"github.com/basaltchain/basalt/internal/chaingen"
 	"github.com/basaltchain/basalt/p2p/eth"
+	"github.com/basaltchain/basalt/testsupport/chaingen"
 )
 
 // chainPeer serves a chain the way an honest peer does; tamper, when set,

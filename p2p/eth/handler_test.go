@@ -17,7 +17,7 @@ import (
 	"github.com/ethereum/go-ethereum/rlp"
 
 	"github.com/basaltchain/basalt/chain"
-	"github.com/basaltchain/basalt/internal/chaingen"
+	"github.com/basaltchain/basalt/testsupport/chaingen"
 )
 
 var (

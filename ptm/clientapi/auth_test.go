@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/basaltchain/basalt/ptm/clientapi"
-	"github.com/basaltchain/basalt/ptm/internal/ptmtest"
 	"github.com/basaltchain/basalt/ptm/keys"
+	"github.com/basaltchain/basalt/testsupport/ptmtest"
 )
 
 func writeTokens(t *testing.T, content string) string {

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/basaltchain/basalt/ptm/clientapi"
-	"github.com/basaltchain/basalt/ptm/internal/ptmtest"
+	"github.com/basaltchain/basalt/testsupport/ptmtest"
 )
 
 var fuzzRoutes = []struct{ path, mediaType string }{

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/basaltchain/basalt/ptm/internal/ptmtest"
 	"github.com/basaltchain/basalt/ptm/keys"
+	"github.com/basaltchain/basalt/testsupport/ptmtest"
 )
 
 // clients is the number of concurrent clients of the benchmarks.

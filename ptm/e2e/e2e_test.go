@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/basaltchain/basalt/ptm/internal/ptmtest"
 	"github.com/basaltchain/basalt/ptm/keys"
+	"github.com/basaltchain/basalt/testsupport/ptmtest"
 )
 
 // startTrio runs three basalt-privacy processes hosting keys A, B and C,

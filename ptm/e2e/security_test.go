@@ -15,11 +15,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/basaltchain/basalt/ptm/internal/ptmtest"
 	"github.com/basaltchain/basalt/ptm/keys"
 	"github.com/basaltchain/basalt/ptm/manager"
 	"github.com/basaltchain/basalt/ptm/payload"
 	"github.com/basaltchain/basalt/ptm/tlstrust"
+	"github.com/basaltchain/basalt/testsupport/ptmtest"
 )
 
 // The tests of this file play the attacks of issue 23 against real

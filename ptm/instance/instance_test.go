@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/basaltchain/basalt/ptm/enclave"
-	"github.com/basaltchain/basalt/ptm/internal/ptmtest"
 	"github.com/basaltchain/basalt/ptm/keys"
 	"github.com/basaltchain/basalt/ptm/payload"
+	"github.com/basaltchain/basalt/testsupport/ptmtest"
 )
 
 // trio starts three in-process instances hosting keys A, B and C; B and C

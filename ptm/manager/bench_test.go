@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/basaltchain/basalt/ptm/internal/ptmtest"
 	"github.com/basaltchain/basalt/ptm/keys"
 	"github.com/basaltchain/basalt/ptm/manager"
 	"github.com/basaltchain/basalt/ptm/payload"
+	"github.com/basaltchain/basalt/testsupport/ptmtest"
 )
 
 // okPeers accepts every push at once, so that a benchmark measures the

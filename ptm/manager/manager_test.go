@@ -8,10 +8,10 @@ import (
 
 	"github.com/basaltchain/basalt/ptm"
 	"github.com/basaltchain/basalt/ptm/enclave"
-	"github.com/basaltchain/basalt/ptm/internal/ptmtest"
 	"github.com/basaltchain/basalt/ptm/keys"
 	"github.com/basaltchain/basalt/ptm/manager"
 	"github.com/basaltchain/basalt/ptm/payload"
+	"github.com/basaltchain/basalt/testsupport/ptmtest"
 )
 
 var ctx = context.Background()

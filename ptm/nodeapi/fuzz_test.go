@@ -10,11 +10,11 @@ import (
 
 	"github.com/basaltchain/basalt/ptm/discovery"
 	"github.com/basaltchain/basalt/ptm/enclave"
-	"github.com/basaltchain/basalt/ptm/internal/ptmtest"
 	"github.com/basaltchain/basalt/ptm/keys"
 	"github.com/basaltchain/basalt/ptm/manager"
 	"github.com/basaltchain/basalt/ptm/nodeapi"
 	"github.com/basaltchain/basalt/ptm/payload"
+	"github.com/basaltchain/basalt/testsupport/ptmtest"
 )
 
 // fuzzPaths are every node API route that reads a body.

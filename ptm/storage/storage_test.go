@@ -5,9 +5,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/basaltchain/basalt/ptm/internal/ptmtest"
 	"github.com/basaltchain/basalt/ptm/storage"
 	"github.com/basaltchain/basalt/ptm/storage/storagetest"
+	"github.com/basaltchain/basalt/testsupport/ptmtest"
 	"github.com/jackc/pgx/v5"
 )
 

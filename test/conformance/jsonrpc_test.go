@@ -17,7 +17,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/basaltchain/basalt/internal/testnode"
+	"github.com/basaltchain/basalt/testsupport/testnode"
 )
 
 // besuDir is Besu's conformance data (fixtures and the chain they run on);

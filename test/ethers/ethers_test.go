@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/basaltchain/basalt/internal/proctest"
-	"github.com/basaltchain/basalt/internal/testnode"
+	"github.com/basaltchain/basalt/testsupport/proctest"
+	"github.com/basaltchain/basalt/testsupport/testnode"
 )
 
 func TestMain(m *testing.M) {

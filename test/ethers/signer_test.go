@@ -19,7 +19,7 @@ import (
 	"golang.org/x/crypto/scrypt"
 
 	"github.com/basaltchain/basalt/config"
-	"github.com/basaltchain/basalt/internal/proctest"
+	"github.com/basaltchain/basalt/testsupport/proctest"
 )
 
 // startSigner runs basalt-signer in front of the node at nodeURL, holding

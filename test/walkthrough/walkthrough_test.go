@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/basaltchain/basalt/internal/proctest"
+	"github.com/basaltchain/basalt/testsupport/proctest"
 )
 
 // root is the module root, from this package's directory.

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/basaltchain/basalt/internal/proctest"
 	"github.com/basaltchain/basalt/ptm/keys"
+	"github.com/basaltchain/basalt/testsupport/proctest"
 )
 
 // Binary builds ./cmd/basalt-privacy (once per test binary) and returns its

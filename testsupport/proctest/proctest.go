@@ -3,7 +3,7 @@
 // binary, picking free loopback ports, collecting a process's output and
 // starting, waiting for and stopping the process.
 //
-// internal/testnode (basalt), ptm/internal/ptmtest (basalt-privacy) and
+// testsupport/testnode (basalt), testsupport/ptmtest (basalt-privacy) and
 // cmd/basalt-signer's end-to-end tests build on it.
 package proctest
 

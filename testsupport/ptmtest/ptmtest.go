@@ -18,8 +18,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/basaltchain/basalt/internal/proctest"
 	"github.com/basaltchain/basalt/ptm/keys"
+	"github.com/basaltchain/basalt/testsupport/proctest"
 )
 
 // FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.

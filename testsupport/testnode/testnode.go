@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/basaltchain/basalt/internal/proctest"
+	"github.com/basaltchain/basalt/testsupport/proctest"
 )
 
 // Binary builds ./cmd/basalt (once per test binary) and returns its path.
