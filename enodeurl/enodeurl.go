@@ -48,10 +48,12 @@ type SyntaxError struct {
 	Err error
 }
 
+// Error returns Besu's message for the malformed URL.
 func (e *SyntaxError) Error() string {
 	return fmt.Sprintf("Invalid enode URL syntax '%s'. Enode URL should have the following format 'enode://<node_id>@<ip>:<listening_port>[?discport=<discovery_port>]'. %v", e.URL, e.Err)
 }
 
+// Unwrap returns the underlying cause.
 func (e *SyntaxError) Unwrap() error { return e.Err }
 
 var (

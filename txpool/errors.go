@@ -83,6 +83,7 @@ type Error struct {
 	Detail string
 }
 
+// Error returns the refusal's message.
 func (e *Error) Error() string {
 	if e.Detail == "" {
 		return string(e.Reason)

@@ -55,6 +55,7 @@ const (
 	KindRoundChange Kind = 3
 )
 
+// String names the message kind, for logs.
 func (k Kind) String() string {
 	switch k {
 	case KindProposal:

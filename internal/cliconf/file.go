@@ -46,6 +46,7 @@ type KeyError struct {
 	Reason string
 }
 
+// Error lists every problem of the file, naming the file and keys.
 func (e *FileError) Error() string {
 	if e.Err != nil {
 		if e.Option != "" {

@@ -144,6 +144,7 @@ type Error struct {
 	Sent bool
 }
 
+// Error describes the failed downstream call.
 func (e *Error) Error() string {
 	switch e.Kind {
 	case Timeout:
@@ -156,6 +157,7 @@ func (e *Error) Error() string {
 	return "downstream request failed: " + e.Err.Error()
 }
 
+// Unwrap returns the transport or protocol error behind the failure.
 func (e *Error) Unwrap() error { return e.Err }
 
 var errIdle = errors.New("idle timeout")

@@ -115,12 +115,14 @@ type LogBuffer struct {
 	buf bytes.Buffer
 }
 
+// Write appends process output; safe for concurrent use.
 func (b *LogBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.Write(p)
 }
 
+// String returns everything written so far.
 func (b *LogBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()

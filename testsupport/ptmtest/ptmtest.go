@@ -153,6 +153,7 @@ func (r *Response) Error() string {
 	return e.Error
 }
 
+// String shows status and body, for test failures.
 func (r *Response) String() string { return fmt.Sprintf("%d %s", r.Status, r.Body) }
 
 // Do sends a request; body is sent as is ([]byte or string) or as JSON.
