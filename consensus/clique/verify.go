@@ -7,8 +7,6 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/consensus/misc"
-	"github.com/ethereum/go-ethereum/consensus/misc/eip1559"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/params"
 
@@ -62,7 +60,7 @@ func verifyFields(config *params.ChainConfig, cfg Config, header, parent *types.
 	if header.Difficulty.Cmp(DiffInTurn) != 0 && header.Difficulty.Cmp(DiffNoTurn) != 0 {
 		return Extra{}, fmt.Errorf("%w: %v is neither 1 nor 2", errWrongDifficulty, header.Difficulty)
 	}
-	if err := verifyGas(config, header, parent); err != nil {
+	if err := consensus.VerifyGas(config, header, parent); err != nil {
 		return Extra{}, err
 	}
 	if err := verifyForkFields(config, header, parent); err != nil {
@@ -72,25 +70,6 @@ func verifyFields(config *params.ChainConfig, cfg Config, header, parent *types.
 		return Extra{}, errEmptyBlock
 	}
 	return ex, nil
-}
-
-// verifyGas checks the gas limit (within 1/1024 of the parent's and at
-// least 5000, or EIP-1559's elastic rule and base fee from London on) and
-// the gas used.
-func verifyGas(config *params.ChainConfig, header, parent *types.Header) error {
-	if header.GasLimit > params.MaxGasLimit {
-		return fmt.Errorf("clique: invalid gas limit: have %d, max %d", header.GasLimit, params.MaxGasLimit)
-	}
-	if header.GasUsed > header.GasLimit {
-		return fmt.Errorf("clique: invalid gas used: have %d, gas limit %d", header.GasUsed, header.GasLimit)
-	}
-	if !config.IsLondon(header.Number) {
-		if header.BaseFee != nil {
-			return fmt.Errorf("clique: invalid base fee before London: have %v, want none", header.BaseFee)
-		}
-		return misc.VerifyGaslimit(parent.GasLimit, header.GasLimit)
-	}
-	return eip1559.VerifyEIP1559Header(config, parent, header)
 }
 
 // verifyForkFields checks the fields of Shanghai, Cancun and Prague, which a

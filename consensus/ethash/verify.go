@@ -7,7 +7,6 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/consensus/misc"
-	"github.com/ethereum/go-ethereum/consensus/misc/eip1559"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/params"
 
@@ -74,20 +73,7 @@ func (e *Ethash) verifyHeader(config *params.ChainConfig, header, parent *types.
 	if want := e.CalcDifficulty(config, header.Time, parent); header.Difficulty.Cmp(want) != 0 {
 		return fmt.Errorf("invalid difficulty: have %v, want %v", header.Difficulty, want)
 	}
-	if header.GasLimit > params.MaxGasLimit {
-		return fmt.Errorf("invalid gas limit: have %d, max %d", header.GasLimit, params.MaxGasLimit)
-	}
-	if header.GasUsed > header.GasLimit {
-		return fmt.Errorf("invalid gas used: have %d, gas limit %d", header.GasUsed, header.GasLimit)
-	}
-	if !config.IsLondon(header.Number) {
-		if header.BaseFee != nil {
-			return fmt.Errorf("invalid base fee before London: have %v, want none", header.BaseFee)
-		}
-		if err := misc.VerifyGaslimit(parent.GasLimit, header.GasLimit); err != nil {
-			return err
-		}
-	} else if err := eip1559.VerifyEIP1559Header(config, parent, header); err != nil {
+	if err := consensus.VerifyGas(config, header, parent); err != nil {
 		return err
 	}
 	if err := verifyForkFields(config, header, parent); err != nil {

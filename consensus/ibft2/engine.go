@@ -18,13 +18,10 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/lru"
-	"github.com/ethereum/go-ethereum/consensus/misc"
-	"github.com/ethereum/go-ethereum/consensus/misc/eip1559"
 	"github.com/ethereum/go-ethereum/core/tracing"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/core/vm"
 	"github.com/ethereum/go-ethereum/crypto"
-	"github.com/ethereum/go-ethereum/params"
 	"github.com/holiman/uint256"
 
 	"github.com/basaltchain/basalt/config"
@@ -135,7 +132,7 @@ func (e *Engine) VerifyHeader(chain consensus.ChainReader, header, parent *types
 	if header.Time > uint64(e.clock.Now().Unix())+allowedFutureBlockTime {
 		return consensus.ErrFutureBlock
 	}
-	if err := verifyGas(chain.Config(), header, parent); err != nil {
+	if err := consensus.VerifyGas(chain.Config(), header, parent); err != nil {
 		return err
 	}
 	if err := consensus.VerifyForkFields(chain.Config(), header, parent); err != nil {
@@ -155,22 +152,6 @@ func (e *Engine) VerifyHeader(chain consensus.ChainReader, header, parent *types
 		return verifySeals(header, extra, tally)
 	}
 	return nil
-}
-
-func verifyGas(cfg *params.ChainConfig, header, parent *types.Header) error {
-	if header.GasUsed > header.GasLimit {
-		return fmt.Errorf("invalid gas used: have %d, gas limit %d", header.GasUsed, header.GasLimit)
-	}
-	if header.GasLimit > params.MaxGasLimit {
-		return fmt.Errorf("invalid gas limit: have %d, max %d", header.GasLimit, params.MaxGasLimit)
-	}
-	if !cfg.IsLondon(header.Number) {
-		if header.BaseFee != nil {
-			return fmt.Errorf("invalid base fee before London: have %v, want none", header.BaseFee)
-		}
-		return misc.VerifyGaslimit(parent.GasLimit, header.GasLimit)
-	}
-	return eip1559.VerifyEIP1559Header(cfg, parent, header)
 }
 
 // verifySeals checks the commit seals: at least a quorum, each by a
