@@ -1,0 +1,101 @@
+package qbft
+
+import (
+	"fmt"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
+)
+
+// MixDigest is the mixHash of every QBFT block (the Istanbul digest, ASCII
+// "tical byzantine fault tolerance").
+var MixDigest = common.HexToHash("0x63746963616c2062797a616e74696e65206661756c7420746f6c6572616e6365")
+
+// FilteredHeader returns a copy of header whose extraData is
+// [vanity, validators, vote, round, []]: the given round and no committed
+// seals.
+func FilteredHeader(header *types.Header, round uint32) (*types.Header, error) {
+	extra, err := DecodeExtraData(header.Extra)
+	if err != nil {
+		return nil, err
+	}
+	h := types.CopyHeader(header)
+	h.Extra = extra.encode(round, false)
+	return h, nil
+}
+
+// BlockHash is the hash of a QBFT block: keccak256(RLP(header)) with the
+// extraData replaced by [vanity, validators, vote, 0, []], so the round is
+// forced to 0 and the committed seals are removed, and every validator
+// computes the same hash whichever round the block was committed in and
+// whichever seals it holds. A header whose extraData does not parse hashes
+// plainly (verification rejects such a header anyway).
+func BlockHash(header *types.Header) common.Hash {
+	h, err := FilteredHeader(header, 0)
+	if err != nil {
+		return header.Hash()
+	}
+	return h.Hash()
+}
+
+// HashForCommitSeal is the 32-byte hash a commit seal signs, as is (no second
+// keccak): keccak256(RLP(header)) with the extraData replaced by
+// [vanity, validators, vote, round, []], round being the commit round. In
+// round 0 it equals BlockHash.
+func HashForCommitSeal(header *types.Header, round uint32) (common.Hash, error) {
+	h, err := FilteredHeader(header, round)
+	if err != nil {
+		return common.Hash{}, err
+	}
+	return h.Hash(), nil
+}
+
+// recoverSigner returns the address whose key made sig (r ‖ s ‖ recovery id
+// 0 or 1) over digest.
+func recoverSigner(digest common.Hash, sig []byte) (common.Address, error) {
+	if len(sig) != SealLength {
+		return common.Address{}, fmt.Errorf("signature of %d bytes, want %d", len(sig), SealLength)
+	}
+	if sig[64] > 1 {
+		return common.Address{}, fmt.Errorf("signature recovery id %d, want 0 or 1", sig[64])
+	}
+	pub, err := crypto.SigToPub(digest[:], sig)
+	if err != nil {
+		return common.Address{}, err
+	}
+	return crypto.PubkeyToAddress(*pub), nil
+}
+
+// SealSigners returns the signers of the committed seals of header, in seal
+// order; each seal signs HashForCommitSeal at the round in the extraData.
+func SealSigners(header *types.Header) ([]common.Address, error) {
+	extra, err := DecodeExtraData(header.Extra)
+	if err != nil {
+		return nil, err
+	}
+	digest, err := HashForCommitSeal(header, extra.Round)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]common.Address, len(extra.Seals))
+	for i, s := range extra.Seals {
+		if out[i], err = recoverSigner(digest, s); err != nil {
+			return nil, fmt.Errorf("commit seal %d: %w", i, err)
+		}
+	}
+	return out, nil
+}
+
+// WithRoundAndSeals returns a copy of header whose extraData carries round
+// and seals.
+func WithRoundAndSeals(header *types.Header, round uint32, seals [][]byte) (*types.Header, error) {
+	extra, err := DecodeExtraData(header.Extra)
+	if err != nil {
+		return nil, err
+	}
+	extra.Round, extra.Seals = round, seals
+	h := types.CopyHeader(header)
+	h.Extra = extra.Encode()
+	return h, nil
+}
