@@ -34,6 +34,14 @@ type TxPool interface {
 	Transactions() []txpool.TxInfo
 	// Len is the number of pooled transactions.
 	Len() int
+	// Stats are the pool's counters (txpool_besuStatistics, txpool_status).
+	Stats() txpool.Stats
+	// Content lists every sender's pending and queued transactions in
+	// nonce order (txpool_content, txpool_inspect).
+	Content() (pending, queued map[common.Address][]*types.Transaction)
+	// ContentFrom lists addr's pending and queued transactions in nonce
+	// order (txpool_contentFrom).
+	ContentFrom(addr common.Address) (pending, queued []*types.Transaction)
 }
 
 // SyncStatus is the progress of a running synchronisation (eth_syncing).

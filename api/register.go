@@ -13,8 +13,8 @@ func Register(r *rpc.Registry, groups ...rpc.Group) error {
 }
 
 // Groups returns the method groups the backend's services serve: ETH
-// (with the filter methods when b.Filters is set), NET, WEB3, MINER and
-// ADMIN. Groups provided by a consensus engine (CLIQUE, IBFT, QBFT) are not
+// (with the filter methods when b.Filters is set), NET, WEB3, MINER, ADMIN
+// and TXPOOL. Groups provided by a consensus engine (CLIQUE, IBFT, QBFT) are not
 // among them.
 func Groups(b *Backend) []rpc.Group {
 	e, n, w, m := &Eth{b}, &Net{b}, &Web3{b}, &Miner{b}
@@ -99,5 +99,6 @@ func Groups(b *Backend) []rpc.Group {
 			{Name: "miner_stop", Fn: m.Stop},
 		}},
 		adminGroup(b),
+		txPoolGroup(b),
 	}
 }

@@ -107,6 +107,16 @@ func (harnessPool) Transactions() []txpool.TxInfo {
 
 func (harnessPool) Len() int { return 0 }
 
+func (harnessPool) Stats() txpool.Stats { return txpool.Stats{} }
+
+func (harnessPool) Content() (pending, queued map[common.Address][]*types.Transaction) {
+	return nil, nil
+}
+
+func (harnessPool) ContentFrom(common.Address) (pending, queued []*types.Transaction) {
+	return nil, nil
+}
+
 // harnessService is the GraphQL service on the conformance chain with
 // Besu's harness mocks (pool above, syncing 1/2/3, minimum gas price 0).
 func harnessService(t testing.TB) *graphql.Service {

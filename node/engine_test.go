@@ -180,7 +180,7 @@ func TestEngineRPCGroups(t *testing.T) {
 	}
 	cfg.TxPool.MaxSize = 4096
 	cfg.RPC = config.RPCConfig{
-		HTTPEnabled: true, HTTPHost: "127.0.0.1", HTTPAPIs: []string{"ETH", "CLIQUE", "QBFT", "TXPOOL"},
+		HTTPEnabled: true, HTTPHost: "127.0.0.1", HTTPAPIs: []string{"ETH", "CLIQUE", "QBFT", "DEBUG"},
 		WSEnabled: true, WSHost: "127.0.0.1", WSAPIs: []string{"QBFT", "PLUGINS"},
 		WSMaxFrameSize: 4096, WSMaxActiveConnections: 4,
 	}
@@ -208,17 +208,17 @@ func TestEngineRPCGroups(t *testing.T) {
 		return string(body)
 	}
 	for method, want := range map[string]string{
-		"clique_getSigners":    `"result":["0x5100000000000000000000000000000000000000"]`,
-		"eth_hashrate":         `"result":"0x0"`, // ethash, found through two wrappers
-		"qbft_getPendingVotes": `"code":-32604`,
-		"txpool_status":        `"code":-32604`,
+		"clique_getSigners":      `"result":["0x5100000000000000000000000000000000000000"]`,
+		"eth_hashrate":           `"result":"0x0"`, // ethash, found through two wrappers
+		"qbft_getPendingVotes":   `"code":-32604`,
+		"debug_traceTransaction": `"code":-32604`,
 	} {
 		if got := call(method); !strings.Contains(got, want) {
 			t.Errorf("%s: %s, want %s", method, got, want)
 		}
 	}
 	out := logs.String()
-	for _, g := range []string{"QBFT", "TXPOOL", "PLUGINS"} {
+	for _, g := range []string{"QBFT", "DEBUG", "PLUGINS"} {
 		if c := strings.Count(out, "group="+g+" "); c != 1 {
 			t.Errorf("group %s named %d times:\n%s", g, c, out)
 		}

@@ -127,10 +127,10 @@ func TestPostMergeHeadIdles(t *testing.T) {
 // methods answer "Method not enabled" while unknown names stay "Method not
 // found".
 func TestUnavailableRPCGroups(t *testing.T) {
-	n := testnode.Start(t, t.TempDir(), "--network=dev", "--rpc-http-api=ETH,TXPOOL,CLIQUE,QBFT")
+	n := testnode.Start(t, t.TempDir(), "--network=dev", "--rpc-http-api=ETH,DEBUG,CLIQUE,QBFT")
 	logs := n.Logs()
 	for _, want := range []string{
-		`msg="RPC API group not available on this node" group=TXPOOL reason="not implemented yet"`,
+		`msg="RPC API group not available on this node" group=DEBUG reason="not implemented yet"`,
 		`msg="RPC API group not available on this node" group=CLIQUE reason="needs the clique consensus engine"`,
 		`msg="RPC API group not available on this node" group=QBFT reason="needs the qbft consensus engine"`,
 	} {
@@ -145,7 +145,7 @@ func TestUnavailableRPCGroups(t *testing.T) {
 		t.Fatalf("block number %d", bn)
 	}
 	for method, code := range map[string]int{
-		"txpool_status":                   -32604,
+		"debug_traceTransaction":          -32604,
 		"clique_getSigners":               -32604,
 		"qbft_getValidatorsByBlockNumber": -32604,
 		"net_version":                     -32604, // NET is not enabled
