@@ -163,13 +163,13 @@ func (r *Registry) GaugeFunc(c Category, name, help string, f func() float64) {
 // µs (a cached JSON-RPC read) to 60 s (a large block import).
 var DefaultTimeBuckets = []float64{0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60}
 
-// Timer returns the timer (a histogram of seconds with DefaultTimeBuckets)
-// c/name.
+// Timer returns the timer (a histogram of seconds with DefaultTimeBuckets,
+// see timer.go) c/name.
 func (r *Registry) Timer(c Category, name, help string) Observer {
 	if !r.Enabled(c) || !r.timers {
 		return Nop
 	}
-	return registerAs(r, prometheus.NewHistogram(prometheus.HistogramOpts{Name: c.FullName(name), Help: help, Buckets: DefaultTimeBuckets}))
+	return registerAs(r, newTimerVec(c.FullName(name), help, DefaultTimeBuckets, nil)).with()
 }
 
 // Histogram returns the histogram c/name with the given bucket upper bounds
@@ -223,7 +223,7 @@ func (v *GaugeVec) With(values ...string) Gauge {
 }
 
 // TimerVec is a timer with labels. A nil *TimerVec gives no-ops.
-type TimerVec struct{ v *prometheus.HistogramVec }
+type TimerVec struct{ v *timerVec }
 
 // TimerVec returns the labelled timer c/name.
 func (r *Registry) TimerVec(c Category, name, help string, labels ...string) *TimerVec {
@@ -231,7 +231,7 @@ func (r *Registry) TimerVec(c Category, name, help string, labels ...string) *Ti
 		return nil
 	}
 	r.labels.Store(c.FullName(name), labels)
-	return &TimerVec{registerAs(r, prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: c.FullName(name), Help: help, Buckets: DefaultTimeBuckets}, labels))}
+	return &TimerVec{registerAs(r, newTimerVec(c.FullName(name), help, DefaultTimeBuckets, labels))}
 }
 
 // With returns the timer of the label values. Resolving the labels hashes
@@ -240,5 +240,5 @@ func (v *TimerVec) With(values ...string) Observer {
 	if v == nil {
 		return Nop
 	}
-	return v.v.WithLabelValues(values...)
+	return v.v.with(values...)
 }
