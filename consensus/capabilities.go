@@ -22,7 +22,8 @@ import (
 //   - ProtocolProvider: devp2p sub-protocols run beside eth (IBFT's);
 //   - Scheduler: when the node may seal on a parent (Clique's turn and
 //     delays, the beacon's stop at the merge);
-//   - Producer: an engine that drives block production itself (BFT).
+//   - Producer: an engine that drives block production itself (BFT);
+//   - Instrumented: an engine exporting metrics of its own (metrics.go).
 //
 // An engine wrapping another (beacon around ethash) implements Wrapper; the
 // node then finds the inner engine's capabilities too, see Wrapper. The

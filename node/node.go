@@ -25,6 +25,7 @@ import (
 	"github.com/basaltchain/basalt/consensus"
 	"github.com/basaltchain/basalt/consensus/beacon"
 	"github.com/basaltchain/basalt/consensus/ethash"
+	"github.com/basaltchain/basalt/metrics"
 	"github.com/basaltchain/basalt/miner"
 	"github.com/basaltchain/basalt/p2p"
 	"github.com/basaltchain/basalt/txpool"
@@ -53,6 +54,10 @@ type Node struct {
 	rpc     *rpcServers
 	graphql *graphQLServer
 	p2p     *p2p.Service // nil when --p2p-enabled=false
+
+	metrics       *metrics.Registry // nil with metrics off
+	metricsServer *metrics.Server   // nil unless --metrics-enabled
+	pusher        *metrics.Pusher   // nil unless --metrics-push-enabled
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -126,7 +131,10 @@ func newNode(cfg *config.Config, log *slog.Logger, newEngine func(*config.Genesi
 	if err != nil {
 		return nil, err
 	}
-	n := &Node{cfg: cfg, log: log, key: key, db: db, chain: c, engine: c.Engine(), caps: capabilitiesOf(c.Engine())}
+	n := &Node{cfg: cfg, log: log, key: key, db: db, chain: c, engine: c.Engine(), caps: capabilitiesOf(c.Engine()),
+		metrics: newRegistry(cfg.Metrics)}
+	n.caps.setMetrics(n.metrics)
+	n.registerChainMetrics()
 	st, err := c.State()
 	if err != nil {
 		n.closeStorage()
@@ -136,6 +144,7 @@ func newNode(cfg *config.Config, log *slog.Logger, newEngine func(*config.Genesi
 	poolCfg.MaxSize = cfg.TxPool.MaxSize
 	poolCfg.MinGasPrice = cfg.MinGasPrice
 	poolCfg.Retention = time.Duration(cfg.TxPool.RetentionHours) * time.Hour
+	poolCfg.Metrics = n.metrics
 	n.pool, err = txpool.New(poolCfg, c.Config(), c.CurrentHeader(), newStateView(st))
 	if err != nil {
 		n.closeStorage()
@@ -169,6 +178,11 @@ func newNode(cfg *config.Config, log *slog.Logger, newEngine func(*config.Genesi
 // with --miner-enabled, the miner.
 func (n *Node) Start() error {
 	n.ctx, n.cancel = context.WithCancel(context.Background())
+	// Metrics first, so a start-up that stalls later can be watched.
+	if err := n.startMetrics(); err != nil {
+		n.Close()
+		return err
+	}
 	heads := make(chan chain.HeadEvent, 64)
 	sub := n.chain.SubscribeHead(heads)
 	n.wg.Add(1)
@@ -257,6 +271,7 @@ func (n *Node) Close() error {
 	n.miner.Stop()
 	n.rpc.stop()
 	n.graphql.stop()
+	n.stopMetrics()
 	n.wg.Wait()
 	n.pool.Close()
 	return n.closeStorage()

@@ -46,6 +46,7 @@ func newP2P(n *Node) (*p2p.Service, error) {
 		Name:              ClientVersion(),
 		ReconnectInterval: cfg.StaticReconnectInterval,
 		Protocols:         n.caps.p2pProtocols(),
+		Metrics:           n.metrics,
 	}, n.chain, n.pool, n.miner, n.log)
 }
 

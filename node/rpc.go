@@ -45,11 +45,13 @@ func newRPCServers(n *Node) (*rpcServers, error) {
 	// The groups come from their providers: the node's services, then the
 	// consensus engine's own (CLIQUE, IBFT, QBFT).
 	groups := append(api.Groups(backend), n.caps.rpcGroups(n.chain)...)
+	groups = append(groups, debugMetricsGroup(n.metrics))
 	if err := api.Register(reg, groups...); err != nil {
 		return nil, err
 	}
 	warnUnavailableGroups(reg, cfg, n.log)
 	logins := auth.NewLoginLimiter(0, 0, 0) // one bcrypt budget for both ports
+	timer := n.rpcTimer()
 	warnUnauthenticated(n.cfg, n.log)
 	if cfg.HTTPEnabled {
 		a, err := newEndpointAuth(cfg.HTTPAuth, "http", logins, n.log)
@@ -61,6 +63,7 @@ func newRPCServers(n *Node) (*rpcServers, error) {
 			MaxBatchSize: cfg.HTTPMaxBatchSize,
 			Authorizer:   a.authorizer(),
 			Logger:       n.log,
+			Timer:        timer,
 		})
 		if err != nil {
 			return nil, err
@@ -70,6 +73,7 @@ func newRPCServers(n *Node) (*rpcServers, error) {
 			CORSOrigins:   cfg.HTTPCORSOrigins,
 			Routes:        a.routes(),
 			RPCMiddleware: a.httpMiddleware(),
+			Readiness:     n.ready,
 		})}
 	}
 	if cfg.WSEnabled {
@@ -77,7 +81,7 @@ func newRPCServers(n *Node) (*rpcServers, error) {
 		if err != nil {
 			return nil, err
 		}
-		srv, err := rpc.NewServer(reg, rpc.Config{APIs: cfg.WSAPIs, Authorizer: a.authorizer(), Logger: n.log})
+		srv, err := rpc.NewServer(reg, rpc.Config{APIs: cfg.WSAPIs, Authorizer: a.authorizer(), Logger: n.log, Timer: timer})
 		if err != nil {
 			return nil, err
 		}
