@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/basaltchain/basalt/metrics"
 	"github.com/basaltchain/basalt/ptm/clientapi"
 	"github.com/basaltchain/basalt/ptm/config"
 	"github.com/basaltchain/basalt/ptm/discovery"
@@ -57,6 +58,7 @@ type Instance struct {
 	store, knownStore  storage.KV
 	nodeSrv, clientSrv *http.Server
 	nodeURL, clientURL string
+	metricsSrv         *metrics.Server // nil unless metricsenabled
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -95,6 +97,7 @@ func Start(ctx context.Context, cfg *config.Config, opts Options) (_ *Instance, 
 	if in.knownStore, err = openStore(ctx, "knownnodesstorage", cfg.KnownNodesSpec, log); err != nil {
 		return nil, err
 	}
+	reg := newRegistry(cfg)
 	if opts.ClearKnownNodes {
 		if err := discovery.Clear(ctx, in.knownStore); err != nil {
 			return nil, fmt.Errorf("--clear-known-nodes: %w", err)
@@ -127,17 +130,19 @@ func Start(ctx context.Context, cfg *config.Config, opts Options) (_ *Instance, 
 	in.clientURL = tlsSet.clientScheme() + "://" + net.JoinHostPort(cfg.ClientNetworkInterface, strconv.Itoa(clientPort))
 
 	enc := enclave.New(pairs, always)
-	if in.Table, err = discovery.NewTable(ctx, in.knownStore, in.nodeURL, enc.NodeKeys()); err != nil {
+	if in.Table, err = discovery.NewTable(ctx, meterKV(reg, in.knownStore, "knownnodes"), in.nodeURL, enc.NodeKeys()); err != nil {
 		nodeLn.Close()
 		clientLn.Close()
 		return nil, err
 	}
 	peers := nodeapi.NewClient(tlsSet.peerDial)
+	reg.GaugeFunc(metrics.PrivacyPeers, "known_nodes", "Node URLs in the node table, this instance's included (GET /peercount)", func() float64 { return float64(len(in.Table.URLs())) })
+	reg.GaugeFunc(metrics.PrivacyPeers, "known_keys", "Public keys in the node table", func() float64 { return float64(len(in.Table.Entries())) })
 	in.Manager = &manager.Manager{
 		Enclave:    enc,
-		Store:      in.store,
+		Store:      meterKV(reg, in.store, "payloads"),
 		Table:      in.Table,
-		Peers:      peers,
+		Peers:      meterPeers(reg, peers),
 		Log:        log,
 		MaxPayload: cfg.MaxPayloadSize,
 	}
@@ -148,8 +153,20 @@ func Start(ctx context.Context, cfg *config.Config, opts Options) (_ *Instance, 
 	maxBody := int64(cfg.MaxPayloadSize)/3*4 + 4 + bodySlack
 	nodeAPI := &nodeapi.Server{Manager: in.Manager, Table: in.Table, Log: log.With("api", "node"), MaxBody: maxBody, Allow: allow}
 	clientAPI := &clientapi.Server{Manager: in.Manager, Table: in.Table, Log: log.With("api", "client"), Version: opts.Version, MaxBody: maxBody}
-	in.nodeSrv = newServer(nodeAPI.Handler(), tlsSet.nodeServer, log)
-	in.clientSrv = newServer(clientAPI.Handler(), tlsSet.clientServer, log)
+	clientMetrics, nodeMetrics := httpMetrics(reg)
+	ready := readiness([]storage.KV{in.store, in.knownStore}, in.Table, cfg.OtherNodes, peers)
+	in.nodeSrv = newServer(nodeMetrics(nodeAPI.Handler()), tlsSet.nodeServer, log)
+	in.clientSrv = newServer(clientMetrics(withReadiness(clientAPI.Handler(), ready)), tlsSet.clientServer, log)
+	metricsPort := 0
+	if cfg.MetricsEnabled {
+		if in.metricsSrv, err = reg.Serve(metrics.ServerConfig{Host: cfg.MetricsNetworkInterface, Port: cfg.MetricsPort,
+			HostAllowlist: cfg.MetricsHostAllowlist, Logger: log}); err != nil {
+			nodeLn.Close()
+			clientLn.Close()
+			return nil, fmt.Errorf("metricsport: %w", err)
+		}
+		metricsPort = in.metricsSrv.Port()
+	}
 
 	runCtx, cancel := context.WithCancel(context.Background())
 	in.cancel = cancel
@@ -162,13 +179,13 @@ func Start(ctx context.Context, cfg *config.Config, opts Options) (_ *Instance, 
 		d.Run(runCtx)
 	}()
 
-	if err := in.writePortsFile(nodePort, clientPort); err != nil {
+	if err := in.writePortsFile(nodePort, clientPort, metricsPort); err != nil {
 		log.Warn("could not write the ports file", "err", err)
 	}
 	log.Info("basalt-privacy started",
 		"nodeurl", in.nodeURL, "node", nodeLn.Addr().String(), "client", clientLn.Addr().String(),
 		"keys", len(pairs), "storage", describe(cfg.StorageSpec), "knownnodesstorage", describe(cfg.KnownNodesSpec),
-		"othernodes", len(cfg.OtherNodes))
+		"othernodes", len(cfg.OtherNodes), "metrics", in.metricsSrv.Addr())
 	for _, k := range enc.NodeKeys() {
 		log.Info("hosting key", "publicKey", k.String())
 	}
@@ -243,9 +260,12 @@ func (in *Instance) NodeURL() string { return in.nodeURL }
 // ClientURL returns the client API's base URL.
 func (in *Instance) ClientURL() string { return in.clientURL }
 
-func (in *Instance) writePortsFile(nodePort, clientPort int) error {
+func (in *Instance) writePortsFile(nodePort, clientPort, metricsPort int) error {
 	content := fmt.Sprintf("#This file contains the ports used by the running instance of basalt-privacy. This file will be deleted after the node is shutdown.\n#%s\nhttp-node-port=%d\nhttp-client-port=%d\n",
 		time.Now().UTC().Format(time.RFC1123), nodePort, clientPort)
+	if metricsPort != 0 {
+		content += fmt.Sprintf("metrics-port=%d\n", metricsPort)
+	}
 	return os.WriteFile(filepath.Join(in.cfg.WorkDir, PortsFile), []byte(content), 0o644)
 }
 
@@ -263,6 +283,7 @@ func (in *Instance) Close() error {
 				}
 			}
 		}
+		in.metricsSrv.Close()
 		if in.cancel != nil {
 			in.cancel()
 		}
