@@ -367,3 +367,23 @@ func TestHTTPMiddleware(t *testing.T) {
 		t.Fatal("request timer missing")
 	}
 }
+
+func TestNames(t *testing.T) {
+	r := New(Config{Categories: []Category{RPC, Process}})
+	r.TimerVec(RPC, "request_time", "", "methodName") // no series yet
+	r.Counter(RPC, "c_total", "")
+	r.Gauge(Blockchain, "off", "")
+	names := strings.Join(r.Names(), " ")
+	for _, want := range []string{"besu_rpc_request_time", "besu_rpc_c_total", "process_cpu_seconds_total"} {
+		if !strings.Contains(names, want) {
+			t.Errorf("Names lacks %s: %s", want, names)
+		}
+	}
+	if strings.Contains(names, "besu_blockchain_off") {
+		t.Error("Names lists a disabled category's metric")
+	}
+	var none *Registry
+	if none.Names() != nil {
+		t.Error("nil registry has names")
+	}
+}

@@ -3,6 +3,9 @@ package metrics
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"regexp"
+	"slices"
 	"sync"
 	"time"
 
@@ -31,12 +34,15 @@ type Registry struct {
 	// Prometheus name: Gather sorts labels by name, but debug_metrics nests
 	// them in declaration order, as Besu does.
 	labels sync.Map // string -> []string
+
+	mu    sync.Mutex
+	names map[string]bool // every registered family (see Names)
 }
 
 // New returns a registry with cfg's categories enabled. With Process
 // enabled it exports the process collector, with Runtime the Go collector.
 func New(cfg Config) *Registry {
-	r := &Registry{prom: prometheus.NewRegistry(), enabled: map[Category]bool{}, timers: !cfg.TimersDisabled}
+	r := &Registry{prom: prometheus.NewRegistry(), enabled: map[Category]bool{}, timers: !cfg.TimersDisabled, names: map[string]bool{}}
 	for _, c := range cfg.Categories {
 		r.enabled[c] = true
 	}
@@ -72,6 +78,7 @@ func (r *Registry) Register(c Category, col prometheus.Collector) {
 func (r *Registry) register(col prometheus.Collector) prometheus.Collector {
 	err := r.prom.Register(col)
 	if err == nil {
+		r.noteNames(col)
 		return col
 	}
 	var dup prometheus.AlreadyRegisteredError
@@ -88,6 +95,39 @@ func registerAs[T prometheus.Collector](r *Registry, col T) T {
 		panic(fmt.Sprintf("metrics: a metric of another type is registered under the name of %T", col))
 	}
 	return got
+}
+
+// descName extracts the fully-qualified name from a Desc's String (Desc
+// does not export it).
+var descName = regexp.MustCompile(`fqName: "([^"]+)"`)
+
+// noteNames records the families col describes.
+func (r *Registry) noteNames(col prometheus.Collector) {
+	ch := make(chan *prometheus.Desc)
+	go func() {
+		col.Describe(ch)
+		close(ch)
+	}()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for d := range ch {
+		if m := descName.FindStringSubmatch(d.String()); m != nil {
+			r.names[m[1]] = true
+		}
+	}
+}
+
+// Names returns the Prometheus name of every metric family registered,
+// sorted. Gather shows a labelled family only once it has a series; Names
+// lists them all, for tests and tools that check queries (a dashboard's)
+// against what a program exports.
+func (r *Registry) Names() []string {
+	if r == nil {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Sorted(maps.Keys(r.names))
 }
 
 // Counter is a monotonically increasing value.

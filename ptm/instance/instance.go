@@ -58,7 +58,8 @@ type Instance struct {
 	store, knownStore  storage.KV
 	nodeSrv, clientSrv *http.Server
 	nodeURL, clientURL string
-	metricsSrv         *metrics.Server // nil unless metricsenabled
+	metricsSrv         *metrics.Server   // nil unless metricsenabled
+	metrics            *metrics.Registry // nil unless metricsenabled
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -98,6 +99,7 @@ func Start(ctx context.Context, cfg *config.Config, opts Options) (_ *Instance, 
 		return nil, err
 	}
 	reg := newRegistry(cfg)
+	in.metrics = reg
 	if opts.ClearKnownNodes {
 		if err := discovery.Clear(ctx, in.knownStore); err != nil {
 			return nil, fmt.Errorf("--clear-known-nodes: %w", err)
@@ -253,6 +255,10 @@ func (in *Instance) serve(srv *http.Server, ln net.Listener, name string) {
 		}
 	}()
 }
+
+// Metrics returns the instance's metrics registry (nil unless
+// metricsenabled).
+func (in *Instance) Metrics() *metrics.Registry { return in.metrics }
 
 // NodeURL returns the URL advertised to peers.
 func (in *Instance) NodeURL() string { return in.nodeURL }
