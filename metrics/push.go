@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/push"
+	"github.com/prometheus/common/expfmt"
 )
 
 // Push defaults (Besu's --metrics-push-*).
@@ -64,7 +65,8 @@ func (r *Registry) StartPush(cfg PushConfig) *Pusher {
 	url := "http://" + net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port))
 	client := &http.Client{Timeout: min(interval, 10*time.Second)}
 	ps := &Pusher{
-		p:        push.New(url, job).Gatherer(r.Gatherer()).Client(client),
+		// Text, as Besu's simpleclient pushes (push's default is protobuf).
+		p:        push.New(url, job).Gatherer(r.Gatherer()).Client(client).Format(expfmt.FmtText),
 		interval: interval,
 		log:      log,
 	}

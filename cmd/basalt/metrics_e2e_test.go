@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -433,5 +434,64 @@ func TestReadinessTwoNodes(t *testing.T) {
 	})
 	if v, _ := metricValue(fams, "besu_synchronizer_in_sync"); v != 1 {
 		t.Errorf("in_sync = %v after catching up", v)
+	}
+}
+
+// pushGateway records what a Prometheus push gateway receives.
+type pushGateway struct {
+	mu       sync.Mutex
+	requests []string // "METHOD path"
+	bodies   []string
+}
+
+func (g *pushGateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	b, _ := io.ReadAll(r.Body)
+	g.mu.Lock()
+	g.requests = append(g.requests, r.Method+" "+r.URL.Path)
+	g.bodies = append(g.bodies, string(b))
+	g.mu.Unlock()
+	w.WriteHeader(http.StatusOK)
+}
+
+func (g *pushGateway) seen(req, bodyPart string) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for i, r := range g.requests {
+		if r == req && strings.Contains(g.bodies[i], bodyPart) {
+			return true
+		}
+	}
+	return false
+}
+
+// --metrics-push-enabled pushes the registry to a push gateway on an
+// interval, under the job given, and deletes the job's metrics there when
+// the node stops; nothing listens on the metrics port.
+func TestMetricsPush(t *testing.T) {
+	g := &pushGateway{}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: g}
+	go srv.Serve(ln)
+	defer srv.Close()
+	port := ln.Addr().(*net.TCPAddr).Port
+
+	metricsPort := testnode.FreePort(t)
+	n := testnode.Start(t, t.TempDir(), "--network=dev", "--metrics-push-enabled", "--metrics-push-host=127.0.0.1",
+		"--metrics-push-port="+strconv.Itoa(port), "--metrics-push-interval=1", "--metrics-push-prometheus-job=basalt-test",
+		"--metrics-port="+strconv.Itoa(metricsPort))
+	blockNumber(t, n)
+	testnode.WaitFor(t, 30*time.Second, "a push with the RPC timer", func() bool {
+		return g.seen("POST /metrics/job/basalt-test", "besu_rpc_request_time_count{methodName=\"eth_blockNumber\"}")
+	})
+	if c, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(metricsPort), time.Second); err == nil {
+		c.Close()
+		t.Error("the metrics port listens while pushing")
+	}
+	n.Stop(syscall.SIGTERM)
+	if !g.seen("DELETE /metrics/job/basalt-test", "") {
+		t.Errorf("no DELETE when the node stopped; gateway saw %v", g.requests)
 	}
 }
