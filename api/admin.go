@@ -17,7 +17,7 @@ type Admin struct{ b *Backend }
 func adminGroup(b *Backend) rpc.Group {
 	a := &Admin{b}
 	enodeParam := []*rpc.Error{rpc.ErrInvalidParams}
-	return rpc.Group{Name: rpc.GroupAdmin, Methods: []rpc.Method{
+	return rpc.Group{Name: rpc.GroupAdmin, Errors: jsonrpcError, Methods: []rpc.Method{
 		{Name: "admin_addPeer", Fn: a.AddPeer, ParamErrors: enodeParam},
 		{Name: "admin_removePeer", Fn: a.RemovePeer, ParamErrors: enodeParam},
 		{Name: "admin_nodeInfo", Fn: a.NodeInfo},
@@ -25,70 +25,71 @@ func adminGroup(b *Backend) rpc.Group {
 	}}
 }
 
-// parseEnode reads an enode URL parameter and maps its faults to Besu's
-// errors (AdminModifyPeer): a bad node ID is ENODE_ID_INVALID, a host name
-// DNS_NOT_ENABLED, anything else PARSE_ERROR.
-func parseEnode(s string) (*enode.Node, error) {
+// EnodeURL is an enode URL parameter. Its faults are Besu's errors
+// (AdminModifyPeer): a bad node ID is ENODE_ID_INVALID, a host name
+// DNS_NOT_ENABLED, anything else PARSE_ERROR; a value that is not a string
+// is the method's declared parameter error.
+type EnodeURL struct{ *enode.Node }
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (u *EnodeURL) UnmarshalJSON(data []byte) error {
+	var s string
+	if err := unquote(data, &s); err != nil {
+		return errBadParam
+	}
 	n, err := enodeurl.Parse(s)
 	switch {
 	case err == nil:
-		return n, nil
+		u.Node = n
+		return nil
 	case errors.Is(err, enodeurl.ErrInvalidNodeID):
-		return nil, rpc.ErrEnodeIDInvalid
+		return rpc.ErrEnodeIDInvalid
 	case errors.Is(err, enodeurl.ErrHostNotIP):
-		return nil, rpc.ErrDNSNotEnabled
+		return rpc.ErrDNSNotEnabled
 	default:
-		return nil, rpc.ErrParse
+		return rpc.ErrParse
 	}
 }
 
-// AddPeer makes the node a static peer: true if added, false if it already
-// was one.
-func (a *Admin) AddPeer(url string) (bool, error) {
-	n, err := parseEnode(url)
-	if err != nil {
-		return false, err
-	}
+// AddPeer is admin_addPeer: the node becomes a static peer; true if added,
+// false if it already was one.
+func (a *Admin) AddPeer(url EnodeURL) (bool, error) {
 	net := a.b.Network
 	if net == nil {
-		return false, rpc.ErrP2PDisabled
+		return false, ErrP2PDisabled
 	}
-	if n.ID() == net.Self().ID() {
-		return false, rpc.ErrCantConnectToLocalPeer
+	if url.ID() == net.Self().ID() {
+		return false, ErrLocalPeer
 	}
-	return net.AddPeer(n), nil
+	return net.AddPeer(url.Node), nil
 }
 
-// RemovePeer drops a static peer: true if removed, false if it was not
-// one.
-func (a *Admin) RemovePeer(url string) (bool, error) {
-	n, err := parseEnode(url)
-	if err != nil {
-		return false, err
-	}
+// RemovePeer is admin_removePeer: the static peer is dropped; true if
+// removed, false if it was not one.
+func (a *Admin) RemovePeer(url EnodeURL) (bool, error) {
 	if a.b.Network == nil {
-		return false, rpc.ErrP2PDisabled
+		return false, ErrP2PDisabled
 	}
-	return a.b.Network.RemovePeer(n), nil
+	return a.b.Network.RemovePeer(url.Node), nil
 }
 
-// NodeInfo describes the local node.
+// NodeInfo is admin_nodeInfo: the local node.
 func (a *Admin) NodeInfo() (*NodeInfo, error) {
 	net := a.b.Network
 	switch {
 	case net == nil:
-		return nil, rpc.ErrP2PDisabled
+		return nil, ErrP2PDisabled
 	case !net.Running():
-		return nil, rpc.ErrP2PNetworkNotRunning
+		return nil, ErrP2PNotRunning
 	}
 	info := net.NodeInfo()
 	return &info, nil
 }
 
-// Peers describes the connected peers.
+// Peers is admin_peers: the connected peers.
 func (a *Admin) Peers() ([]PeerInfo, error) {
 	if a.b.Network == nil {
-		return nil, rpc.ErrP2PDisabled
+		return nil, ErrP2PDisabled
 	}
 	peers := a.b.Network.Peers()
 	if peers == nil {

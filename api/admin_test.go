@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"math/big"
@@ -50,21 +51,61 @@ func testNode(t *testing.T) *enode.Node {
 	return enode.NewV4(&key.PublicKey, net.IPv4(127, 0, 0, 1), 30303, 30303)
 }
 
+// peerServer serves the ADMIN and NET groups of b, so that the tests see
+// what a client sees: decoded parameters and mapped errors.
+func peerServer(t *testing.T, b *Backend) *rpc.Server {
+	t.Helper()
+	reg := rpc.NewRegistry()
+	if err := Register(reg, Groups(b)...); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := rpc.NewServer(reg, rpc.Config{APIs: []string{rpc.GroupAdmin, rpc.GroupNet}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv
+}
+
+// callPeer calls method with params and returns its result, or its error
+// as an *rpc.Error.
+func callPeer(t *testing.T, srv *rpc.Server, method string, params ...any) (json.RawMessage, error) {
+	t.Helper()
+	if params == nil {
+		params = []any{}
+	}
+	req, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+	resp, _ := srv.HandleMessage(context.Background(), req)
+	var out struct {
+		Result json.RawMessage
+		Error  *struct {
+			Code    int
+			Message string
+		}
+	}
+	if err := json.Unmarshal(resp, &out); err != nil {
+		t.Fatalf("%s: %s", method, resp)
+	}
+	if out.Error != nil {
+		return nil, rpc.NewError(out.Error.Code, out.Error.Message)
+	}
+	return out.Result, nil
+}
+
 func TestAdminPeerMethods(t *testing.T) {
 	self, other := testNode(t), testNode(t)
 	net := &fakeNetwork{self: self, static: map[enode.ID]bool{}, running: true}
-	a := &Admin{&Backend{Network: net}}
+	srv := peerServer(t, &Backend{Network: net})
 	url := enodeurl.Format(other, "127.0.0.1", 30303, 30303)
-	if ok, err := a.AddPeer(url); !ok || err != nil {
-		t.Fatalf("first add: %v %v", ok, err)
+	if res, err := callPeer(t, srv, "admin_addPeer", url); string(res) != "true" || err != nil {
+		t.Fatalf("first add: %s %v", res, err)
 	}
-	if ok, err := a.AddPeer(url); ok || err != nil {
-		t.Fatalf("second add: %v %v", ok, err)
+	if res, err := callPeer(t, srv, "admin_addPeer", url); string(res) != "false" || err != nil {
+		t.Fatalf("second add: %s %v", res, err)
 	}
-	if ok, _ := a.RemovePeer(url); !ok {
+	if res, _ := callPeer(t, srv, "admin_removePeer", url); string(res) != "true" {
 		t.Fatal("remove: false")
 	}
-	if ok, _ := a.RemovePeer(url); ok {
+	if res, _ := callPeer(t, srv, "admin_removePeer", url); string(res) != "false" {
 		t.Fatal("second remove: true")
 	}
 	id := enodeurl.ID(other)
@@ -79,54 +120,47 @@ func TestAdminPeerMethods(t *testing.T) {
 		{"", rpc.ErrParse},
 		{enodeurl.Format(self, "127.0.0.1", 1, 1), rpc.ErrCantConnectToLocalPeer},
 	} {
-		_, err := a.AddPeer(tc.url)
+		_, err := callPeer(t, srv, "admin_addPeer", tc.url)
 		if !errors.Is(err, tc.want) {
 			t.Errorf("AddPeer(%q) = %v, want %v", tc.url, err, tc.want)
 		}
 	}
-	info, err := a.NodeInfo()
+	info, err := callPeer(t, srv, "admin_nodeInfo")
 	if err != nil {
 		t.Fatal(err)
 	}
-	enc, _ := json.Marshal(info)
-	if !strings.Contains(string(enc), `"difficulty":100,`) || !strings.Contains(string(enc), `"network":1337}`) {
-		t.Fatalf("node info JSON %s", enc)
+	if !strings.Contains(string(info), `"difficulty":100,`) || !strings.Contains(string(info), `"network":1337}`) {
+		t.Fatalf("node info JSON %s", info)
 	}
-	peers, err := a.Peers()
-	if err != nil || peers == nil {
-		t.Fatalf("peers %v %v", peers, err)
+	peers, err := callPeer(t, srv, "admin_peers")
+	if err != nil || string(peers) != "[]" {
+		t.Fatalf("peers %s %v", peers, err)
 	}
 	net.running = false
-	if _, err := a.NodeInfo(); !errors.Is(err, rpc.ErrP2PNetworkNotRunning) {
+	if _, err := callPeer(t, srv, "admin_nodeInfo"); !errors.Is(err, rpc.ErrP2PNetworkNotRunning) {
 		t.Fatalf("not running: %v", err)
 	}
 }
 
 func TestAdminP2PDisabled(t *testing.T) {
-	a := &Admin{&Backend{}}
+	srv := peerServer(t, &Backend{})
 	url := enodeurl.Format(testNode(t), "127.0.0.1", 30303, 30303)
-	if _, err := a.AddPeer(url); !errors.Is(err, rpc.ErrP2PDisabled) {
-		t.Errorf("addPeer: %v", err)
+	for _, m := range []string{"admin_addPeer", "admin_removePeer"} {
+		if _, err := callPeer(t, srv, m, url); !errors.Is(err, rpc.ErrP2PDisabled) {
+			t.Errorf("%s: %v", m, err)
+		}
 	}
-	if _, err := a.RemovePeer(url); !errors.Is(err, rpc.ErrP2PDisabled) {
-		t.Errorf("removePeer: %v", err)
-	}
-	if _, err := a.NodeInfo(); !errors.Is(err, rpc.ErrP2PDisabled) {
-		t.Errorf("nodeInfo: %v", err)
-	}
-	if _, err := a.Peers(); !errors.Is(err, rpc.ErrP2PDisabled) {
-		t.Errorf("peers: %v", err)
+	for _, m := range []string{"admin_nodeInfo", "admin_peers", "net_peerCount", "net_enode"} {
+		if _, err := callPeer(t, srv, m); !errors.Is(err, rpc.ErrP2PDisabled) {
+			t.Errorf("%s: %v", m, err)
+		}
 	}
 	// An invalid enode is reported before the disabled network, as Besu's
 	// parsing comes first.
-	if _, err := a.AddPeer("enode://zz@127.0.0.1:1"); !errors.Is(err, rpc.ErrEnodeIDInvalid) {
+	if _, err := callPeer(t, srv, "admin_addPeer", "enode://zz@127.0.0.1:1"); !errors.Is(err, rpc.ErrEnodeIDInvalid) {
 		t.Errorf("bad enode with p2p off: %v", err)
 	}
-	n := &Net{&Backend{}}
-	if _, err := n.PeerCount(); !errors.Is(err, rpc.ErrP2PDisabled) {
-		t.Errorf("net_peerCount: %v", err)
-	}
-	if n.Listening() {
-		t.Error("net_listening true")
+	if res, _ := callPeer(t, srv, "net_listening"); string(res) != "false" {
+		t.Errorf("net_listening %s", res)
 	}
 }

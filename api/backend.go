@@ -1,6 +1,11 @@
-// Package api holds the JSON-RPC methods, one file per API group, written
-// against the node's services (chain, pool, miner). Front ends register
-// them; no method reaches storage except through those services.
+// Package api holds the node's backend — the services every front end
+// calls (Backend: state reads, calls, submissions, gas prices, logs, sync
+// progress) and the domain errors they answer — and the JSON-RPC methods
+// on it, one file per API group. GraphQL (package graphql) calls the same
+// services with Go values; JSON-RPC methods decode their parameters, call
+// them and encode the answers. Each front end maps the domain errors once
+// (jsonrpcerrors.go here). No method reaches storage except through the
+// node's services (chain, pool, miner).
 package api
 
 import (
@@ -13,14 +18,22 @@ import (
 	"github.com/basaltchain/basalt/chain"
 	"github.com/basaltchain/basalt/filters"
 	"github.com/basaltchain/basalt/miner"
-	"github.com/basaltchain/basalt/rpc"
+	"github.com/basaltchain/basalt/txpool"
 )
 
-// TxPool is what the methods need from the transaction pool.
+// TxPool is what the services need from the transaction pool
+// (*txpool.Pool).
 type TxPool interface {
+	// AddLocal submits a transaction; a refusal is a *txpool.Error.
 	AddLocal(tx *types.Transaction) error
+	// PendingNonce is the nonce after the sender's pooled transactions.
 	PendingNonce(addr common.Address) uint64
+	// Get returns a pooled transaction, nil if the pool has none by hash.
 	Get(hash common.Hash) *types.Transaction
+	// Transactions lists the pooled transactions with their senders.
+	Transactions() []txpool.TxInfo
+	// Len is the number of pooled transactions.
+	Len() int
 }
 
 // SyncStatus is the progress of a running synchronisation (eth_syncing).
@@ -48,7 +61,8 @@ type Backend struct {
 	Hashrate       func() uint64
 	SubmitHashrate func(id common.Hash, rate uint64)
 	// Syncing reports a running synchronisation; nil, or a nil result, means
-	// the node is not synchronising.
+	// the node is not synchronising. Front ends read it through
+	// SyncProgress.
 	Syncing func() *SyncStatus
 	// Enode returns the node's enode URL; nil while peer-to-peer networking
 	// is off (net_enode then answers Besu's "P2P has been disabled").
@@ -59,17 +73,17 @@ type Backend struct {
 	// Network is the peer-to-peer service (ADMIN peer methods, NET); nil
 	// while --p2p-enabled=false.
 	Network Network
-	// Filters serves eth_getLogs, the filter methods and eth_subscribe;
-	// nil leaves them unregistered.
+	// Filters serves log queries (eth_getLogs, GraphQL logs), the filter
+	// methods and eth_subscribe; nil leaves the JSON-RPC methods
+	// unregistered and log queries answering ErrLogsUnavailable.
 	Filters *filters.System
 }
 
 // headerFor resolves a block-or-hash parameter the way Besu's
-// AbstractBlockParameterOrBlockHashMethod does: a negative number is
-// "Invalid block number params", a block that does not exist (a number
-// past the head, an unknown hash) is a nil header (the method answers
-// null), and a hash that must be canonical but is not is -32000 "Invalid
-// input".
+// AbstractBlockParameterOrBlockHashMethod does: a negative number is an
+// invalid block number, a block that does not exist (a number past the
+// head, an unknown hash) is a nil header (the method answers null), and a
+// hash that must be canonical but is not is ErrNotCanonical.
 func (b *Backend) headerFor(p BlockParam) (*types.Header, common.Hash, error) {
 	c := b.Chain
 	switch {
@@ -79,7 +93,7 @@ func (b *Backend) headerFor(p BlockParam) (*types.Header, common.Hash, error) {
 			return nil, common.Hash{}, nil
 		}
 		if p.RequireCanonical && c.GetCanonicalHash(h.Number.Uint64()) != *p.Hash {
-			return nil, common.Hash{}, errNotCanonical
+			return nil, common.Hash{}, ErrNotCanonical
 		}
 		return h, *p.Hash, nil
 	case p.Tag == tagEarliest:
@@ -88,7 +102,7 @@ func (b *Backend) headerFor(p BlockParam) (*types.Header, common.Hash, error) {
 		// latest, pending, safe and finalized are the head on these chains.
 		return c.CurrentHeader(), c.CurrentHash(), nil
 	case p.Number < 0:
-		return nil, common.Hash{}, rpc.ErrInvalidBlockNumberParams
+		return nil, common.Hash{}, invalidParams(ParamBlockNumber, "")
 	}
 	h, hash := b.canonical(uint64(p.Number))
 	return h, hash, nil
@@ -117,36 +131,68 @@ func (b *Backend) canonical(n uint64) (*types.Header, common.Hash) {
 	return b.Chain.GetHeader(hash, n), hash
 }
 
-// ensureState makes the block's post-state readable (historic states of a
-// bulk-imported chain are re-executed on first use).
-func (b *Backend) ensureState(header *types.Header, hash common.Hash) error {
+// EnsureState makes the post-state of the block (header, hash) readable:
+// the historic states of a bulk-imported chain are re-executed on first
+// use. ErrWorldStateUnavailable when that fails.
+func (b *Backend) EnsureState(header *types.Header, hash common.Hash) error {
 	if err := b.Chain.EnsureState(hash, header); err != nil {
-		return errWorldStateUnavail
+		return ErrWorldStateUnavailable
 	}
 	return nil
 }
 
 // stateOf opens a private copy of the block's post-state.
 func (b *Backend) stateOf(header *types.Header, hash common.Hash) (*state.StateDB, error) {
-	if err := b.ensureState(header, hash); err != nil {
+	if err := b.EnsureState(header, hash); err != nil {
 		return nil, err
 	}
 	st, err := b.Chain.StateAt(header.Root)
 	if err != nil {
-		return nil, errWorldStateUnavail
+		return nil, ErrWorldStateUnavailable
 	}
 	return st, nil
 }
 
-// account reads an account of the block's post-state; a missing account
-// reads as empty.
-func (b *Backend) account(header *types.Header, hash common.Hash, addr common.Address) (*types.StateAccount, error) {
-	if err := b.ensureState(header, hash); err != nil {
+// Account reads addr in the post-state of the block (header, hash); a
+// missing account reads as empty.
+func (b *Backend) Account(header *types.Header, hash common.Hash, addr common.Address) (*types.StateAccount, error) {
+	if err := b.EnsureState(header, hash); err != nil {
 		return nil, err
 	}
 	acct, err := b.Chain.Account(header.Root, addr)
 	if err != nil {
-		return nil, errWorldStateUnavail
+		return nil, ErrWorldStateUnavailable
 	}
 	return acct, nil
+}
+
+// Code is the code of addr, whose account acct was read from the
+// post-state of header (Account); empty for an account without code.
+func (b *Backend) Code(header *types.Header, addr common.Address, acct *types.StateAccount) ([]byte, error) {
+	codeHash := common.BytesToHash(acct.CodeHash)
+	if codeHash == types.EmptyCodeHash || codeHash == (common.Hash{}) {
+		return []byte{}, nil
+	}
+	rd, err := b.Chain.StateReader(header.Root)
+	if err != nil {
+		return nil, ErrWorldStateUnavailable
+	}
+	return rd.Code(addr, codeHash), nil
+}
+
+// Storage reads the storage slot key of addr in the post-state of the
+// block (header, hash).
+func (b *Backend) Storage(header *types.Header, hash common.Hash, addr common.Address, key common.Hash) (common.Hash, error) {
+	if err := b.EnsureState(header, hash); err != nil {
+		return common.Hash{}, err
+	}
+	rd, err := b.Chain.StateReader(header.Root)
+	if err != nil {
+		return common.Hash{}, ErrWorldStateUnavailable
+	}
+	v, err := rd.Storage(addr, key)
+	if err != nil {
+		return common.Hash{}, ErrWorldStateUnavailable
+	}
+	return v, nil
 }

@@ -16,7 +16,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/vm"
 	"github.com/ethereum/go-ethereum/params"
 
-	"github.com/basaltchain/basalt/rpc"
+	"github.com/basaltchain/basalt/txpool"
 )
 
 // Call is eth_call: the call object runs on the state after the block,
@@ -108,7 +108,7 @@ func (e *Eth) estimation(args *CallArgs, p *BlockNumber, overrides *StateOverrid
 	} else {
 		h, hash := e.b.headerForNumber(bp)
 		if h == nil {
-			return nil, 0, rpc.ErrBlockNotFound
+			return nil, 0, &BlockNotFoundError{Number: bp.Number}
 		}
 		header = h
 		st, err = e.b.stateOf(h, hash)
@@ -122,7 +122,7 @@ func (e *Eth) estimation(args *CallArgs, p *BlockNumber, overrides *StateOverrid
 	}
 	upper := e.gasUpperBound(args, header, st)
 	if upper < minTxCost {
-		return nil, 0, rpc.ErrUpfrontCostExceedsBalance
+		return nil, 0, &InvalidTransactionError{Reason: txpool.UpfrontCostExceedsBalance}
 	}
 	return sim, upper, nil
 }
@@ -192,8 +192,8 @@ func (e *Eth) EstimateGas(ctx context.Context, args CallArgs, p *BlockNumber, ov
 		if float64(hi-lo)/float64(hi) < estimateTolerance {
 			break
 		}
-		if ctx.Err() != nil {
-			return 0, rpc.ErrTimeout
+		if err := ctx.Err(); err != nil {
+			return 0, err
 		}
 		mid := (lo + hi) / 2
 		if r, err := sim.run(ctx, mid); err != nil || r.Err != nil {

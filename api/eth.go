@@ -7,8 +7,6 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
-
-	"github.com/basaltchain/basalt/rpc"
 )
 
 // Eth is the ETH method group. Parameters and answers follow current Besu;
@@ -16,14 +14,11 @@ import (
 // methods), register.go declares that order.
 type Eth struct{ b *Backend }
 
-// ethProtocolVersion is the highest eth capability the node speaks (eth/68).
-const ethProtocolVersion = 68
+// ChainID is eth_chainId.
+func (e *Eth) ChainID() hexutil.Big { return hexutil.Big(*e.b.ChainID()) }
 
-func (e *Eth) ChainID() hexutil.Big {
-	return hexutil.Big(*e.b.Chain.Config().ChainID)
-}
-
-func (e *Eth) ProtocolVersion() hexutil.Uint64 { return ethProtocolVersion }
+// ProtocolVersion is eth_protocolVersion: the highest eth capability.
+func (e *Eth) ProtocolVersion() hexutil.Uint64 { return hexutil.Uint64(e.b.ProtocolVersion()) }
 
 // SyncingResult is eth_syncing's object while the node synchronises.
 type SyncingResult struct {
@@ -35,10 +30,7 @@ type SyncingResult struct {
 // Syncing answers the synchronisation status object, or false when the
 // node is not synchronising.
 func (e *Eth) Syncing() any {
-	if e.b.Syncing == nil {
-		return false
-	}
-	s := e.b.Syncing()
+	s := e.b.SyncProgress()
 	if s == nil {
 		return false
 	}
@@ -49,18 +41,22 @@ func (e *Eth) Syncing() any {
 	}
 }
 
+// BlockNumber is eth_blockNumber: the head's number.
 func (e *Eth) BlockNumber() hexutil.Uint64 {
 	return hexutil.Uint64(e.b.Chain.CurrentHeader().Number.Uint64())
 }
 
+// Accounts is eth_accounts: always empty, the node holds no keys.
 func (e *Eth) Accounts() []common.Address { return []common.Address{} }
 
+// GetBalance is eth_getBalance: the balance after the block, null when
+// there is no such block.
 func (e *Eth) GetBalance(addr Address, p BlockParam) (*hexutil.Big, error) {
 	header, hash, err := e.b.headerFor(p)
 	if header == nil || err != nil {
 		return nil, err
 	}
-	acct, err := e.b.account(header, hash, common.Address(addr))
+	acct, err := e.b.Account(header, hash, common.Address(addr))
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +70,7 @@ func (e *Eth) GetTransactionCount(addr Address, p BlockParam) (*hexutil.Uint64, 
 	if header == nil || err != nil {
 		return nil, err
 	}
-	acct, err := e.b.account(header, hash, common.Address(addr))
+	acct, err := e.b.Account(header, hash, common.Address(addr))
 	if err != nil {
 		return nil, err
 	}
@@ -85,24 +81,22 @@ func (e *Eth) GetTransactionCount(addr Address, p BlockParam) (*hexutil.Uint64, 
 	return (*hexutil.Uint64)(&n), nil
 }
 
+// GetCode is eth_getCode: the code after the block ("0x" for none), null
+// when there is no such block.
 func (e *Eth) GetCode(addr Address, p BlockParam) (*hexutil.Bytes, error) {
 	header, hash, err := e.b.headerFor(p)
 	if header == nil || err != nil {
 		return nil, err
 	}
-	acct, err := e.b.account(header, hash, common.Address(addr))
+	acct, err := e.b.Account(header, hash, common.Address(addr))
 	if err != nil {
 		return nil, err
 	}
-	code := hexutil.Bytes{}
-	if common.BytesToHash(acct.CodeHash) != types.EmptyCodeHash {
-		rd, err := e.b.Chain.StateReader(header.Root)
-		if err != nil {
-			return nil, errWorldStateUnavail
-		}
-		code = rd.Code(common.Address(addr), common.BytesToHash(acct.CodeHash))
+	code, err := e.b.Code(header, common.Address(addr), acct)
+	if err != nil {
+		return nil, err
 	}
-	return &code, nil
+	return (*hexutil.Bytes)(&code), nil
 }
 
 // StorageKey is a storage position: Besu's UInt256Parameter (hex, 0x
@@ -123,21 +117,16 @@ func (k *StorageKey) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
+// GetStorageAt is eth_getStorageAt: a storage slot after the block, null
+// when there is no such block.
 func (e *Eth) GetStorageAt(addr Address, key StorageKey, p BlockParam) (*common.Hash, error) {
 	header, hash, err := e.b.headerFor(p)
 	if header == nil || err != nil {
 		return nil, err
 	}
-	if err := e.b.ensureState(header, hash); err != nil {
+	v, err := e.b.Storage(header, hash, common.Address(addr), common.Hash(key))
+	if err != nil {
 		return nil, err
-	}
-	rd, err := e.b.Chain.StateReader(header.Root)
-	if err != nil {
-		return nil, errWorldStateUnavail
-	}
-	v, err := rd.Storage(common.Address(addr), common.Hash(key))
-	if err != nil {
-		return nil, errWorldStateUnavail
 	}
 	return &v, nil
 }
@@ -145,36 +134,26 @@ func (e *Eth) GetStorageAt(addr Address, key StorageKey, p BlockParam) (*common.
 // secp256k1N is the order of the curve; signature values must be below it.
 var secp256k1N = crypto.S256().Params().N
 
-// SendRawTransaction decodes a signed transaction (hex, 0x optional) and
-// hands it to the pool. Undecodable input and impossible signature values
-// are Besu's "Invalid params"; pool refusals are Besu's codes without a
-// reason, as current Besu answers them.
+// SendRawTransaction is eth_sendRawTransaction: a signed transaction in
+// hex (0x optional) for Backend.SendRawTransaction. Hex that does not
+// decode is invalid, as are the bytes the backend cannot read as a
+// transaction (Besu's "Invalid params" either way).
 func (e *Eth) SendRawTransaction(raw string) (common.Hash, error) {
 	data, err := evenHex(raw)
 	if err != nil {
-		return common.Hash{}, rpc.ErrInvalidParams
+		return common.Hash{}, invalidParams(ParamAny, "")
 	}
-	tx := new(types.Transaction)
-	if err := tx.UnmarshalBinary(data); err != nil {
-		return common.Hash{}, rpc.ErrInvalidParams
-	}
-	_, r, s := tx.RawSignatureValues()
-	if r.Sign() <= 0 || s.Sign() <= 0 || r.Cmp(secp256k1N) >= 0 || s.Cmp(secp256k1N) >= 0 {
-		return common.Hash{}, rpc.ErrInvalidParams
-	}
-	if e.b.Pool == nil {
-		return common.Hash{}, rpc.ErrTxPoolDisabled
-	}
-	if err := e.b.Pool.AddLocal(tx); err != nil {
-		return common.Hash{}, poolError(err)
-	}
-	return tx.Hash(), nil
+	return e.b.SendRawTransaction(data)
 }
 
+// SendTransaction is eth_sendTransaction, which the node does not serve:
+// it holds no keys.
 func (e *Eth) SendTransaction() (common.Hash, error) {
-	return common.Hash{}, errSendTxNotSupported
+	return common.Hash{}, ErrNoSigningKeys
 }
 
+// GetTransactionByHash is eth_getTransactionByHash: a transaction of the
+// canonical chain or of the pool, null when neither has it.
 func (e *Eth) GetTransactionByHash(hash Hash) (*TxJSON, error) {
 	c := e.b.Chain
 	if tx, loc, ok := c.GetTransaction(common.Hash(hash)); ok {
@@ -183,14 +162,14 @@ func (e *Eth) GetTransactionByHash(hash Hash) (*TxJSON, error) {
 			return txJSON(c.Config(), tx, &TxContext{BlockHash: loc.BlockHash, Header: header, Index: loc.Index}), nil
 		}
 	}
-	if e.b.Pool != nil {
-		if tx := e.b.Pool.Get(common.Hash(hash)); tx != nil {
-			return txJSON(c.Config(), tx, nil), nil
-		}
+	if tx := e.b.PooledTransaction(common.Hash(hash)); tx != nil {
+		return txJSON(c.Config(), tx, nil), nil
 	}
 	return nil, nil
 }
 
+// GetTransactionReceipt is eth_getTransactionReceipt: null for a
+// transaction that is not in the canonical chain.
 func (e *Eth) GetTransactionReceipt(hash Hash) (*ReceiptJSON, error) {
 	c := e.b.Chain
 	tx, loc, ok := c.GetTransaction(common.Hash(hash))
@@ -258,6 +237,8 @@ func (e *Eth) blockJSON(header *types.Header, hash common.Hash, full bool) *Bloc
 	return out
 }
 
+// GetBlockByNumber is eth_getBlockByNumber; full selects transaction
+// objects over hashes.
 func (e *Eth) GetBlockByNumber(p BlockNumber, full bool) *BlockJSON {
 	h, hash := e.b.headerForNumber(p)
 	if h == nil {
@@ -266,6 +247,8 @@ func (e *Eth) GetBlockByNumber(p BlockNumber, full bool) *BlockJSON {
 	return e.blockJSON(h, hash, full)
 }
 
+// GetBlockByHash is eth_getBlockByHash; full selects transaction objects
+// over hashes.
 func (e *Eth) GetBlockByHash(hash Hash, full bool) *BlockJSON {
 	h := e.b.Chain.GetHeaderByHash(common.Hash(hash))
 	if h == nil {
@@ -274,6 +257,7 @@ func (e *Eth) GetBlockByHash(hash Hash, full bool) *BlockJSON {
 	return e.blockJSON(h, common.Hash(hash), full)
 }
 
+// GetBlockTransactionCountByHash is eth_getBlockTransactionCountByHash.
 func (e *Eth) GetBlockTransactionCountByHash(hash Hash) *hexutil.Uint64 {
 	h := e.b.Chain.GetHeaderByHash(common.Hash(hash))
 	if h == nil {
@@ -282,6 +266,8 @@ func (e *Eth) GetBlockTransactionCountByHash(hash Hash) *hexutil.Uint64 {
 	return e.txCount(h, common.Hash(hash))
 }
 
+// GetBlockTransactionCountByNumber is
+// eth_getBlockTransactionCountByNumber.
 func (e *Eth) GetBlockTransactionCountByNumber(p BlockNumber) *hexutil.Uint64 {
 	h, hash := e.b.headerForNumber(p)
 	if h == nil {
@@ -299,6 +285,7 @@ func (e *Eth) txCount(h *types.Header, hash common.Hash) *hexutil.Uint64 {
 	return &n
 }
 
+// GetUncleCountByBlockHash is eth_getUncleCountByBlockHash.
 func (e *Eth) GetUncleCountByBlockHash(hash Hash) *hexutil.Uint64 {
 	h := e.b.Chain.GetHeaderByHash(common.Hash(hash))
 	if h == nil {
@@ -307,6 +294,7 @@ func (e *Eth) GetUncleCountByBlockHash(hash Hash) *hexutil.Uint64 {
 	return e.uncleCount(h, common.Hash(hash))
 }
 
+// GetUncleCountByBlockNumber is eth_getUncleCountByBlockNumber.
 func (e *Eth) GetUncleCountByBlockNumber(p BlockNumber) *hexutil.Uint64 {
 	h, hash := e.b.headerForNumber(p)
 	if h == nil {
@@ -324,6 +312,8 @@ func (e *Eth) uncleCount(h *types.Header, hash common.Hash) *hexutil.Uint64 {
 	return &n
 }
 
+// GetTransactionByBlockHashAndIndex is
+// eth_getTransactionByBlockHashAndIndex.
 func (e *Eth) GetTransactionByBlockHashAndIndex(hash Hash, index UintIndex) *TxJSON {
 	h := e.b.Chain.GetHeaderByHash(common.Hash(hash))
 	if h == nil {
@@ -332,6 +322,8 @@ func (e *Eth) GetTransactionByBlockHashAndIndex(hash Hash, index UintIndex) *TxJ
 	return e.txAt(h, common.Hash(hash), uint64(index))
 }
 
+// GetTransactionByBlockNumberAndIndex is
+// eth_getTransactionByBlockNumberAndIndex.
 func (e *Eth) GetTransactionByBlockNumberAndIndex(p BlockNumber, index UintIndex) *TxJSON {
 	h, hash := e.b.headerForNumber(p)
 	if h == nil {
@@ -348,6 +340,7 @@ func (e *Eth) txAt(h *types.Header, hash common.Hash, index uint64) *TxJSON {
 	return txJSON(e.b.Chain.Config(), body.Transactions[index], &TxContext{BlockHash: hash, Header: h, Index: index})
 }
 
+// GetUncleByBlockHashAndIndex is eth_getUncleByBlockHashAndIndex.
 func (e *Eth) GetUncleByBlockHashAndIndex(hash Hash, index UintIndex) *BlockJSON {
 	h := e.b.Chain.GetHeaderByHash(common.Hash(hash))
 	if h == nil {
@@ -356,6 +349,7 @@ func (e *Eth) GetUncleByBlockHashAndIndex(hash Hash, index UintIndex) *BlockJSON
 	return e.uncleAt(h, common.Hash(hash), uint64(index))
 }
 
+// GetUncleByBlockNumberAndIndex is eth_getUncleByBlockNumberAndIndex.
 func (e *Eth) GetUncleByBlockNumberAndIndex(p BlockNumber, index UintIndex) *BlockJSON {
 	h, hash := e.b.headerForNumber(p)
 	if h == nil {
@@ -378,8 +372,10 @@ func (e *Eth) uncleAt(h *types.Header, hash common.Hash, index uint64) *BlockJSO
 	return out
 }
 
+// Mining is eth_mining: whether the miner is producing blocks.
 func (e *Eth) Mining() bool { return e.b.Miner != nil && e.b.Miner.Mining() }
 
+// Hashrate is eth_hashrate: the local hash rate (0 without proof of work).
 func (e *Eth) Hashrate() hexutil.Uint64 {
 	if e.b.Hashrate == nil {
 		return 0
@@ -387,30 +383,35 @@ func (e *Eth) Hashrate() hexutil.Uint64 {
 	return hexutil.Uint64(e.b.Hashrate())
 }
 
+// Coinbase is eth_coinbase: the miner's coinbase.
 func (e *Eth) Coinbase() (common.Address, error) {
 	if e.b.Miner != nil {
 		if cb, ok := e.b.Miner.Coinbase(); ok {
 			return cb, nil
 		}
 	}
-	return common.Address{}, rpc.ErrCoinbaseNotSpecified
+	return common.Address{}, ErrCoinbaseNotSpecified
 }
 
+// GetWork is eth_getWork: the proof-of-work hash, seed hash and boundary
+// of the block being mined.
 func (e *Eth) GetWork() ([3]string, error) {
 	if e.b.Miner == nil {
-		return [3]string{}, errNoMiningWork
+		return [3]string{}, ErrNoMiningWork
 	}
 	pow, seed, boundary, err := e.b.Miner.GetWork()
 	if err != nil {
-		return [3]string{}, errNoMiningWork
+		return [3]string{}, ErrNoMiningWork
 	}
 	return [3]string{pow.Hex(), seed.Hex(), boundary.Hex()}, nil
 }
 
+// SubmitWork is eth_submitWork: whether the solution sealed the block.
 func (e *Eth) SubmitWork(nonce types.BlockNonce, powHash, mix common.Hash) bool {
 	return e.b.Miner != nil && e.b.Miner.SubmitWork(nonce, powHash, mix)
 }
 
+// SubmitHashrate is eth_submitHashrate: a remote miner reports its rate.
 func (e *Eth) SubmitHashrate(rate hexutil.Big, id common.Hash) bool {
 	if e.b.SubmitHashrate == nil {
 		return false

@@ -10,8 +10,6 @@ import (
 	"github.com/ethereum/go-ethereum/consensus/misc/eip1559"
 	"github.com/ethereum/go-ethereum/consensus/misc/eip4844"
 	"github.com/ethereum/go-ethereum/core/types"
-
-	"github.com/basaltchain/basalt/rpc"
 )
 
 // Besu's gas price oracle settings (ApiConfiguration defaults): the blocks
@@ -84,19 +82,23 @@ func percentile(prices []*big.Int) *big.Int {
 	return prices[k]
 }
 
-// GasPrice is Besu's eth_gasPrice: the median gas price of the legacy and
-// access-list transactions of the last 100 blocks, capped at 500 gwei and
-// at least what the next block accepts (minimum gas price, next base fee).
-func (e *Eth) GasPrice() *hexutil.Big {
-	lower := e.b.gasPriceLowerBound()
-	prices := e.b.recentPrices(func(tx *types.Transaction) *big.Int {
+// GasPrice is eth_gasPrice (Backend.GasPrice).
+func (e *Eth) GasPrice() *hexutil.Big { return (*hexutil.Big)(e.b.GasPrice()) }
+
+// GasPrice is Besu's gas price suggestion: the median gas price of the
+// legacy and access-list transactions of the last 100 blocks, capped at
+// 500 gwei and at least what the next block accepts (minimum gas price,
+// next base fee).
+func (b *Backend) GasPrice() *big.Int {
+	lower := b.gasPriceLowerBound()
+	prices := b.recentPrices(func(tx *types.Transaction) *big.Int {
 		if tx.Type() == types.LegacyTxType || tx.Type() == types.AccessListTxType {
 			return tx.GasPrice()
 		}
 		return nil
 	})
 	if len(prices) == 0 {
-		return (*hexutil.Big)(lower)
+		return lower
 	}
 	p := new(big.Int).Set(percentile(prices))
 	if p.Cmp(gasPriceMax) > 0 {
@@ -105,36 +107,42 @@ func (e *Eth) GasPrice() *hexutil.Big {
 	if p.Cmp(lower) < 0 {
 		p.Set(lower)
 	}
-	return (*hexutil.Big)(p)
+	return p
 }
 
-// MaxPriorityFeePerGas is Besu's eth_maxPriorityFeePerGas: the median
+// MaxPriorityFeePerGas is eth_maxPriorityFeePerGas
+// (Backend.MaxPriorityFeePerGas).
+func (e *Eth) MaxPriorityFeePerGas() *hexutil.Big {
+	return (*hexutil.Big)(e.b.MaxPriorityFeePerGas())
+}
+
+// MaxPriorityFeePerGas is Besu's priority fee suggestion: the median
 // priority fee of the fee-market transactions of the last 100 blocks. Its
 // floor differs from Besu's (--min-priority-fee, 0): it is what a
 // transaction needs on top of the next base fee to reach the pool's
 // minimum gas price, so that clients pricing by it are accepted.
-func (e *Eth) MaxPriorityFeePerGas() *hexutil.Big {
-	floor := e.b.minGasPrice()
-	if next := e.b.nextBaseFee(); next != nil {
+func (b *Backend) MaxPriorityFeePerGas() *big.Int {
+	floor := b.minGasPrice()
+	if next := b.nextBaseFee(); next != nil {
 		floor.Sub(floor, next)
 	}
 	if floor.Sign() < 0 {
 		floor.SetInt64(0)
 	}
-	prices := e.b.recentPrices(func(tx *types.Transaction) *big.Int {
+	prices := b.recentPrices(func(tx *types.Transaction) *big.Int {
 		if tx.Type() >= types.DynamicFeeTxType {
 			return tx.GasTipCap()
 		}
 		return nil
 	})
 	if len(prices) == 0 {
-		return (*hexutil.Big)(floor)
+		return floor
 	}
 	p := new(big.Int).Set(percentile(prices))
 	if p.Cmp(floor) < 0 {
 		p.Set(floor)
 	}
-	return (*hexutil.Big)(p)
+	return p
 }
 
 // BlobBaseFee is eth_blobBaseFee: the blob base fee of the next block (0
@@ -195,7 +203,7 @@ const maxFeeHistoryPercentiles = 100
 // priority fees at the requested percentiles of gas used.
 func (e *Eth) FeeHistory(count UintIndex, newest BlockNumber, percentiles *Percentiles) (*FeeHistoryResult, error) {
 	if count < 1 || count > 1024 {
-		return nil, rpc.ErrInvalidBlockCountParams
+		return nil, invalidParams(ParamBlockCount, "")
 	}
 	c := e.b.Chain
 	cfg := c.Config()
@@ -209,7 +217,7 @@ func (e *Eth) FeeHistory(count UintIndex, newest BlockNumber, percentiles *Perce
 		highest = newest.Number
 	}
 	if highest > headNum {
-		return nil, rpc.ErrInvalidBlockNumberParams
+		return nil, invalidParams(ParamBlockNumber, "")
 	}
 	first := max(0, highest-int64(count)+1)
 	last := first + int64(count)

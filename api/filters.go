@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"sync"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -235,24 +234,6 @@ func (f *FilterArgs) criteria() (*filters.Criteria, error) {
 	return c, nil
 }
 
-// errTooManyLogs answers a query whose result is over the cap.
-var errTooManyLogs = rpc.NewError(-32005, "Query returned too many logs")
-
-// logsError maps the filter system's errors to Besu's.
-func logsError(err error) error {
-	switch {
-	case errors.Is(err, filters.ErrBlockNotFound):
-		return rpc.ErrBlockNotFound
-	case errors.Is(err, filters.ErrRangeTooLarge):
-		return rpc.ErrExceedsMaxBlockRange
-	case errors.Is(err, filters.ErrTooManyResults):
-		return errTooManyLogs.WithReason(err.Error() + "; narrow the block range or the filter")
-	case errors.Is(err, filters.ErrTooManyFilters):
-		return rpc.ErrExceedsMaxActiveFilters
-	}
-	return err
-}
-
 func logsJSON(logs []*types.Log) []*LogJSON {
 	out := make([]*LogJSON, len(logs))
 	for i, l := range logs {
@@ -268,9 +249,9 @@ func (f *Filters) GetLogs(ctx context.Context, args FilterArgs) ([]*LogJSON, err
 		return nil, err
 	}
 	q := filters.Query{BlockHash: args.BlockHash, From: bound(args.FromBlock), To: bound(args.ToBlock), Criteria: crit}
-	logs, err := f.sys.Logs(ctx, q)
+	logs, err := f.b.Logs(ctx, q)
 	if err != nil {
-		return nil, logsError(err)
+		return nil, err
 	}
 	return logsJSON(logs), nil
 }
@@ -281,20 +262,15 @@ func (f *Filters) NewFilter(args FilterArgs) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	id, err := f.sys.NewLogFilter(bound(args.FromBlock), bound(args.ToBlock), crit)
-	return id, logsError(err)
+	return f.sys.NewLogFilter(bound(args.FromBlock), bound(args.ToBlock), crit)
 }
 
 // NewBlockFilter is eth_newBlockFilter.
-func (f *Filters) NewBlockFilter() (string, error) {
-	id, err := f.sys.NewBlockFilter()
-	return id, logsError(err)
-}
+func (f *Filters) NewBlockFilter() (string, error) { return f.sys.NewBlockFilter() }
 
 // NewPendingTransactionFilter is eth_newPendingTransactionFilter.
 func (f *Filters) NewPendingTransactionFilter() (string, error) {
-	id, err := f.sys.NewPendingTxFilter()
-	return id, logsError(err)
+	return f.sys.NewPendingTxFilter()
 }
 
 // FilterID is a filter id parameter. Like Besu (which reads it as a
@@ -325,8 +301,6 @@ func (f *Filters) UninstallFilter(id FilterID) bool { return f.sys.Uninstall(str
 func (f *Filters) GetFilterChanges(ctx context.Context, id FilterID) (any, error) {
 	ch, err := f.sys.Changes(ctx, string(id))
 	switch {
-	case errors.Is(err, filters.ErrFilterNotFound):
-		return nil, rpc.ErrFilterNotFound
 	case err != nil:
 		return nil, err
 	case ch.Kind == filters.KindLogs:
@@ -341,11 +315,8 @@ func (f *Filters) GetFilterChanges(ctx context.Context, id FilterID) (any, error
 // GetFilterLogs is eth_getFilterLogs (log filters only).
 func (f *Filters) GetFilterLogs(ctx context.Context, id FilterID) ([]*LogJSON, error) {
 	logs, err := f.sys.FilterLogs(ctx, string(id))
-	if errors.Is(err, filters.ErrFilterNotFound) {
-		return nil, rpc.ErrLogsFilterNotFound
-	}
 	if err != nil {
-		return nil, logsError(err)
+		return nil, err
 	}
 	return logsJSON(logs), nil
 }
@@ -371,8 +342,7 @@ type connSubs struct {
 func (f *Filters) Subscribe(ctx context.Context, kind string, opts *json.RawMessage) (string, error) {
 	n := rpc.NotifierFrom(ctx)
 	if n == nil {
-		// Over HTTP, like Besu: a known method that is not served there.
-		return "", rpc.ErrMethodNotEnabled
+		return "", ErrNotificationsUnavailable // over HTTP
 	}
 	var (
 		k    filters.Kind
@@ -416,7 +386,7 @@ func (f *Filters) Subscribe(ctx context.Context, kind string, opts *json.RawMess
 	own, known := f.subs.byConn[n]
 	if len(own) >= MaxSubscriptionsPerConnection {
 		f.subs.mu.Unlock()
-		return "", rpc.ErrExceedsMaxActiveSubscriptions
+		return "", ErrTooManySubscriptions
 	}
 	if !known {
 		own = make(map[string]struct{})
@@ -444,19 +414,19 @@ func (f *Filters) Subscribe(ctx context.Context, kind string, opts *json.RawMess
 	return sub.ID(), nil
 }
 
-// Unsubscribe is eth_unsubscribe: true, or -32000 "Subscription not found"
-// for an id that is not one of this connection's subscriptions.
+// Unsubscribe is eth_unsubscribe: true, or ErrSubscriptionNotFound for an
+// id that is not one of this connection's subscriptions.
 func (f *Filters) Unsubscribe(ctx context.Context, id string) (bool, error) {
 	n := rpc.NotifierFrom(ctx)
 	if n == nil {
-		return false, rpc.ErrMethodNotEnabled
+		return false, ErrNotificationsUnavailable
 	}
 	f.subs.mu.Lock()
 	_, ok := f.subs.byConn[n][id]
 	delete(f.subs.byConn[n], id)
 	f.subs.mu.Unlock()
 	if !ok || !f.sys.Unsubscribe(id) {
-		return false, rpc.ErrSubscriptionNotFound
+		return false, ErrSubscriptionNotFound
 	}
 	return true, nil
 }

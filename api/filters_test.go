@@ -478,8 +478,9 @@ func TestFilterLimitError(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// The method answers the filter system's error; JSON-RPC maps it.
 	_, err := f.NewPendingTransactionFilter()
-	if e, ok := err.(*rpc.Error); !ok || e.Code != -32005 || e.Message != "Maximum number of active filters exceeded" {
+	if e := jsonrpcError(err); e == nil || e.Code != -32005 || e.Message != "Maximum number of active filters exceeded" {
 		t.Fatalf("third filter: %v", err)
 	}
 	if _, err := f.NewFilter(FilterArgs{}); err == nil {

@@ -4,13 +4,12 @@ import (
 	"strconv"
 
 	"github.com/ethereum/go-ethereum/common/hexutil"
-
-	"github.com/basaltchain/basalt/rpc"
 )
 
 // Net is the NET method group.
 type Net struct{ b *Backend }
 
+// Version is net_version: the network id.
 func (n *Net) Version() string { return strconv.FormatUint(n.b.NetworkID, 10) }
 
 // Listening reports whether the node accepts peer connections.
@@ -20,16 +19,16 @@ func (n *Net) Listening() bool { return n.b.Network != nil && n.b.Network.Listen
 // answers P2P_DISABLED.
 func (n *Net) PeerCount() (hexutil.Uint64, error) {
 	if n.b.Network == nil {
-		return 0, rpc.ErrP2PDisabled
+		return 0, ErrP2PDisabled
 	}
 	return hexutil.Uint64(n.b.Network.PeerCount()), nil
 }
 
-// Enode answers the node's enode URL, or Besu's "P2P has been disabled"
-// while peer-to-peer networking is off.
+// Enode answers the node's enode URL, or ErrP2PDisabled while
+// peer-to-peer networking is off.
 func (n *Net) Enode() (string, error) {
 	if n.b.Enode == nil {
-		return "", rpc.ErrP2PDisabled
+		return "", ErrP2PDisabled
 	}
 	return n.b.Enode()
 }

@@ -2,7 +2,6 @@ package api
 
 import (
 	"encoding/json"
-	"fmt"
 	"math/big"
 	"strconv"
 	"strings"
@@ -12,8 +11,6 @@ import (
 	"github.com/ethereum/go-ethereum/core/tracing"
 	"github.com/ethereum/go-ethereum/core/vm"
 	"github.com/holiman/uint256"
-
-	"github.com/basaltchain/basalt/rpc"
 )
 
 // StateOverrides is the optional third parameter of eth_call and
@@ -121,7 +118,7 @@ func (o StateOverrides) apply(st *state.StateDB, precompiles vm.PrecompiledContr
 		}
 		p, ok := precompiles[ao.Address]
 		if !ok {
-			return rpc.ErrInvalidCallParams.WithReason(fmt.Sprintf("account %s is not a precompile", ao.Address.Hex()))
+			return invalidParams(ParamCall, "account %s is not a precompile", ao.Address.Hex())
 		}
 		delete(precompiles, ao.Address)
 		precompiles[*ao.MovePrecompileTo] = p
@@ -134,7 +131,7 @@ func (o StateOverrides) apply(st *state.StateDB, precompiles vm.PrecompiledContr
 		if ao.Balance != nil {
 			v, overflow := uint256.FromBig(ao.Balance)
 			if overflow {
-				return rpc.ErrInvalidCallParams
+				return invalidParams(ParamCall, "")
 			}
 			st.SetBalance(a, v, tracing.BalanceChangeUnspecified)
 		}

@@ -6,8 +6,6 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
-
-	"github.com/basaltchain/basalt/rpc"
 )
 
 // StorageKeys is eth_getProof's list of storage slots: Besu's String[] of
@@ -58,18 +56,18 @@ type StorageResult struct {
 // proves its absence and lists no storage proofs, as in Besu.
 func (e *Eth) GetProof(addr Address, keys StorageKeys, p BlockParam) (*ProofResult, error) {
 	if len(keys) > maxProofKeys {
-		return nil, rpc.ErrInvalidStorageKeysParams
+		return nil, invalidParams(ParamStorageKeys, "")
 	}
 	header, hash, err := e.b.headerFor(p)
 	if header == nil || err != nil {
 		return nil, err
 	}
-	if err := e.b.ensureState(header, hash); err != nil {
+	if err := e.b.EnsureState(header, hash); err != nil {
 		return nil, err
 	}
 	proof, err := e.b.Chain.Proof(header.Root, common.Address(addr), keys)
 	if err != nil {
-		return nil, errWorldStateUnavail
+		return nil, ErrWorldStateUnavailable
 	}
 	out := &ProofResult{
 		AccountProof: bytesList(proof.Proof),

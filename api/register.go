@@ -80,20 +80,21 @@ func Groups(b *Backend) []rpc.Group {
 		{Name: "eth_submitHashrate", Fn: e.SubmitHashrate, ParamErrors: []*rpc.Error{rpc.ErrInvalidHashRateParams, rpc.ErrInvalidSealerIDParams}},
 	}
 	eth = append(eth, filterMethods(b)...)
+	// Every group maps the services' domain errors with jsonrpcError.
 	return []rpc.Group{
-		{Name: rpc.GroupEth, Methods: eth},
-		{Name: rpc.GroupNet, Methods: []rpc.Method{
+		{Name: rpc.GroupEth, Errors: jsonrpcError, Methods: eth},
+		{Name: rpc.GroupNet, Errors: jsonrpcError, Methods: []rpc.Method{
 			{Name: "net_version", Fn: n.Version},
 			{Name: "net_listening", Fn: n.Listening},
 			{Name: "net_peerCount", Fn: n.PeerCount},
 			{Name: "net_enode", Fn: n.Enode},
 			{Name: "net_services", Fn: n.Services},
 		}},
-		{Name: rpc.GroupWeb3, Methods: []rpc.Method{
+		{Name: rpc.GroupWeb3, Errors: jsonrpcError, Methods: []rpc.Method{
 			{Name: "web3_clientVersion", Fn: w.ClientVersion},
 			{Name: "web3_sha3", Fn: w.Sha3, ParamErrors: []*rpc.Error{rpc.ErrInvalidDataParams}, ExactParamCount: true},
 		}},
-		{Name: rpc.GroupMiner, Methods: []rpc.Method{
+		{Name: rpc.GroupMiner, Errors: jsonrpcError, Methods: []rpc.Method{
 			{Name: "miner_start", Fn: m.Start},
 			{Name: "miner_stop", Fn: m.Stop},
 		}},

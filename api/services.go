@@ -5,15 +5,97 @@ import (
 	"math/big"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core"
 	"github.com/ethereum/go-ethereum/core/types"
+
+	"github.com/basaltchain/basalt/filters"
+	"github.com/basaltchain/basalt/txpool"
 )
 
-// This file exports the JSON-RPC methods' logic to the node's other front
-// ends (GraphQL), so that a call, a submission or a gas price suggestion is
-// computed by one implementation whichever front end asks. The wrappers
-// take plain Go types and stay thin; the logic lives in the method files.
+// This file holds the services both front ends call with Go values: a
+// submission is bytes or a transaction, a price a *big.Int, a call a
+// CallRequest. The JSON-RPC methods decode their hex parameters into these
+// and encode the answers; GraphQL calls them directly. Their errors are
+// domain errors (errors.go).
+
+// ethProtocolVersion is the highest eth capability the node speaks (eth/68).
+const ethProtocolVersion = 68
+
+// ProtocolVersion is the highest eth protocol version the node speaks.
+func (b *Backend) ProtocolVersion() uint64 { return ethProtocolVersion }
+
+// ChainID is the chain's EIP-155 id.
+func (b *Backend) ChainID() *big.Int { return new(big.Int).Set(b.Chain.Config().ChainID) }
+
+// SyncProgress is the progress of a running synchronisation, nil when the
+// node is not synchronising.
+func (b *Backend) SyncProgress() *SyncStatus {
+	if b.Syncing == nil {
+		return nil
+	}
+	return b.Syncing()
+}
+
+// SendRawTransaction decodes a signed transaction's binary encoding and
+// submits it (SendTransaction). Bytes that are no transaction are an
+// InvalidParamsError.
+func (b *Backend) SendRawTransaction(raw []byte) (common.Hash, error) {
+	tx := new(types.Transaction)
+	if err := tx.UnmarshalBinary(raw); err != nil {
+		return common.Hash{}, invalidParams(ParamAny, "")
+	}
+	return b.SendTransaction(tx)
+}
+
+// SendTransaction submits a signed transaction to the pool and returns its
+// hash. Impossible signature values are an InvalidParamsError, as Besu
+// refuses them before the pool; the pool's refusals are *txpool.Error.
+func (b *Backend) SendTransaction(tx *types.Transaction) (common.Hash, error) {
+	_, r, s := tx.RawSignatureValues()
+	if r.Sign() <= 0 || s.Sign() <= 0 || r.Cmp(secp256k1N) >= 0 || s.Cmp(secp256k1N) >= 0 {
+		return common.Hash{}, invalidParams(ParamAny, "")
+	}
+	if b.Pool == nil {
+		return common.Hash{}, ErrPoolDisabled
+	}
+	if err := b.Pool.AddLocal(tx); err != nil {
+		return common.Hash{}, err
+	}
+	return tx.Hash(), nil
+}
+
+// PooledTransaction returns the pool's transaction by hash, nil if the
+// pool does not hold it (or there is no pool).
+func (b *Backend) PooledTransaction(hash common.Hash) *types.Transaction {
+	if b.Pool == nil {
+		return nil
+	}
+	return b.Pool.Get(hash)
+}
+
+// PendingTransactions lists the pool's transactions with their senders.
+func (b *Backend) PendingTransactions() []txpool.TxInfo {
+	if b.Pool == nil {
+		return nil
+	}
+	return b.Pool.Transactions()
+}
+
+// PendingCount is the number of transactions in the pool.
+func (b *Backend) PendingCount() int {
+	if b.Pool == nil {
+		return 0
+	}
+	return b.Pool.Len()
+}
+
+// Logs runs a log query on the node's filter system.
+func (b *Backend) Logs(ctx context.Context, q filters.Query) ([]*types.Log, error) {
+	if b.Filters == nil {
+		return nil, ErrLogsUnavailable
+	}
+	return b.Filters.Logs(ctx, q)
+}
 
 // CallRequest is a call object in plain types (GraphQL's CallData). Nil
 // fields are absent.
@@ -28,7 +110,8 @@ type CallRequest struct {
 	Data                 []byte
 }
 
-// callArgs converts the request to the JSON-RPC call object.
+// callArgs converts the request to the simulator's call object (typed
+// values; nothing is encoded).
 func (r *CallRequest) callArgs() *CallArgs {
 	a := &CallArgs{}
 	if r.From != nil {
@@ -65,7 +148,8 @@ func (r *CallRequest) callArgs() *CallArgs {
 // do (its transaction simulator, allowed to exceed the sender's balance):
 // the result tells whether the call succeeded, what it returned and the gas
 // it used (MaxUsedGas is the gas before refunds, Besu's gas estimate). A
-// call Besu would refuse to simulate answers an *rpc.Error.
+// call that ran and failed is a result, not an error; a call Besu would
+// refuse to run is an *InvalidTransactionError.
 func (b *Backend) SimulateCall(ctx context.Context, req CallRequest, header *types.Header, hash common.Hash) (*core.ExecutionResult, error) {
 	st, err := b.stateOf(header, hash)
 	if err != nil {
@@ -78,25 +162,4 @@ func (b *Backend) SimulateCall(ctx context.Context, req CallRequest, header *typ
 		gas = uint64(*args.Gas)
 	}
 	return sim.run(ctx, gas)
-}
-
-// SendRawTransaction is eth_sendRawTransaction on the decoded bytes of a
-// signed transaction: the transaction's hash, or Besu's *rpc.Error.
-func (b *Backend) SendRawTransaction(raw []byte) (common.Hash, error) {
-	return (&Eth{b: b}).SendRawTransaction(hexutil.Encode(raw))
-}
-
-// GasPrice is eth_gasPrice: Besu's suggestion from the recent blocks.
-func (b *Backend) GasPrice() *big.Int {
-	return (*big.Int)((&Eth{b: b}).GasPrice())
-}
-
-// MaxPriorityFeePerGas is eth_maxPriorityFeePerGas.
-func (b *Backend) MaxPriorityFeePerGas() *big.Int {
-	return (*big.Int)((&Eth{b: b}).MaxPriorityFeePerGas())
-}
-
-// ProtocolVersion is eth_protocolVersion: the highest eth capability.
-func (b *Backend) ProtocolVersion() uint64 {
-	return uint64((&Eth{b: b}).ProtocolVersion())
 }

@@ -19,7 +19,7 @@ import (
 	"github.com/holiman/uint256"
 
 	"github.com/basaltchain/basalt/chain"
-	"github.com/basaltchain/basalt/rpc"
+	"github.com/basaltchain/basalt/txpool"
 )
 
 // The simulator runs a call object the way Besu's TransactionSimulator
@@ -109,8 +109,8 @@ func defaultCallGas(cfg *params.ChainConfig, header *types.Header) uint64 {
 }
 
 // run executes the call on a copy of the state. A transaction Besu would
-// refuse answers an *rpc.Error; an executed one answers its result
-// (successful, reverted or halted).
+// refuse answers an *InvalidTransactionError; an executed one answers its
+// result (successful, reverted or halted).
 func (s *simulation) run(ctx context.Context, gas uint64) (*core.ExecutionResult, error) {
 	c := s.b.Chain
 	cfg := c.Config()
@@ -199,7 +199,7 @@ func (s *simulation) run(ctx context.Context, gas uint64) (*core.ExecutionResult
 	}()
 	res, err := core.ApplyMessage(evm, msg, core.NewGasPool(max(tx.gas, s.header.GasLimit)))
 	if evm.Cancelled() {
-		return nil, rpc.ErrTimeout
+		return nil, ctx.Err()
 	}
 	if err != nil {
 		return nil, txError(err)
@@ -359,7 +359,7 @@ var besuTypeNames = map[byte]string{
 func (s *simulation) validate(st *state.StateDB, tx *simTx, rules params.Rules, baseFee, blobPrice *big.Int) error {
 	cfg := s.b.Chain.Config()
 	if tx.chainID != nil && tx.chainID.Cmp(cfg.ChainID) != 0 {
-		return rpc.ErrWrongChainID.WithReason(fmt.Sprintf("transaction was meant for chain id %s and not this chain id %s", tx.chainID, cfg.ChainID))
+		return invalidTx(txpool.WrongChainID, "transaction was meant for chain id %s and not this chain id %s", tx.chainID, cfg.ChainID)
 	}
 	accepted := acceptedTypes(rules)
 	name := besuTypeNames[tx.typ]
@@ -368,21 +368,21 @@ func (s *simulation) validate(st *state.StateDB, tx *simTx, rules params.Rules, 
 		ok = ok || t == name
 	}
 	if !ok {
-		return rpc.ErrInvalidTransactionType.WithReason(fmt.Sprintf("Transaction type %s is invalid, accepted transaction types are [%s]", name, strings.Join(accepted, ", ")))
+		return invalidTx(txpool.InvalidTransactionFormat, "Transaction type %s is invalid, accepted transaction types are [%s]", name, strings.Join(accepted, ", "))
 	}
 	if tx.typ == types.BlobTxType {
 		if tx.to == nil {
-			return rpc.ErrInvalidTransactionType.WithReason("transaction blob transactions must have a to address")
+			return invalidTx(txpool.InvalidTransactionFormat, "transaction blob transactions must have a to address")
 		}
 		if len(tx.blobHashes) == 0 {
-			return errInvalidBlobs.WithReason("transaction blob transactions must specify one or more versioned hashes")
+			return invalidTx(ReasonInvalidBlobs, "transaction blob transactions must specify one or more versioned hashes")
 		}
 		maxBlobs := eip4844.MaxBlobsPerBlock(cfg, s.header.Time)
 		if rules.IsOsaka {
 			maxBlobs = min(maxBlobs, params.BlobTxMaxBlobs)
 		}
 		if len(tx.blobHashes) > maxBlobs {
-			return errTotalBlobGas.WithReason(fmt.Sprintf("Blob transaction has too many blobs: %d", len(tx.blobHashes)))
+			return invalidTx(ReasonTotalBlobGasTooHigh, "Blob transaction has too many blobs: %d", len(tx.blobHashes))
 		}
 	}
 	if tx.to == nil && rules.IsShanghai {
@@ -391,27 +391,27 @@ func (s *simulation) validate(st *state.StateDB, tx *simTx, rules params.Rules, 
 			limit = params.MaxInitCodeSizeAmsterdam
 		}
 		if len(tx.data) > limit {
-			return rpc.ErrInternal.WithReason(fmt.Sprintf("Initcode size of %d exceeds maximum size of %d", len(tx.data), limit))
+			return invalidTx(txpool.InitcodeTooLarge, "Initcode size of %d exceeds maximum size of %d", len(tx.data), limit)
 		}
 	}
 	if tx.typ == types.SetCodeTxType && tx.to == nil {
-		return rpc.ErrInvalidTransactionType.WithReason("transaction code delegation transactions must have a to address")
+		return invalidTx(txpool.InvalidTransactionFormat, "transaction code delegation transactions must have a to address")
 	}
 	if baseFee != nil {
 		if !s.mode.allowUnderpriced && tx.price(baseFee).Cmp(baseFee) < 0 {
-			return rpc.ErrGasPriceBelowCurrentBaseFee.WithReason("gasPrice is less than the current BaseFee")
+			return invalidTx(ReasonGasPriceBelowCurrentBaseFee, "gasPrice is less than the current BaseFee")
 		}
 		if tx.dynamic() && tx.maxTip.Cmp(tx.maxFee) > 0 {
-			return rpc.ErrMaxPriorityFeeExceedsMaxFee.WithReason("max priority fee per gas cannot be greater than max fee per gas")
+			return invalidTx(txpool.MaxPriorityFeePerGasExceedsMaxFeePerGas, "max priority fee per gas cannot be greater than max fee per gas")
 		}
 	}
 	if tx.typ == types.BlobTxType && !s.mode.allowUnderpriced && blobPrice.Cmp(tx.maxBlobFee) > 0 {
-		return errBlobGasPriceTooLow.WithReason(fmt.Sprintf("tx max fee per blob gas less than block blob gas fee: address %s blobGasFeeCap: %s, blobBaseFee: %s",
-			lowerHex(tx.from), humanWei(tx.maxBlobFee), humanWei(blobPrice)))
+		return invalidTx(ReasonBlobGasPriceBelowCurrentBlobBaseFee, "tx max fee per blob gas less than block blob gas fee: address %s blobGasFeeCap: %s, blobBaseFee: %s",
+			lowerHex(tx.from), humanWei(tx.maxBlobFee), humanWei(blobPrice))
 	}
 	intrinsic, err := core.IntrinsicGas(tx.data, tx.accessList, tx.auths, tx.from, tx.to, uint256.MustFromBig(tx.value), rules)
 	if err != nil {
-		return rpc.ErrIntrinsicGasExceedsLimit.WithReason(err.Error())
+		return invalidTx(txpool.IntrinsicGasExceedsGasLimit, "%s", err.Error())
 	}
 	if rules.IsPrague {
 		floor, err := core.FloorDataGas(rules, tx.from, tx.to, uint256.MustFromBig(tx.value), tx.data, tx.accessList)
@@ -420,36 +420,28 @@ func (s *simulation) validate(st *state.StateDB, tx *simTx, rules params.Rules, 
 		}
 	}
 	if intrinsic > tx.gas {
-		return rpc.ErrIntrinsicGasExceedsLimit.WithReason(fmt.Sprintf("intrinsic gas cost %d exceeds gas limit %d", intrinsic, tx.gas))
+		return invalidTx(txpool.IntrinsicGasExceedsGasLimit, "intrinsic gas cost %d exceeds gas limit %d", intrinsic, tx.gas)
 	}
 
 	balance := st.GetBalance(tx.from).ToBig()
 	if cost := upfrontCost(tx); !s.mode.allowUnderpriced && cost.Cmp(balance) > 0 {
-		return rpc.ErrUpfrontCostExceedsBalance.WithReason(fmt.Sprintf("transaction up-front cost %s exceeds transaction sender account balance %s for sender %s",
-			hexQuantity(cost), hexQuantity(balance), lowerHex(tx.from)))
+		return invalidTx(txpool.UpfrontCostExceedsBalance, "transaction up-front cost %s exceeds transaction sender account balance %s for sender %s",
+			hexQuantity(cost), hexQuantity(balance), lowerHex(tx.from))
 	}
 	if nonce := st.GetNonce(tx.from); tx.nonce < nonce {
-		return rpc.ErrNonceTooLow.WithReason(fmt.Sprintf("transaction nonce %d below sender account nonce %d for sender %s", tx.nonce, nonce, lowerHex(tx.from)))
+		return invalidTx(txpool.NonceTooLow, "transaction nonce %d below sender account nonce %d for sender %s", tx.nonce, nonce, lowerHex(tx.from))
 	}
 	return nil
 }
 
-// Besu errors the simulator answers that the rpc package does not name.
-var (
-	errInvalidBlobs       = rpc.NewError(rpc.CodeInternalError, "blobs failed kzg validation")
-	errTotalBlobGas       = rpc.NewError(-32000, "Total blob gas too high")
-	errBlobGasPriceTooLow = rpc.NewError(-32009, "blob gas price below current blob base fee")
-	errExecutionHalted    = rpc.ErrExecutionHalted
-)
-
-// resultError is Besu's answer for a call that ran and failed: code 3 with
-// the revert data, or "Transaction processing could not be completed due
-// to an exception (<halt reason>)".
+// resultError is the error of a call that ran and failed: a RevertError
+// with the revert data, or a HaltError with Besu's description of the
+// halt.
 func resultError(res *core.ExecutionResult) error {
 	if errors.Is(res.Err, vm.ErrExecutionReverted) {
-		return revertError(res)
+		return &RevertError{Data: res.Revert()}
 	}
-	return errExecutionHalted.WithReason(haltReason(res.Err))
+	return &HaltError{Reason: haltReason(res.Err)}
 }
 
 // haltReason is Besu's description of an exceptional halt.
@@ -495,12 +487,6 @@ func invalidOpcode(e *vm.ErrInvalidOpCode) byte {
 		return op
 	}
 	return byte(vm.StringToOp(msg))
-}
-
-// revertError is Besu's (and geth's) error for a reverted call: code 3 with
-// the revert data, and the decoded reason when the data is Error(string).
-func revertError(res *core.ExecutionResult) error {
-	return rpc.Revert(res.Revert())
 }
 
 // lowerHex renders an address the way Besu's messages do.

@@ -5,45 +5,33 @@ import (
 
 	"github.com/ethereum/go-ethereum/core"
 
-	"github.com/basaltchain/basalt/rpc"
+	"github.com/basaltchain/basalt/txpool"
 )
 
-// Besu errors the methods answer that the rpc package does not name.
-var (
-	errPoolFull           = rpc.NewError(-32000, "Transaction pool is full")
-	errSendTxNotSupported = rpc.ErrEthSendTxNotAvailable
-	errCoinbaseNotSet     = rpc.ErrCoinbaseNotSet
-	errNoMiningWork       = rpc.ErrNoMiningWorkFound
-	errWorldStateUnavail  = rpc.ErrWorldStateUnavailable
-	// errNotCanonical is Besu's JSON_RPC_NOT_CANONICAL_ERROR, for a block
-	// hash given with requireCanonical that is not on the canonical chain.
-	errNotCanonical = rpc.NewError(-32000, "Invalid input")
-)
-
-// txError maps a state-transition failure that got past the simulator's
-// own (Besu) checks to the nearest Besu error, keeping go-ethereum's
-// detail as the reason.
+// txError classifies a state-transition failure that got past the
+// simulator's own (Besu) checks: the nearest of Besu's transaction-invalid
+// reasons, with go-ethereum's message as the detail.
 func txError(err error) error {
-	var e *rpc.Error
-	if errors.As(err, &e) {
+	var known *InvalidTransactionError
+	if errors.As(err, &known) {
 		return err
 	}
-	detail := err.Error()
+	reason := ReasonExecutionRefused
 	switch {
 	case errors.Is(err, core.ErrNonceTooLow):
-		return rpc.ErrNonceTooLow.WithReason(detail)
+		reason = txpool.NonceTooLow
 	case errors.Is(err, core.ErrNonceTooHigh):
-		return rpc.ErrNonceTooHigh.WithReason(detail)
+		reason = ReasonNonceTooHigh
 	case errors.Is(err, core.ErrIntrinsicGas), errors.Is(err, core.ErrFloorDataGas):
-		return rpc.ErrIntrinsicGasExceedsLimit.WithReason(detail)
+		reason = txpool.IntrinsicGasExceedsGasLimit
 	case errors.Is(err, core.ErrInsufficientFunds), errors.Is(err, core.ErrInsufficientFundsForTransfer):
-		return rpc.ErrUpfrontCostExceedsBalance.WithReason(detail)
+		reason = txpool.UpfrontCostExceedsBalance
 	case errors.Is(err, core.ErrGasLimitReached):
-		return rpc.ErrExceedsBlockGasLimit.WithReason(detail)
+		reason = txpool.ExceedsBlockGasLimit
 	case errors.Is(err, core.ErrTipAboveFeeCap):
-		return rpc.ErrMaxPriorityFeeExceedsMaxFee.WithReason(detail)
+		reason = txpool.MaxPriorityFeePerGasExceedsMaxFeePerGas
 	case errors.Is(err, core.ErrFeeCapTooLow):
-		return rpc.ErrGasPriceBelowCurrentBaseFee.WithReason(detail)
+		reason = ReasonGasPriceBelowCurrentBaseFee
 	}
-	return rpc.NewError(-32000, detail)
+	return &InvalidTransactionError{Reason: reason, Detail: err.Error()}
 }

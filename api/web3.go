@@ -12,6 +12,7 @@ import (
 // Web3 is the WEB3 method group.
 type Web3 struct{ b *Backend }
 
+// ClientVersion is web3_clientVersion: basalt/<version>.
 func (w *Web3) ClientVersion() string { return w.b.ClientVersion }
 
 // Sha3 is Keccak-256, not the standardised SHA3-256, of 0x-prefixed hex

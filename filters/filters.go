@@ -196,11 +196,11 @@ func (s *System) lookupLocked(key string, now time.Time) *filter {
 
 // FilterLogs runs a log filter's query over its whole range now
 // (eth_getFilterLogs) and counts as a poll for its expiry.
-// ErrFilterNotFound when there is no such log filter.
+// ErrLogFilterNotFound when there is no such log filter.
 func (s *System) FilterLogs(ctx context.Context, id string) ([]*types.Log, error) {
 	key, ok := canonicalID(id)
 	if !ok {
-		return nil, ErrFilterNotFound
+		return nil, ErrLogFilterNotFound
 	}
 	now := s.cfg.Now()
 	s.mu.Lock()
@@ -212,7 +212,7 @@ func (s *System) FilterLogs(ctx context.Context, id string) ([]*types.Log, error
 	}
 	s.mu.Unlock()
 	if f == nil || f.kind != KindLogs {
-		return nil, ErrFilterNotFound
+		return nil, ErrLogFilterNotFound
 	}
 	return s.Logs(ctx, q)
 }

@@ -57,13 +57,16 @@ type TxSource interface {
 	SubscribeNewTxs(ch chan<- txpool.NewTxsEvent) event.Subscription
 }
 
-// Errors of the system; the JSON-RPC layer maps them to Besu's errors.
+// Errors of the system; each front end maps them to its own errors.
 var (
 	ErrFilterNotFound = errors.New("filter not found")
-	ErrTooManyFilters = errors.New("too many filters")
-	ErrRangeTooLarge  = errors.New("block range exceeds the maximum")
-	ErrBlockNotFound  = errors.New("block not found")
-	ErrTooManyResults = errors.New("too many logs")
+	// ErrLogFilterNotFound is an id that names no log filter, where only
+	// a log filter will do (FilterLogs); it is also an ErrFilterNotFound.
+	ErrLogFilterNotFound = fmt.Errorf("log %w", ErrFilterNotFound)
+	ErrTooManyFilters    = errors.New("too many filters")
+	ErrRangeTooLarge     = errors.New("block range exceeds the maximum")
+	ErrBlockNotFound     = errors.New("block not found")
+	ErrTooManyResults    = errors.New("too many logs")
 )
 
 // Kind is the kind of a filter or subscription.

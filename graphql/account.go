@@ -4,7 +4,6 @@ import (
 	"sync"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/core/state"
 	"github.com/ethereum/go-ethereum/core/types"
 )
 
@@ -28,9 +27,7 @@ type Account struct {
 	err  error
 }
 
-// errStateUnavailable answers a block whose state cannot be produced.
-var errStateUnavailable = &fetchError{code: -32000, msg: "World state unavailable"}
-
+// newAccount resolves addr in the post-state of the block (header, hash).
 func (s *Service) newAccount(addr common.Address, header *types.Header, hash common.Hash) *Account {
 	return &Account{Address: Address(addr), s: s, addr: addr, header: header, hash: hash}
 }
@@ -44,37 +41,19 @@ func (s *Service) accountAtNumber(addr common.Address, n int64) *Account {
 	return s.newAccount(addr, nil, common.Hash{})
 }
 
-// load reads the account once.
+// load reads the account once, through the backend.
 func (a *Account) load() (*types.StateAccount, error) {
 	a.once.Do(func() {
 		if a.header == nil {
 			a.acct = types.NewEmptyStateAccount()
 			return
 		}
-		c := a.s.chain
-		if err := c.EnsureState(a.hash, a.header); err != nil {
-			a.err = errStateUnavailable
-			return
-		}
-		if a.acct, a.err = c.Account(a.header.Root, a.addr); a.err != nil {
-			a.err = errStateUnavailable
-		}
+		a.acct, a.err = a.s.backend.Account(a.header, a.hash, a.addr)
 	})
 	return a.acct, a.err
 }
 
-// reader opens a reader of the account's state (nil for an empty account).
-func (a *Account) reader() (state.Reader, error) {
-	if _, err := a.load(); err != nil || a.header == nil {
-		return nil, err
-	}
-	rd, err := a.s.chain.StateReader(a.header.Root)
-	if err != nil {
-		return nil, errStateUnavailable
-	}
-	return rd, nil
-}
-
+// Balance is the account's balance in wei.
 func (a *Account) Balance() (BigInt, error) {
 	acct, err := a.load()
 	if err != nil {
@@ -83,6 +62,7 @@ func (a *Account) Balance() (BigInt, error) {
 	return newBigInt(acct.Balance.ToBig()), nil
 }
 
+// TransactionCount is the account's nonce.
 func (a *Account) TransactionCount() (Long, error) {
 	acct, err := a.load()
 	if err != nil {
@@ -91,30 +71,20 @@ func (a *Account) TransactionCount() (Long, error) {
 	return Long(acct.Nonce), nil
 }
 
+// Code is the account's code ("0x" for none).
 func (a *Account) Code() (Bytes, error) {
 	acct, err := a.load()
-	if err != nil {
-		return nil, err
-	}
-	codeHash := common.BytesToHash(acct.CodeHash)
-	if codeHash == types.EmptyCodeHash || codeHash == (common.Hash{}) {
-		return Bytes{}, nil
-	}
-	rd, err := a.reader()
-	if err != nil || rd == nil {
+	if err != nil || a.header == nil {
 		return Bytes{}, err
 	}
-	return rd.Code(a.addr, codeHash), nil
+	return a.s.backend.Code(a.header, a.addr, acct)
 }
 
+// Storage is the value of one of the account's storage slots.
 func (a *Account) Storage(args struct{ Slot Bytes32 }) (Bytes32, error) {
-	rd, err := a.reader()
-	if err != nil || rd == nil {
+	if _, err := a.load(); err != nil || a.header == nil {
 		return Bytes32{}, err
 	}
-	v, err := rd.Storage(a.addr, common.Hash(args.Slot))
-	if err != nil {
-		return Bytes32{}, errStateUnavailable
-	}
-	return Bytes32(v), nil
+	v, err := a.s.backend.Storage(a.header, a.hash, a.addr, common.Hash(args.Slot))
+	return Bytes32(v), err
 }

@@ -106,10 +106,13 @@ func (b *Block) stateBlock() (*types.Header, common.Hash) {
 	return nil, common.Hash{}
 }
 
+// Number is the block number.
 func (b *Block) Number() Long { return Long(b.number()) }
 
+// Hash is the block hash (the consensus engine's, kept with the block).
 func (b *Block) Hash() Hash { return Hash(b.hash) }
 
+// Parent is the parent block, null for the genesis.
 func (b *Block) Parent() *Block {
 	if b.number() == 0 {
 		return nil
@@ -117,10 +120,14 @@ func (b *Block) Parent() *Block {
 	return b.s.blockByHash(b.header.ParentHash)
 }
 
+// Nonce is the header's proof-of-work nonce.
 func (b *Block) Nonce() Bytes { return b.header.Nonce[:] }
 
+// TransactionsRoot is the root of the transactions trie.
 func (b *Block) TransactionsRoot() Hash { return Hash(b.header.TxHash) }
 
+// TransactionCount is the number of transactions (0 for an ommer, null
+// when the body is not stored).
 func (b *Block) TransactionCount() *Long {
 	if b.ommer {
 		n := Long(0)
@@ -134,10 +141,14 @@ func (b *Block) TransactionCount() *Long {
 	return &n
 }
 
+// StateRoot is the root of the state trie after the block.
 func (b *Block) StateRoot() Hash { return Hash(b.header.Root) }
 
+// ReceiptsRoot is the root of the receipts trie.
 func (b *Block) ReceiptsRoot() Hash { return Hash(b.header.ReceiptHash) }
 
+// Miner is the coinbase account, read after the block (or after the
+// block argument).
 func (b *Block) Miner(args struct{ Block *Long }) *Account {
 	if args.Block != nil {
 		return b.s.accountAtNumber(b.header.Coinbase, int64(*args.Block))
@@ -146,12 +157,16 @@ func (b *Block) Miner(args struct{ Block *Long }) *Account {
 	return b.s.newAccount(b.header.Coinbase, header, hash)
 }
 
+// ExtraData is the header's extra data.
 func (b *Block) ExtraData() Bytes { return b.header.Extra }
 
+// GasLimit is the block's gas limit.
 func (b *Block) GasLimit() Long { return Long(b.header.GasLimit) }
 
+// GasUsed is the gas the block's transactions used.
 func (b *Block) GasUsed() Long { return Long(b.header.GasUsed) }
 
+// BaseFeePerGas is the EIP-1559 base fee (null before London).
 func (b *Block) BaseFeePerGas() *BigInt { return optBigInt(b.header.BaseFee) }
 
 // NextBaseFeePerGas is the base fee of a block following this one (null
@@ -165,14 +180,20 @@ func (b *Block) NextBaseFeePerGas() *BigInt {
 	return optBigInt(eip1559.CalcBaseFee(cfg, b.header))
 }
 
+// Timestamp is the block time in Unix seconds.
 func (b *Block) Timestamp() Long { return Long(b.header.Time) }
 
+// LogsBloom is the bloom filter of the block's logs.
 func (b *Block) LogsBloom() Bytes { return b.header.Bloom[:] }
 
+// MixHash is the header's mix digest.
 func (b *Block) MixHash() Hash { return Hash(b.header.MixDigest) }
 
+// Difficulty is the block's difficulty.
 func (b *Block) Difficulty() BigInt { return newBigInt(b.header.Difficulty) }
 
+// TotalDifficulty is the chain's difficulty up to this block (0 for an
+// ommer, as Besu answers).
 func (b *Block) TotalDifficulty() BigInt {
 	if b.ommer {
 		return BigInt{}
@@ -180,6 +201,8 @@ func (b *Block) TotalDifficulty() BigInt {
 	return newBigInt(b.s.chain.GetTD(b.hash, b.number()))
 }
 
+// OmmerCount is the number of ommers (null for an ommer or a block whose
+// body is not stored).
 func (b *Block) OmmerCount() *Long {
 	if b.ommer {
 		return nil
@@ -192,6 +215,7 @@ func (b *Block) OmmerCount() *Long {
 	return &n
 }
 
+// Ommers are the block's ommers.
 func (b *Block) Ommers() *[]*Block {
 	out := []*Block{}
 	if body := b.loadBody(); body != nil {
@@ -206,6 +230,7 @@ func (b *Block) ommerBlock(u *types.Header) *Block {
 	return &Block{s: b.s, header: u, hash: b.s.chain.Hash(u), ommer: true}
 }
 
+// OmmerAt is the ommer at an index, null past the last.
 func (b *Block) OmmerAt(args struct{ Index Long }) *Block {
 	body := b.loadBody()
 	if body == nil || args.Index < 0 || int64(args.Index) >= int64(len(body.Uncles)) {
@@ -214,8 +239,10 @@ func (b *Block) OmmerAt(args struct{ Index Long }) *Block {
 	return b.ommerBlock(body.Uncles[args.Index])
 }
 
+// OmmerHash is the hash of the ommer list.
 func (b *Block) OmmerHash() Hash { return Hash(b.header.UncleHash) }
 
+// Transactions are the block's transactions (empty for an ommer).
 func (b *Block) Transactions() *[]*Transaction {
 	out := []*Transaction{}
 	if body := b.loadBody(); body != nil {
@@ -227,6 +254,7 @@ func (b *Block) Transactions() *[]*Transaction {
 	return &out
 }
 
+// TransactionAt is the transaction at an index, null past the last.
 func (b *Block) TransactionAt(args struct{ Index Long }) *Transaction {
 	body := b.loadBody()
 	if body == nil || args.Index < 0 || int64(args.Index) >= int64(len(body.Transactions)) {
@@ -242,6 +270,7 @@ type blockFilter struct {
 	Topics    *[][]LogTopic
 }
 
+// Logs are the block's logs that match the filter (none for an ommer).
 func (b *Block) Logs(ctx context.Context, args struct{ Filter blockFilter }) ([]*Log, error) {
 	if b.ommer {
 		return []*Log{}, nil
@@ -254,25 +283,29 @@ func (b *Block) Logs(ctx context.Context, args struct{ Filter blockFilter }) ([]
 	return b.s.logs(ctx, filters.Query{BlockHash: &hash, Criteria: crit})
 }
 
+// Account is an account in the state after the block.
 func (b *Block) Account(args struct{ Address Address }) *Account {
 	header, hash := b.stateBlock()
 	return b.s.newAccount(common.Address(args.Address), header, hash)
 }
 
+// Call runs a call on the state after the block.
 func (b *Block) Call(ctx context.Context, args struct{ Data callData }) (*CallResult, error) {
 	header, hash := b.stateBlock()
 	return b.s.call(ctx, args.Data, header, hash)
 }
 
+// EstimateGas is the gas a call on the state after the block uses.
 func (b *Block) EstimateGas(ctx context.Context, args struct{ Data callData }) (Long, error) {
 	header, hash := b.stateBlock()
 	return b.s.estimateGas(ctx, args.Data, header, hash)
 }
 
+// RawHeader is the header's RLP encoding.
 func (b *Block) RawHeader() (Bytes, error) {
 	enc, err := rlp.EncodeToBytes(b.header)
 	if err != nil {
-		return nil, exception("%v", err)
+		return nil, err
 	}
 	return enc, nil
 }
@@ -286,11 +319,13 @@ func (b *Block) Raw() (Bytes, error) {
 	}
 	enc, err := rlp.EncodeToBytes(types.NewBlockWithHeader(b.header).WithBody(*body))
 	if err != nil {
-		return nil, exception("%v", err)
+		return nil, err
 	}
 	return enc, nil
 }
 
+// WithdrawalsRoot is the root of the withdrawals trie (null before
+// Shanghai).
 func (b *Block) WithdrawalsRoot() *Hash {
 	if b.header.WithdrawalsHash == nil {
 		return nil
@@ -299,6 +334,7 @@ func (b *Block) WithdrawalsRoot() *Hash {
 	return &h
 }
 
+// Withdrawals are the block's withdrawals (null before Shanghai).
 func (b *Block) Withdrawals() *[]*Withdrawal {
 	body := b.loadBody()
 	if body == nil || body.Withdrawals == nil {
@@ -311,8 +347,10 @@ func (b *Block) Withdrawals() *[]*Withdrawal {
 	return &out
 }
 
+// BlobGasUsed is the blob gas the block used (null before Cancun).
 func (b *Block) BlobGasUsed() *Long { return optLong(b.header.BlobGasUsed) }
 
+// ExcessBlobGas is the excess blob gas of EIP-4844 (null before Cancun).
 func (b *Block) ExcessBlobGas() *Long { return optLong(b.header.ExcessBlobGas) }
 
 func optLong(n *uint64) *Long {
@@ -327,10 +365,14 @@ func optLong(n *uint64) *Long {
 // schema fields of the same names.
 type Withdrawal struct{ w *types.Withdrawal }
 
+// Index is the withdrawal's index.
 func (w *Withdrawal) Index() Long { return Long(w.w.Index) }
 
+// Validator is the validator's index.
 func (w *Withdrawal) Validator() Long { return Long(w.w.Validator) }
 
+// Address is the account credited.
 func (w *Withdrawal) Address() Address { return Address(w.w.Address) }
 
+// Amount is the amount credited, in gwei.
 func (w *Withdrawal) Amount() Long { return Long(w.w.Amount) }

@@ -61,23 +61,27 @@ type CallResult struct {
 	status  uint64
 }
 
+// Data is what the call returned (its revert data when it failed).
 func (c *CallResult) Data() Bytes { return c.data }
 
+// GasUsed is the gas the call used before refunds.
 func (c *CallResult) GasUsed() Long { return Long(c.gasUsed) }
 
+// Status is 1 for a call that succeeded, 0 for one that failed.
 func (c *CallResult) Status() Long { return Long(c.status) }
 
 // call runs a call once on the post-state of (header, hash) through the
-// JSON-RPC backend's simulator. As in Besu, a call that runs and fails
-// answers status 0 with its output, and the gas is the gas the call used
-// before refunds.
+// backend's simulator. As in Besu, a call that runs and fails answers
+// status 0 with its output, and the gas is the gas the call used before
+// refunds. A nil header is a block whose state is not there (an ommer
+// without a canonical block of its number).
 func (s *Service) call(ctx context.Context, d callData, header *types.Header, hash common.Hash) (*CallResult, error) {
 	if header == nil {
-		return nil, errStateUnavailable
+		return nil, api.ErrWorldStateUnavailable
 	}
 	res, err := s.backend.SimulateCall(ctx, d.request(), header, hash)
 	if err != nil {
-		return nil, rpcFailure(err)
+		return nil, err
 	}
 	out := &CallResult{data: res.ReturnData, gasUsed: res.MaxUsedGas}
 	if out.data == nil {

@@ -1,7 +1,9 @@
 // Package graphql is the node's GraphQL front end: the EIP-1767 schema as
-// Besu serves it, resolved on the node's services (the chain store, the
-// transaction pool and the JSON-RPC backend of package api), and its HTTP
-// endpoint (NewHTTPHandler).
+// Besu serves it, resolved on the node's one backend (api.Backend, shared
+// with JSON-RPC: state reads, calls, submissions, prices, logs, the pool,
+// sync progress) and its chain store, and its HTTP endpoint
+// (NewHTTPHandler). The backend's services answer domain errors, which
+// errors.go maps to Besu's GraphQL errors in one place.
 //
 // Execution is graphql-go's (github.com/graph-gophers/graphql-go). Around
 // it the package does what Besu's graphql-java setup does and graphql-go

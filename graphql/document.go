@@ -51,6 +51,7 @@ type typeRef struct {
 	nonNull bool
 }
 
+// String renders the type in SDL notation, e.g. [Hash!]!.
 func (t *typeRef) String() string {
 	s := t.name
 	if t.elem != nil {
@@ -186,6 +187,7 @@ type syntaxError struct {
 	pos   pos
 }
 
+// Error is graphql-java's message for a syntax error.
 func (e *syntaxError) Error() string {
 	return fmt.Sprintf("Invalid syntax with offending token '%s' at line %d column %d", e.token, e.pos.line, e.pos.column)
 }

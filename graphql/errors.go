@@ -1,13 +1,16 @@
 package graphql
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
 
 	gqlerrors "github.com/graph-gophers/graphql-go/errors"
 
-	"github.com/basaltchain/basalt/rpc"
+	"github.com/basaltchain/basalt/api"
+	"github.com/basaltchain/basalt/filters"
+	"github.com/basaltchain/basalt/txpool"
 )
 
 // The error objects of Besu's GraphQL service are graphql-java's:
@@ -45,35 +48,115 @@ type errorExtensions struct {
 
 func classified(class string) *errorExtensions { return &errorExtensions{Classification: class} }
 
-// fetchError is a resolver's failure. With a code it is one of Besu's
-// GraphQLError values (extensions carry errorCode and errorMessage);
-// without, an exception whose message Besu shows as is.
+// fetchError is a field's failure as Besu shows it. With a code it is one
+// of Besu's GraphQLError values (extensions carry errorCode and
+// errorMessage); without, an exception whose message Besu shows as is.
 type fetchError struct {
 	code int
 	msg  string
 }
 
+// Error implements error.
 func (e *fetchError) Error() string { return e.msg }
 
-// Besu's GraphQLError values the resolvers answer.
+// Besu's GraphQLError values.
 var (
-	errInvalidParams      = &fetchError{code: rpc.CodeInvalidParams, msg: "Invalid params"}
+	errInvalidParams      = &fetchError{code: -32602, msg: "Invalid params"}
+	errInternal           = &fetchError{code: -32603, msg: "Internal error"}
+	errTimeout            = &fetchError{code: -32603, msg: "Timeout expired"}
 	errWorldStateNotReady = &fetchError{code: -32008, msg: "Initial sync is still in progress"}
-	errRangeTooLarge      = &fetchError{code: rpc.ErrExceedsMaxBlockRange.Code, msg: rpc.ErrExceedsMaxBlockRange.Message}
+	errRangeTooLarge      = &fetchError{code: -32005, msg: "Requested range exceeds maximum RPC range limit"}
 	errTooManyLogs        = &fetchError{code: -32005, msg: "Too many logs in the requested range"}
 )
 
-// exception is a failure without a code, e.g. "Block number 5 was not found".
-func exception(format string, args ...any) error {
-	return &fetchError{msg: fmt.Sprintf(format, args...)}
+// errBlocksRangeTooLarge is a blocks query over Config.MaxBlocksRange.
+var errBlocksRangeTooLarge = errors.New("blocks range exceeds the maximum")
+
+// errPanicked is a resolver that panicked (panicHandler).
+var errPanicked = errors.New("resolver panicked")
+
+// reasonErrors are the errors for Besu's transaction-invalid reasons, for
+// a refused submission (sendRawTransaction) or call: the same codes and
+// messages as Besu's JSON-RPC answers, which clients of either front end
+// match on.
+var reasonErrors = map[txpool.Reason]fetchError{
+	txpool.NonceTooLow:                             {-32001, "Nonce too low"},
+	api.ReasonNonceTooHigh:                         {-32006, "Nonce too high"},
+	txpool.NonceTooFarInFutureForSender:            {-32000, "Transaction nonce is too distant from current sender nonce"},
+	txpool.InvalidSignature:                        {-32002, "Invalid signature"},
+	txpool.IntrinsicGasExceedsGasLimit:             {-32003, "Intrinsic gas exceeds gas limit"},
+	txpool.UpfrontCostExceedsBalance:               {-32004, "Upfront cost exceeds account balance"},
+	txpool.ExceedsBlockGasLimit:                    {-32005, "Transaction gas limit exceeds block gas limit"},
+	txpool.GasPriceTooLow:                          {-32009, "Gas price below configured minimum gas price"},
+	api.ReasonGasPriceBelowCurrentBaseFee:          {-32009, "Gas price below current base fee"},
+	api.ReasonBlobGasPriceBelowCurrentBlobBaseFee:  {-32009, "blob gas price below current blob base fee"},
+	txpool.TxSenderNotAuthorized:                   {-32007, "Sender account not authorized to send transactions"},
+	txpool.TransactionAlreadyKnown:                 {-32000, "Known transaction"},
+	txpool.TransactionReplacementUnderpriced:       {-32000, "Replacement transaction underpriced"},
+	txpool.TxPoolFull:                              {-32000, "Transaction pool is full"},
+	txpool.MaxPriorityFeePerGasExceedsMaxFeePerGas: {-32000, "Max priority fee per gas exceeds max fee per gas"},
+	txpool.WrongChainID:                            {-32000, "Wrong chainId"},
+	txpool.ReplayProtectedSignaturesNotSupported:   {-32000, "ChainId not supported"},
+	txpool.TxFeecapExceeded:                        {-32000, "Transaction fee cap exceeded"},
+	txpool.InvalidTransactionFormat:                {-32602, "Invalid transaction type"},
+	api.ReasonInvalidBlobs:                         {-32603, "blobs failed kzg validation"},
+	api.ReasonTotalBlobGasTooHigh:                  {-32000, "Total blob gas too high"},
 }
 
-// rpcFailure turns an error of the JSON-RPC backend into a fetchError that
-// keeps its code and message.
-func rpcFailure(err error) error {
-	var re *rpc.Error
-	if errors.As(err, &re) {
-		return &fetchError{code: re.Code, msg: re.Message}
+// failure is the GraphQL front end's one mapping of an error a resolver
+// returns — a service's domain error or a resolver's own — to the error
+// Besu's GraphQL service shows.
+func failure(err error) *fetchError {
+	var (
+		pool    *txpool.Error
+		invalid *api.InvalidTransactionError
+		params  *api.InvalidParamsError
+		missing *api.BlockNotFoundError
+		fe      *fetchError
+	)
+	switch {
+	case errors.As(err, &fe):
+		return fe
+	case errors.As(err, &pool):
+		if e, ok := reasonErrors[pool.Reason]; ok {
+			return &e
+		}
+		// A refusal Besu has no code for, with the pool's detail.
+		e := *errInvalidParams
+		if pool.Detail != "" {
+			e.msg += " (" + pool.Detail + ")"
+		}
+		return &e
+	case errors.As(err, &invalid):
+		e, ok := reasonErrors[invalid.Reason]
+		switch {
+		case invalid.Reason == api.ReasonExecutionRefused:
+			return &fetchError{code: -32000, msg: invalid.Detail}
+		case !ok:
+			e = *errInternal
+		}
+		if invalid.Detail != "" {
+			e.msg += " (" + invalid.Detail + ")"
+		}
+		return &e
+	case errors.As(err, &params):
+		return errInvalidParams
+	case errors.As(err, &missing):
+		// Besu's exceptions for a block the query names.
+		if missing.Hash != nil {
+			return &fetchError{msg: fmt.Sprintf("Block hash %s was not found", missing.Hash.Hex())}
+		}
+		return &fetchError{msg: fmt.Sprintf("Block number %d was not found", missing.Number)}
+	case errors.Is(err, api.ErrWorldStateUnavailable):
+		return errWorldStateNotReady
+	case errors.Is(err, filters.ErrRangeTooLarge), errors.Is(err, errBlocksRangeTooLarge):
+		return errRangeTooLarge
+	case errors.Is(err, filters.ErrTooManyResults):
+		return errTooManyLogs
+	case errors.Is(err, errPanicked):
+		return errInternal
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
+		return errTimeout
 	}
 	return &fetchError{msg: err.Error()}
 }
@@ -83,8 +166,8 @@ func rpcFailure(err error) error {
 func executionError(qe *gqlerrors.QueryError, doc *document, op *operation) *gqlError {
 	out := &gqlError{Path: qe.Path, Extensions: classified(classDataFetching)}
 	msg := qe.Message
-	var fe *fetchError
-	if errors.As(qe.ResolverError, &fe) {
+	if qe.ResolverError != nil {
+		fe := failure(qe.ResolverError)
 		msg = fe.msg
 		if fe.code != 0 {
 			code := fe.code

@@ -121,7 +121,7 @@ func harnessService(t testing.TB) *graphql.Service {
 		},
 		Filters: filters.New(c, nil, filters.Config{}),
 	}
-	svc, err := graphql.New(backend, graphql.Config{Pool: harnessPool{}})
+	svc, err := graphql.New(backend, graphql.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

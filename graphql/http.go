@@ -80,6 +80,8 @@ type jsonRequest struct {
 	Variables     json.RawMessage `json:"variables"`
 }
 
+// ServeHTTP answers a GraphQL request on Path: a GET with the query in the
+// URL, or a POST of a JSON body or a raw document.
 func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path != Path && r.URL.Path != Path+"/" {
 		http.NotFound(w, r)

@@ -1,6 +1,8 @@
 package graphql
 
 import (
+	"fmt"
+
 	"github.com/ethereum/go-ethereum/core/types"
 )
 
@@ -27,6 +29,7 @@ func (l *Log) Account(args struct{ Block *Long }) *Account {
 	return l.s.newAccount(l.l.Address, nil, l.l.BlockHash)
 }
 
+// Topics are the log's indexed topics.
 func (l *Log) Topics() []LogTopic {
 	out := make([]LogTopic, len(l.l.Topics))
 	for i, t := range l.l.Topics {
@@ -35,19 +38,21 @@ func (l *Log) Topics() []LogTopic {
 	return out
 }
 
+// Data is the log's unindexed data.
 func (l *Log) Data() Bytes { return l.l.Data }
 
+// Transaction is the transaction that emitted the log.
 func (l *Log) Transaction() (*Transaction, error) {
 	if l.tx != nil {
 		return l.tx, nil
 	}
 	b := l.s.blockByHash(l.l.BlockHash)
 	if b == nil {
-		return nil, exception("block %s of log not found", l.l.BlockHash.Hex())
+		return nil, fmt.Errorf("block %s of log not found", l.l.BlockHash.Hex())
 	}
 	body := b.loadBody()
 	if body == nil || uint64(len(body.Transactions)) <= uint64(l.l.TxIndex) {
-		return nil, exception("transaction %s of log not found", l.l.TxHash.Hex())
+		return nil, fmt.Errorf("transaction %s of log not found", l.l.TxHash.Hex())
 	}
 	return l.s.newTransaction(body.Transactions[l.l.TxIndex], b, uint64(l.l.TxIndex), nil), nil
 }

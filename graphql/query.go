@@ -14,6 +14,8 @@ import (
 // schema fields of the same names.
 type root struct{ s *Service }
 
+// Block resolves Query.block: by number or by hash (not both), else the
+// head. A block that does not exist is an error, as in Besu.
 func (r *root) Block(args struct {
 	Number *Long
 	Hash   *Hash
@@ -21,17 +23,18 @@ func (r *root) Block(args struct {
 	s := r.s
 	switch {
 	case args.Number != nil && args.Hash != nil:
-		return nil, errInvalidParams
+		return nil, &api.InvalidParamsError{}
 	case args.Number != nil:
 		if b := s.blockByNumber(int64(*args.Number)); b != nil {
 			return b, nil
 		}
-		return nil, exception("Block number %d was not found", int64(*args.Number))
+		return nil, &api.BlockNotFoundError{Number: int64(*args.Number)}
 	case args.Hash != nil:
-		if b := s.blockByHash(common.Hash(*args.Hash)); b != nil {
+		hash := common.Hash(*args.Hash)
+		if b := s.blockByHash(hash); b != nil {
 			return b, nil
 		}
-		return nil, exception("Block hash %s was not found", common.Hash(*args.Hash).Hex())
+		return nil, &api.BlockNotFoundError{Hash: &hash}
 	}
 	return s.head(), nil
 }
@@ -43,24 +46,24 @@ func (r *root) Blocks(ctx context.Context, args struct{ From, To *Long }) ([]*Bl
 	s := r.s
 	head := int64(s.chain.CurrentHeader().Number.Uint64())
 	if args.From == nil {
-		return nil, errInvalidParams
+		return nil, &api.InvalidParamsError{}
 	}
 	from, to := int64(*args.From), head
 	if args.To != nil {
 		to = int64(*args.To)
 	}
 	if from > to {
-		return nil, errInvalidParams
+		return nil, &api.InvalidParamsError{}
 	}
 	to = min(to, head)
 	from = max(from, 0)
 	if to-from >= int64(s.cfg.MaxBlocksRange) {
-		return nil, errRangeTooLarge
+		return nil, errBlocksRangeTooLarge
 	}
 	out := make([]*Block, 0, max(to-from+1, 0))
 	for n := from; n <= to; n++ {
 		if err := ctx.Err(); err != nil {
-			return nil, exception("%v", err)
+			return nil, err
 		}
 		if b := s.blockByNumber(n); b != nil {
 			out = append(out, b)
@@ -69,8 +72,11 @@ func (r *root) Blocks(ctx context.Context, args struct{ From, To *Long }) ([]*Bl
 	return out, nil
 }
 
+// Pending resolves Query.pending: the pool's view of the next block.
 func (r *root) Pending() *Pending { return &Pending{s: r.s} }
 
+// Transaction resolves Query.transaction: by hash, from the canonical
+// chain or the pool; null when neither has it.
 func (r *root) Transaction(args struct{ Hash Hash }) *Transaction {
 	return r.s.transactionByHash(common.Hash(args.Hash))
 }
@@ -83,6 +89,8 @@ type logFilter struct {
 	Topics    *[][]LogTopic
 }
 
+// Logs resolves Query.logs: the logs of a block range (from and to
+// default to the head) matching the filter.
 func (r *root) Logs(ctx context.Context, args struct{ Filter logFilter }) ([]*Log, error) {
 	s := r.s
 	head := int64(s.chain.CurrentHeader().Number.Uint64())
@@ -94,7 +102,7 @@ func (r *root) Logs(ctx context.Context, args struct{ Filter logFilter }) ([]*Lo
 		to = int64(*args.Filter.ToBlock)
 	}
 	if from < 0 || to < 0 || from > to {
-		return nil, errInvalidParams
+		return nil, &api.InvalidParamsError{}
 	}
 	crit, err := criteria(args.Filter.Addresses, args.Filter.Topics)
 	if err != nil {
@@ -107,24 +115,27 @@ func (r *root) Logs(ctx context.Context, args struct{ Filter logFilter }) ([]*Lo
 	})
 }
 
+// GasPrice resolves Query.gasPrice: the backend's gas price suggestion.
 func (r *root) GasPrice() BigInt { return newBigInt(r.s.backend.GasPrice()) }
 
+// MaxPriorityFeePerGas resolves Query.maxPriorityFeePerGas: the backend's
+// priority fee suggestion.
 func (r *root) MaxPriorityFeePerGas() BigInt {
 	return newBigInt(r.s.backend.MaxPriorityFeePerGas())
 }
 
+// Syncing resolves Query.syncing: the progress of a running
+// synchronisation, null when the node is not synchronising.
 func (r *root) Syncing() *SyncState {
-	if r.s.backend.Syncing == nil {
-		return nil
-	}
-	st := r.s.backend.Syncing()
+	st := r.s.backend.SyncProgress()
 	if st == nil {
 		return nil
 	}
 	return &SyncState{st: *st}
 }
 
-func (r *root) ChainID() BigInt { return newBigInt(r.s.chain.Config().ChainID) }
+// ChainID resolves Query.chainID.
+func (r *root) ChainID() BigInt { return newBigInt(r.s.backend.ChainID()) }
 
 // Account is the account at a block number, or at the head. As in Besu, a
 // number past the head is "Invalid params" and a block whose state is gone
@@ -140,22 +151,24 @@ func (r *root) Account(args struct {
 	}
 	b := s.blockByNumber(int64(*args.BlockNumber))
 	if b == nil {
-		return nil, errInvalidParams
+		return nil, &api.InvalidParamsError{Param: api.ParamBlockNumber}
 	}
-	if err := s.chain.EnsureState(b.hash, b.header); err != nil {
-		return nil, errWorldStateNotReady
+	if err := s.backend.EnsureState(b.header, b.hash); err != nil {
+		return nil, err
 	}
 	return s.newAccount(addr, b.header, b.hash), nil
 }
 
+// ProtocolVersion resolves Query.protocolVersion: the highest eth protocol
+// version the node speaks.
 func (r *root) ProtocolVersion() int32 { return int32(r.s.backend.ProtocolVersion()) }
 
-// SendRawTransaction submits a transaction through eth_sendRawTransaction's
-// logic and answers its hash, or Besu's error (code and message).
+// SendRawTransaction resolves Mutation.sendRawTransaction: the backend
+// submits the signed transaction's bytes; the answer is its hash.
 func (r *root) SendRawTransaction(args struct{ Data Bytes }) (Bytes32, error) {
 	hash, err := r.s.backend.SendRawTransaction(args.Data)
 	if err != nil {
-		return Bytes32{}, rpcFailure(err)
+		return Bytes32{}, err
 	}
 	return Bytes32(hash), nil
 }
@@ -164,10 +177,13 @@ func (r *root) SendRawTransaction(args struct{ Data Bytes }) (Bytes32, error) {
 // schema fields of the same names.
 type SyncState struct{ st api.SyncStatus }
 
+// StartingBlock is the head's number when the sync started.
 func (s *SyncState) StartingBlock() Long { return Long(s.st.StartingBlock) }
 
+// CurrentBlock is the head's number now.
 func (s *SyncState) CurrentBlock() Long { return Long(s.st.CurrentBlock) }
 
+// HighestBlock is the number of the block being synced to.
 func (s *SyncState) HighestBlock() Long { return Long(s.st.HighestBlock) }
 
 // Pending resolves the pending state: the pool's transactions, and
@@ -175,34 +191,32 @@ func (s *SyncState) HighestBlock() Long { return Long(s.st.HighestBlock) }
 // Its methods resolve the schema fields of the same names.
 type Pending struct{ s *Service }
 
-func (p *Pending) TransactionCount() Long {
-	if p.s.pool == nil {
-		return 0
-	}
-	return Long(p.s.pool.Len())
-}
+// TransactionCount is the number of pooled transactions.
+func (p *Pending) TransactionCount() Long { return Long(p.s.backend.PendingCount()) }
 
+// Transactions are the pooled transactions.
 func (p *Pending) Transactions() *[]*Transaction {
 	out := []*Transaction{}
-	if p.s.pool != nil {
-		for _, info := range p.s.pool.Transactions() {
-			from := info.From
-			out = append(out, p.s.newTransaction(info.Tx, nil, 0, &from))
-		}
+	for _, info := range p.s.backend.PendingTransactions() {
+		from := info.From
+		out = append(out, p.s.newTransaction(info.Tx, nil, 0, &from))
 	}
 	return &out
 }
 
+// Account is an account in the head's state.
 func (p *Pending) Account(args struct{ Address Address }) *Account {
 	c := p.s.chain
 	return p.s.newAccount(common.Address(args.Address), c.CurrentHeader(), c.CurrentHash())
 }
 
+// Call runs a call on the head's state.
 func (p *Pending) Call(ctx context.Context, args struct{ Data callData }) (*CallResult, error) {
 	c := p.s.chain
 	return p.s.call(ctx, args.Data, c.CurrentHeader(), c.CurrentHash())
 }
 
+// EstimateGas is the gas a call on the head's state uses.
 func (p *Pending) EstimateGas(ctx context.Context, args struct{ Data callData }) (Long, error) {
 	c := p.s.chain
 	return p.s.estimateGas(ctx, args.Data, c.CurrentHeader(), c.CurrentHash())
@@ -229,26 +243,20 @@ func criteria(addresses *[]Address, topics *[][]LogTopic) (*filters.Criteria, er
 	}
 	crit, err := filters.NewCriteria(addrs, tops)
 	if err != nil {
-		return nil, errInvalidParams
+		return nil, &api.InvalidParamsError{Reason: err.Error()}
 	}
 	return crit, nil
 }
 
-// logs runs a log query on the node's log service.
+// logs runs a log query on the backend's filter system. A block that is
+// not there has no logs, as Besu answers.
 func (s *Service) logs(ctx context.Context, q filters.Query) ([]*Log, error) {
-	if s.backend.Filters == nil {
-		return nil, exception("log queries are not available")
-	}
-	found, err := s.backend.Filters.Logs(ctx, q)
+	found, err := s.backend.Logs(ctx, q)
 	switch {
-	case errors.Is(err, filters.ErrRangeTooLarge):
-		return nil, errRangeTooLarge
-	case errors.Is(err, filters.ErrTooManyResults):
-		return nil, errTooManyLogs
 	case errors.Is(err, filters.ErrBlockNotFound):
 		return []*Log{}, nil
 	case err != nil:
-		return nil, exception("%v", err)
+		return nil, err
 	}
 	out := make([]*Log, len(found))
 	for i, l := range found {

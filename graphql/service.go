@@ -18,7 +18,6 @@ import (
 
 	"github.com/basaltchain/basalt/api"
 	"github.com/basaltchain/basalt/chain"
-	"github.com/basaltchain/basalt/txpool"
 )
 
 //go:embed schema.graphql
@@ -37,18 +36,8 @@ const (
 	DefaultTimeout = 30 * time.Second
 )
 
-// Pool is what the pending state reads from the transaction pool.
-type Pool interface {
-	// Transactions lists the pooled transactions with their senders.
-	Transactions() []txpool.TxInfo
-	// Len is the number of pooled transactions.
-	Len() int
-}
-
 // Config configures a Service. Zero values mean the defaults.
 type Config struct {
-	// Pool lists the pending transactions; nil means an empty pool.
-	Pool Pool
 	// MaxComplexity is the most a query may cost, counted as Besu counts
 	// it (each field 1 plus its children; Transaction.block and
 	// __Type.fields 100).
@@ -61,20 +50,22 @@ type Config struct {
 	Logger *slog.Logger
 }
 
-// Service answers GraphQL requests with the node's services: the chain, the
-// pool and the JSON-RPC backend (calls, submissions, gas price, logs).
+// Service answers GraphQL requests with the node's backend — the same
+// services JSON-RPC calls (state reads, calls, submissions, gas prices,
+// logs, the pool's pending transactions, sync progress) — and its chain
+// for blocks, transactions and receipts.
 type Service struct {
 	backend *api.Backend
 	chain   *chain.Chain
-	pool    Pool
 	cfg     Config
 	log     *slog.Logger
 	schema  *graphql.Schema
 	types   *ast.Schema
 }
 
-// New builds the service on a JSON-RPC backend whose Chain is set (and,
-// for the logs fields, Filters).
+// New builds the service on the node's backend, whose Chain must be set
+// (and, for the logs fields, Filters; for the pending state, Pool). The
+// backend is shared with the other front ends: it is only read.
 func New(backend *api.Backend, cfg Config) (*Service, error) {
 	if backend == nil || backend.Chain == nil {
 		return nil, errors.New("graphql: the backend needs a chain")
@@ -88,7 +79,7 @@ func New(backend *api.Backend, cfg Config) (*Service, error) {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = DefaultTimeout
 	}
-	s := &Service{backend: backend, chain: backend.Chain, pool: cfg.Pool, cfg: cfg, log: cfg.Logger}
+	s := &Service{backend: backend, chain: backend.Chain, cfg: cfg, log: cfg.Logger}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -116,9 +107,10 @@ func New(backend *api.Backend, cfg Config) (*Service, error) {
 // field; the panic is logged.
 type panicHandler struct{ log *slog.Logger }
 
+// MakePanicError implements graphql-go's PanicHandler.
 func (h panicHandler) MakePanicError(_ context.Context, value any) *gqlerrors.QueryError {
 	h.log.Error("GraphQL resolver panicked", "panic", value)
-	return &gqlerrors.QueryError{Message: "Internal error", ResolverError: &fetchError{code: -32603, msg: "Internal error"}}
+	return &gqlerrors.QueryError{Message: "Internal error", ResolverError: errPanicked}
 }
 
 // Request is one GraphQL request.

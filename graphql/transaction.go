@@ -37,10 +37,8 @@ func (s *Service) transactionByHash(hash common.Hash) *Transaction {
 			return s.newTransaction(tx, b, loc.Index, nil)
 		}
 	}
-	if s.backend.Pool != nil {
-		if tx := s.backend.Pool.Get(hash); tx != nil {
-			return s.newTransaction(tx, nil, 0, nil)
-		}
+	if tx := s.backend.PooledTransaction(hash); tx != nil {
+		return s.newTransaction(tx, nil, 0, nil)
 	}
 	return nil
 }
@@ -85,8 +83,10 @@ func (t *Transaction) accountAt(addr common.Address, block *Long) *Account {
 	return t.s.newAccount(addr, t.s.chain.CurrentHeader(), t.s.chain.CurrentHash())
 }
 
+// Nonce is the sender's nonce for this transaction.
 func (t *Transaction) Nonce() Long { return Long(t.tx.Nonce()) }
 
+// Index is the transaction's position in its block, null while pending.
 func (t *Transaction) Index() *Long {
 	if t.block == nil {
 		return nil
@@ -95,10 +95,12 @@ func (t *Transaction) Index() *Long {
 	return &i
 }
 
+// From is the sender's account (see accountAt for the state read).
 func (t *Transaction) From(args struct{ Block *Long }) *Account {
 	return t.accountAt(t.sender(), args.Block)
 }
 
+// To is the recipient's account, null for a contract creation.
 func (t *Transaction) To(args struct{ Block *Long }) *Account {
 	to := t.tx.To()
 	if to == nil {
@@ -107,6 +109,7 @@ func (t *Transaction) To(args struct{ Block *Long }) *Account {
 	return t.accountAt(*to, args.Block)
 }
 
+// Value is the wei transferred.
 func (t *Transaction) Value() BigInt { return newBigInt(t.tx.Value()) }
 
 // legacyPriced reports whether the transaction names a gas price (legacy
@@ -124,6 +127,8 @@ func (t *Transaction) GasPrice() BigInt {
 	return newBigInt(t.tx.GasPrice())
 }
 
+// MaxFeePerGas is the fee cap of a fee-market transaction (null for
+// legacy and access-list transactions).
 func (t *Transaction) MaxFeePerGas() *BigInt {
 	if t.legacyPriced() {
 		return nil
@@ -131,6 +136,8 @@ func (t *Transaction) MaxFeePerGas() *BigInt {
 	return optBigInt(t.tx.GasFeeCap())
 }
 
+// MaxPriorityFeePerGas is the tip cap of a fee-market transaction (null
+// for legacy and access-list transactions).
 func (t *Transaction) MaxPriorityFeePerGas() *BigInt {
 	if t.legacyPriced() {
 		return nil
@@ -138,6 +145,8 @@ func (t *Transaction) MaxPriorityFeePerGas() *BigInt {
 	return optBigInt(t.tx.GasTipCap())
 }
 
+// MaxFeePerBlobGas is the blob fee cap of a blob transaction (null for
+// the other types).
 func (t *Transaction) MaxFeePerBlobGas() *BigInt {
 	if t.tx.Type() != types.BlobTxType {
 		return nil
@@ -171,10 +180,13 @@ func (t *Transaction) EffectiveTip() *BigInt {
 	return optBigInt(tip)
 }
 
+// Gas is the gas limit.
 func (t *Transaction) Gas() Long { return Long(t.tx.Gas()) }
 
+// InputData is the call data or init code.
 func (t *Transaction) InputData() Bytes { return t.tx.Data() }
 
+// Block is the block holding the transaction, null while pending.
 func (t *Transaction) Block() *Block { return t.block }
 
 // Status is null for a pending transaction and for a receipt that carries
@@ -188,6 +200,7 @@ func (t *Transaction) Status() *Long {
 	return &s
 }
 
+// GasUsed is the gas the transaction used, null while pending.
 func (t *Transaction) GasUsed() *Long {
 	r := t.receipt()
 	if r == nil {
@@ -196,6 +209,8 @@ func (t *Transaction) GasUsed() *Long {
 	return optLong(&r.GasUsed)
 }
 
+// CumulativeGasUsed is the gas its block had used after it, null while
+// pending.
 func (t *Transaction) CumulativeGasUsed() *Long {
 	r := t.receipt()
 	if r == nil {
@@ -204,6 +219,8 @@ func (t *Transaction) CumulativeGasUsed() *Long {
 	return optLong(&r.CumulativeGasUsed)
 }
 
+// EffectiveGasPrice is the price per gas the sender paid, null while
+// pending.
 func (t *Transaction) EffectiveGasPrice() *BigInt {
 	if t.block == nil {
 		return nil
@@ -219,6 +236,8 @@ func (t *Transaction) EffectiveGasPrice() *BigInt {
 	return optBigInt(tip.Add(tip, baseFee))
 }
 
+// BlobGasUsed is the blob gas of a mined blob transaction (null
+// otherwise).
 func (t *Transaction) BlobGasUsed() *Long {
 	r := t.receipt()
 	if r == nil || t.tx.Type() != types.BlobTxType {
@@ -227,6 +246,8 @@ func (t *Transaction) BlobGasUsed() *Long {
 	return optLong(&r.BlobGasUsed)
 }
 
+// BlobGasPrice is the blob gas price a mined blob transaction paid (null
+// otherwise).
 func (t *Transaction) BlobGasPrice() *BigInt {
 	r := t.receipt()
 	if r == nil || t.tx.Type() != types.BlobTxType {
@@ -246,6 +267,7 @@ func (t *Transaction) CreatedContract(args struct{ Block *Long }) *Account {
 	return t.accountAt(addr, args.Block)
 }
 
+// Logs are the transaction's logs, null while pending.
 func (t *Transaction) Logs() *[]*Log {
 	r := t.receipt()
 	if r == nil {
@@ -258,11 +280,13 @@ func (t *Transaction) Logs() *[]*Log {
 	return &out
 }
 
+// R is the signature's r.
 func (t *Transaction) R() BigInt {
 	_, r, _ := t.tx.RawSignatureValues()
 	return newBigInt(r)
 }
 
+// S is the signature's s.
 func (t *Transaction) S() BigInt {
 	_, _, s := t.tx.RawSignatureValues()
 	return newBigInt(s)
@@ -288,11 +312,14 @@ func (t *Transaction) YParity() *BigInt {
 	return optBigInt(v)
 }
 
+// Type is the EIP-2718 transaction type.
 func (t *Transaction) Type() *Long {
 	n := Long(t.tx.Type())
 	return &n
 }
 
+// AccessList is the EIP-2930 access list (empty for legacy
+// transactions).
 func (t *Transaction) AccessList() *[]*AccessTuple {
 	al := t.tx.AccessList()
 	out := make([]*AccessTuple, len(al))
@@ -302,10 +329,11 @@ func (t *Transaction) AccessList() *[]*AccessTuple {
 	return &out
 }
 
+// Raw is the transaction's consensus encoding.
 func (t *Transaction) Raw() (Bytes, error) {
 	enc, err := t.tx.MarshalBinary()
 	if err != nil {
-		return nil, exception("%v", err)
+		return nil, err
 	}
 	return enc, nil
 }
@@ -318,11 +346,13 @@ func (t *Transaction) RawReceipt() (Bytes, error) {
 	}
 	enc, err := r.MarshalBinary()
 	if err != nil {
-		return nil, exception("%v", err)
+		return nil, err
 	}
 	return enc, nil
 }
 
+// BlobVersionedHashes are a blob transaction's versioned hashes (empty
+// for the other types).
 func (t *Transaction) BlobVersionedHashes() *[]VersionedHash {
 	hashes := t.tx.BlobHashes()
 	out := make([]VersionedHash, len(hashes))
@@ -339,8 +369,10 @@ func (t *Transaction) RevertReason() *Bytes { return nil }
 // the schema fields of the same names.
 type AccessTuple struct{ t types.AccessTuple }
 
+// Address is the account the entry warms.
 func (a *AccessTuple) Address() Address { return Address(a.t.Address) }
 
+// StorageKeys are the storage slots the entry warms.
 func (a *AccessTuple) StorageKeys() []Bytes32 {
 	out := make([]Bytes32, len(a.t.StorageKeys))
 	for i, k := range a.t.StorageKeys {

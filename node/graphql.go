@@ -1,10 +1,6 @@
 package node
 
-import (
-	"github.com/basaltchain/basalt/api"
-	"github.com/basaltchain/basalt/filters"
-	"github.com/basaltchain/basalt/graphql"
-)
+import "github.com/basaltchain/basalt/graphql"
 
 // graphQLServer owns the GraphQL HTTP listener (--graphql-http-enabled).
 type graphQLServer struct {
@@ -12,27 +8,15 @@ type graphQLServer struct {
 	http *listener // nil when disabled
 }
 
-// newGraphQLServer builds the GraphQL service on the node's services: the
-// chain, the pool and a JSON-RPC backend for calls, submissions, gas
-// prices and log queries.
+// newGraphQLServer builds the GraphQL service on the node's backend, the
+// one JSON-RPC serves too.
 func newGraphQLServer(n *Node) (*graphQLServer, error) {
 	s := &graphQLServer{n: n}
 	cfg := n.cfg.GraphQL
 	if !cfg.HTTPEnabled {
 		return s, nil
 	}
-	backend := &api.Backend{
-		Chain:         n.chain,
-		Pool:          n.pool,
-		Miner:         n.miner,
-		NetworkID:     n.cfg.NetworkID,
-		ClientVersion: ClientVersion(),
-		MinGasPrice:   n.cfg.MinGasPrice,
-		// Log queries only read the chain; this log service is never
-		// started (it serves no filters or subscriptions).
-		Filters: filters.New(n.chain, nil, filters.Config{MaxLogsRange: n.cfg.RPC.MaxLogsRange, Logger: n.log}),
-	}
-	svc, err := graphql.New(backend, graphql.Config{Pool: n.pool, Logger: n.log})
+	svc, err := graphql.New(n.backend, graphql.Config{Logger: n.log})
 	if err != nil {
 		return nil, err
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/ethereum/go-ethereum/ethdb"
 	"github.com/holiman/uint256"
 
+	"github.com/basaltchain/basalt/api"
 	"github.com/basaltchain/basalt/chain"
 	"github.com/basaltchain/basalt/config"
 	"github.com/basaltchain/basalt/consensus"
@@ -51,6 +52,7 @@ type Node struct {
 	chain   *chain.Chain
 	pool    *txpool.Pool
 	miner   *miner.Miner
+	backend *api.Backend // what every front end calls
 	rpc     *rpcServers
 	graphql *graphQLServer
 	p2p     *p2p.Service // nil when --p2p-enabled=false
@@ -162,6 +164,7 @@ func newNode(cfg *config.Config, log *slog.Logger, newEngine func(*config.Genesi
 		n.closeStorage()
 		return nil, err
 	}
+	n.backend = newBackend(n)
 	n.rpc, err = newRPCServers(n)
 	if err == nil {
 		n.graphql, err = newGraphQLServer(n)
@@ -197,6 +200,12 @@ func (n *Node) Start() error {
 			n.Close()
 			return err
 		}
+	}
+	// The filter system follows the chain and the pool for the polling
+	// filters and subscriptions, which only JSON-RPC serves; log queries
+	// (GraphQL's too) need no events.
+	if n.rpc.serving() {
+		n.backend.Filters.Start()
 	}
 	// GraphQL first: a client that sees JSON-RPC answer finds GraphQL up.
 	if err := n.graphql.start(); err != nil {
@@ -272,6 +281,9 @@ func (n *Node) Close() error {
 	n.rpc.stop()
 	n.graphql.stop()
 	n.stopMetrics()
+	if n.backend != nil {
+		n.backend.Filters.Stop()
+	}
 	n.wg.Wait()
 	n.pool.Close()
 	return n.closeStorage()

@@ -11,7 +11,6 @@ import (
 	"github.com/basaltchain/basalt/config"
 	"github.com/basaltchain/basalt/p2p"
 	"github.com/basaltchain/basalt/p2p/enodeurl"
-	"github.com/basaltchain/basalt/rpc"
 )
 
 // newP2P builds the peer-to-peer service from the --p2p-* options and
@@ -53,10 +52,11 @@ func newP2P(n *Node) (*p2p.Service, error) {
 // P2P returns the node's peer-to-peer service, nil when it is disabled.
 func (n *Node) P2P() *p2p.Service { return n.p2p }
 
-// wireNetwork plugs the peer-to-peer service into the JSON-RPC backend:
+// wireNetwork plugs the peer-to-peer service into the backend:
 // the ADMIN peer methods and net_listening/net_peerCount through
-// Backend.Network, and net_enode, net_services and eth_syncing through
-// their hooks. With p2p disabled only eth_syncing is answered (false).
+// Backend.Network, and net_enode, net_services and the sync progress
+// (eth_syncing, GraphQL's syncing) through their hooks. With p2p disabled
+// the node is never synchronising.
 func (n *Node) wireNetwork(b *api.Backend) {
 	s := n.p2p
 	if s == nil {
@@ -66,7 +66,7 @@ func (n *Node) wireNetwork(b *api.Backend) {
 	b.Network = net
 	b.Enode = func() (string, error) {
 		if !s.Running() {
-			return "", rpc.ErrP2PNetworkNotRunning
+			return "", api.ErrP2PNotRunning
 		}
 		return s.Enode(), nil
 	}

@@ -7,44 +7,26 @@ import (
 
 	"github.com/basaltchain/basalt/api"
 	"github.com/basaltchain/basalt/config"
-	"github.com/basaltchain/basalt/filters"
 	"github.com/basaltchain/basalt/rpc"
 	"github.com/basaltchain/basalt/rpc/auth"
 )
 
 // rpcServers owns the JSON-RPC front ends (HTTP and WebSocket listeners)
-// and the filter system behind eth_getLogs, filters and subscriptions.
+// on the node's backend.
 type rpcServers struct {
-	n       *Node
-	filters *filters.System
-	http    *listener
-	ws      *listener
-	wsH     *rpc.WSHandler
+	n    *Node
+	http *listener
+	ws   *listener
+	wsH  *rpc.WSHandler
 }
 
 func newRPCServers(n *Node) (*rpcServers, error) {
 	reg := rpc.NewRegistry()
 	s := &rpcServers{n: n}
 	cfg := n.cfg.RPC
-	s.filters = filters.New(n.chain, n.pool, filters.Config{MaxLogsRange: cfg.MaxLogsRange, Logger: n.log})
-	backend := &api.Backend{
-		Chain:         n.chain,
-		Pool:          n.pool,
-		Miner:         n.miner,
-		NetworkID:     n.cfg.NetworkID,
-		ClientVersion: ClientVersion(),
-		MinGasPrice:   n.cfg.MinGasPrice,
-		Filters:       s.filters,
-	}
-	if pow := n.caps.pow; pow != nil {
-		backend.Hashrate = func() uint64 { return uint64(pow.Hashrate()) }
-		backend.SubmitHashrate = pow.SubmitHashrate
-	}
-	backend.Services = s.services
-	n.wireNetwork(backend)
 	// The groups come from their providers: the node's services, then the
 	// consensus engine's own (CLIQUE, IBFT, QBFT).
-	groups := append(api.Groups(backend), n.caps.rpcGroups(n.chain)...)
+	groups := append(api.Groups(n.backend), n.caps.rpcGroups(n.chain)...)
 	groups = append(groups, debugMetricsGroup(n.metrics))
 	if err := api.Register(reg, groups...); err != nil {
 		return nil, err
@@ -136,7 +118,6 @@ func (s *rpcServers) start() error {
 	if s.http == nil && s.ws == nil {
 		return nil
 	}
-	s.filters.Start()
 	// WebSocket first: a client that sees HTTP answer finds WS up too.
 	for _, l := range []*listener{s.ws, s.http} {
 		if l == nil {
@@ -158,8 +139,10 @@ func (s *rpcServers) stop() {
 	if s.wsH != nil {
 		s.wsH.Close() // upgraded connections outlive http.Server.Close
 	}
-	s.filters.Stop()
 }
+
+// serving reports whether a JSON-RPC listener is configured.
+func (s *rpcServers) serving() bool { return s != nil && (s.http != nil || s.ws != nil) }
 
 // HTTPAddr returns the JSON-RPC HTTP listener address ("" when disabled).
 func (n *Node) HTTPAddr() string { return n.rpc.addr(n.rpc.http) }

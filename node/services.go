@@ -13,6 +13,9 @@ import (
 // added by wireNetwork).
 func (s *rpcServers) services() map[string]api.Service {
 	out := make(map[string]api.Service)
+	if s == nil {
+		return out // asked before the servers were built
+	}
 	add := func(name string, l *listener) {
 		if l == nil {
 			return

@@ -24,8 +24,12 @@ import (
 // Besu matches literally.
 type Code string
 
-// Orion's error codes (OrionErrorCode), plus PayloadTooLarge, Basalt's code
-// for a body over the configured limit (Orion has no limit).
+// Orion's error codes (OrionErrorCode), plus Basalt's own, for checks Orion
+// does not make: PayloadTooLarge (a body over the configured limit),
+// DeletePrivacyGroupShouldIncludeSelf (a /deletePrivacyGroup whose from is
+// not a member), PrivacyGroupNotFromMember (a pushed group not
+// authenticated by a member), Unauthorized and Forbidden (client API
+// authentication).
 const (
 	Unmapped                            Code = "0x000000F"
 	NodeMissingPeerURL                  Code = "NodeMissingPeerUrl"
@@ -57,6 +61,10 @@ const (
 	CreatePrivacyGroupShouldIncludeSelf Code = "CreatePrivacyGroupShouldIncludeSelf"
 	CreateGroupInvalidParams            Code = "CreateGroupInvalidParams"
 	PayloadTooLarge                     Code = "PayloadTooLarge"
+	DeletePrivacyGroupShouldIncludeSelf Code = "DeletePrivacyGroupShouldIncludeSelf"
+	PrivacyGroupNotFromMember           Code = "PrivacyGroupNotFromMember"
+	Unauthorized                        Code = "Unauthorized"
+	Forbidden                           Code = "Forbidden"
 )
 
 // Error is a failure with an Orion code. Err, when set, says what went wrong

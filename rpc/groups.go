@@ -49,6 +49,14 @@ type Group struct {
 	Name string
 	// Methods are the group's methods.
 	Methods []Method
+	// Errors, when not nil, maps an error a method of the group returns to
+	// the error answered. It is the provider's one mapping of its domain
+	// errors to JSON-RPC errors, applied at the dispatcher so that the
+	// methods themselves return domain errors. A nil result leaves the
+	// error to the default rule: an *Error (or an error wrapping one)
+	// answers with it, anything else -32603 "Internal error". Parameter
+	// decoding errors (Method.ParamErrors) do not pass through it.
+	Errors func(error) *Error
 }
 
 // RegisterGroups registers each group's methods with RegisterGroup, in
@@ -56,7 +64,7 @@ type Group struct {
 // It stops at the first error; the groups before it stay registered.
 func (r *Registry) RegisterGroups(groups []Group) error {
 	for _, g := range groups {
-		if err := r.RegisterGroup(g.Name, g.Methods); err != nil {
+		if err := r.register(g.Name, g.Methods, g.Errors); err != nil {
 			return err
 		}
 	}

@@ -104,6 +104,11 @@ func (r *Registry) MustRegister(group, name string, fn any) {
 // RegisterGroup adds the methods of one API group's table. Either all are
 // added or, on error, none.
 func (r *Registry) RegisterGroup(group string, methods []Method) error {
+	return r.register(group, methods, nil)
+}
+
+// register is RegisterGroup with the group's error mapping (Group.Errors).
+func (r *Registry) register(group string, methods []Method, mapErr func(error) *Error) error {
 	built := make([]*method, 0, len(methods))
 	for _, m := range methods {
 		g := group
@@ -118,6 +123,7 @@ func (r *Registry) RegisterGroup(group string, methods []Method) error {
 		if err != nil {
 			return err
 		}
+		bm.mapErr = mapErr
 		built = append(built, bm)
 	}
 	r.mu.Lock()
@@ -193,6 +199,7 @@ type method struct {
 	resultNil   bool
 	resultText  bool // R implements encoding.TextMarshaler and not json.Marshaler
 	resultIsAny bool
+	mapErr      func(error) *Error // Group.Errors of the group it came in
 }
 
 // argInfo describes one decoded argument.

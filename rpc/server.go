@@ -293,7 +293,7 @@ func (s *Server) dispatch(ctx context.Context, req *request, dst []byte, single 
 		s.log.Error("JSON-RPC method panicked", "method", m.name, "panic", res.panicked, "stack", res.stack)
 		e = ErrInternal
 	case res.err != nil:
-		if e = asError(res.err); e == nil {
+		if e = m.wireError(res.err); e == nil {
 			s.log.Error("JSON-RPC method failed", "method", m.name, "err", res.err)
 			e = ErrInternal
 		}
@@ -306,6 +306,18 @@ func (s *Server) dispatch(ctx context.Context, req *request, dst []byte, single 
 		e = ErrInternal
 	}
 	return appendError(dst, id, e), statusFor(e)
+}
+
+// wireError is the error answered for a handler's err: the group's mapping
+// of it (Group.Errors), else the *Error in its chain; nil when neither
+// gives one.
+func (m *method) wireError(err error) *Error {
+	if m.mapErr != nil {
+		if e := m.mapErr(err); e != nil {
+			return e
+		}
+	}
+	return asError(err)
 }
 
 // asError returns the *Error in err's chain, or nil.

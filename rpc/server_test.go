@@ -617,3 +617,46 @@ func TestErrors(t *testing.T) {
 func hexDecode(s string) ([]byte, error) {
 	return hex.DecodeString(strings.TrimPrefix(s, "0x"))
 }
+
+// A group's error mapping (Group.Errors) turns what its methods return into
+// the error answered; what it leaves (nil) follows the default rule, and
+// parameter errors do not pass through it.
+func TestGroupErrors(t *testing.T) {
+	errDomain := errors.New("domain condition")
+	mapped := NewError(-32099, "Mapped")
+	mapErr := func(err error) *Error {
+		if errors.Is(err, errDomain) {
+			return mapped
+		}
+		return nil
+	}
+	reg := NewRegistry()
+	err := reg.RegisterGroups([]Group{{Name: GroupEth, Errors: mapErr, Methods: []Method{
+		{Name: "eth_domain", Fn: func() (string, error) { return "", fmt.Errorf("wrapped: %w", errDomain) }},
+		{Name: "eth_wire", Fn: func() (string, error) { return "", ErrNonceTooLow }},
+		{Name: "eth_plain", Fn: func() (string, error) { return "", errors.New("boom") }},
+		{Name: "eth_param", Fn: func(n int) (string, error) { return "", errDomain }, ParamErrors: []*Error{ErrInvalidNonceParams}},
+	}}, {Name: GroupNet, Methods: []Method{
+		// Another group without a mapping answers the domain error as an
+		// internal error.
+		{Name: "net_domain", Fn: func() (string, error) { return "", errDomain }},
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := NewServer(reg, Config{APIs: []string{GroupEth, GroupNet}, Logger: quietLogger})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ msg, resp string }{
+		{`{"id":1,"method":"eth_domain"}`, `{"jsonrpc":"2.0","id":1,"error":{"code":-32099,"message":"Mapped"}}`},
+		{`{"id":1,"method":"eth_wire"}`, `{"jsonrpc":"2.0","id":1,"error":{"code":-32001,"message":"Nonce too low"}}`},
+		{`{"id":1,"method":"eth_plain"}`, `{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"Internal error"}}`},
+		{`{"id":1,"method":"eth_param","params":["x"]}`, `{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Invalid nonce params"}}`},
+		{`{"id":1,"method":"net_domain"}`, `{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"Internal error"}}`},
+	} {
+		if resp, _ := srv.HandleMessage(context.Background(), []byte(tc.msg)); string(resp) != tc.resp {
+			t.Errorf("%s: got %s, want %s", tc.msg, resp, tc.resp)
+		}
+	}
+}

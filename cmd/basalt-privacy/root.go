@@ -62,7 +62,9 @@ groups. It reads Orion's TOML configuration (orion.conf); every key can be
 overridden by an environment variable BASALT_PRIVACY_<KEY> or ORION_<KEY>
 (lists comma-separated). Without a config file the defaults apply: node API on
 127.0.0.1:8080, client API on 127.0.0.1:8888, storage leveldb (Pebble) in the
-current directory.`,
+current directory. Before exposing the node API to other organisations, read
+"Running it in production" in ptm/README.md (mutual TLS, allowlists, client
+API tokens).`,
 		Args:          cobra.MaximumNArgs(1),
 		Version:       Version,
 		SilenceErrors: true,

@@ -19,6 +19,7 @@ type P2PNode struct {
 	// P2PPort is the devp2p TCP (and UDP) port.
 	P2PPort int
 	args    []string
+	with    services
 }
 
 // p2pDefaults are the options StartP2P adds before the caller's (which win):
@@ -39,17 +40,29 @@ func p2pDefaults(port int) []string {
 // port. args come after the defaults, so they override them.
 func StartP2P(t testing.TB, dataDir string, args ...string) *P2PNode {
 	t.Helper()
+	return startP2P(t, dataDir, services{}, args)
+}
+
+// StartP2PGraphQL is StartP2P with the GraphQL service on as well
+// (GraphQLURL is its endpoint).
+func StartP2PGraphQL(t testing.TB, dataDir string, args ...string) *P2PNode {
+	t.Helper()
+	return startP2P(t, dataDir, services{graphql: true}, args)
+}
+
+func startP2P(t testing.TB, dataDir string, with services, args []string) *P2PNode {
+	t.Helper()
 	port := FreePort(t)
 	full := append(p2pDefaults(port), args...)
-	return &P2PNode{Node: start(t, dataDir, services{}, full), P2PPort: port, args: full}
+	return &P2PNode{Node: start(t, dataDir, with, full), P2PPort: port, args: full, with: with}
 }
 
 // Restart stops the process (SIGTERM) and starts it again on the same data
-// path, key and p2p port (JSON-RPC gets a new port).
+// path, key and p2p port, with the same services (on new ports).
 func (n *P2PNode) Restart() {
 	n.t.Helper()
 	n.Stop(syscall.SIGTERM)
-	n.Node = start(n.t, n.DataDir, services{}, n.args)
+	n.Node = start(n.t, n.DataDir, n.with, n.args)
 }
 
 // Enode is the node's enode URL (net_enode).

@@ -6,11 +6,13 @@ package testnode
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"os/exec"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -144,6 +146,7 @@ type RPCError struct {
 	Data    json.RawMessage `json:"data,omitempty"`
 }
 
+// Error renders the code and the message.
 func (e *RPCError) Error() string { return fmt.Sprintf("%d %s", e.Code, e.Message) }
 
 // Call invokes method and returns the raw result; a JSON-RPC error is
@@ -181,6 +184,35 @@ func (n *Node) Call(method string, params ...any) (json.RawMessage, error) {
 		return nil, out.Error
 	}
 	return out.Result, nil
+}
+
+// GraphQL posts a GraphQL document to the node's GraphQL endpoint (see
+// StartGraphQL) and returns the answer's "data"; an answer with "errors"
+// is an error carrying them.
+func (n *Node) GraphQL(query string) (json.RawMessage, error) {
+	if n.GraphQLURL == "" {
+		return nil, errors.New("GraphQL is not enabled on this node")
+	}
+	resp, err := http.Post(n.GraphQLURL, "application/graphql", strings.NewReader(query))
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	var out struct {
+		Data   json.RawMessage `json:"data"`
+		Errors json.RawMessage `json:"errors"`
+	}
+	if err := json.Unmarshal(body, &out); err != nil {
+		return nil, fmt.Errorf("bad GraphQL answer %q: %w", body, err)
+	}
+	if len(out.Errors) > 0 {
+		return out.Data, fmt.Errorf("GraphQL errors (HTTP %d): %s", resp.StatusCode, out.Errors)
+	}
+	return out.Data, nil
 }
 
 // isUnauthorized reports whether err is the JSON-RPC error -40100.

@@ -18,8 +18,11 @@
 // Errors answer {"error":"<Orion code>"} with Orion's statuses: 404 for a
 // payload that is unknown or not decryptable here (/receive, /receiveraw)
 // and for a missing group on /retrievePrivacyGroup, 413 PayloadTooLarge for
-// a body or payload over the limit, 500 for everything else. Statuses and
-// codes are decided in one place, status below.
+// a body or payload over the limit, 500 for everything else. With bearer
+// tokens configured (Tokens, a Basalt feature), a request without a valid
+// token answers 401 Unauthorized and one acting as a key its token does not
+// allow 403 Forbidden. Statuses and codes are decided in one place, status
+// below.
 package clientapi
 
 import (
@@ -47,6 +50,9 @@ type Server struct {
 	Version string
 	// MaxBody is the largest request body accepted, in bytes (0: no limit).
 	MaxBody int64
+	// Tokens, when set, are the bearer tokens every route but /upcheck
+	// requires (clientapitokens).
+	Tokens *Tokens
 }
 
 // Handler returns the client API.
@@ -71,7 +77,7 @@ func (s *Server) Handler() http.Handler {
 	tooLarge := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		ptm.WriteError(w, http.StatusRequestEntityTooLarge, ptm.PayloadTooLarge)
 	})
-	return httpmw.Chain(router, httpmw.BodyLimit(s.MaxBody, tooLarge))
+	return httpmw.Chain(router, s.authenticate, httpmw.BodyLimit(s.MaxBody, tooLarge))
 }
 
 func (s *Server) log() *slog.Logger {
@@ -95,6 +101,10 @@ func status(ep endpoint, code ptm.Code) int {
 	switch {
 	case code == ptm.PayloadTooLarge:
 		return http.StatusRequestEntityTooLarge
+	case code == ptm.Unauthorized:
+		return http.StatusUnauthorized
+	case code == ptm.Forbidden:
+		return http.StatusForbidden
 	case ep == epReceive && (code == ptm.EnclavePayloadNotFound || code == ptm.EnclaveKeysCannotDecryptPayload):
 		return http.StatusNotFound
 	case ep == epRetrieve && code == ptm.PrivacyGroupNotFound:

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/basaltchain/basalt/internal/cliconf"
 	"github.com/basaltchain/basalt/metrics"
@@ -53,6 +54,14 @@ type Config struct {
 	IPWhitelist            []string // ipwhitelist: client IPs allowed on the node API (empty: all)
 	Verbosity              int      // verbosity: 1 (0 errors only ... 4 everything)
 	MaxPayloadSize         int      // maxpayloadsize: 16777216 bytes (Basalt)
+
+	// Discovery and the client API's access control (Basalt's keys; see
+	// ptm/README.md, "Running it in production").
+	PeerDiscovery   bool   // peerdiscovery: true; false = only othernodes, which are also the only addresses the node API serves
+	MaxPeers        int    // maxpeers: 128 other instances in the node table
+	MaxKeysPerPeer  int    // maxkeysperpeer: 256 keys per instance
+	PeerEvictAfter  int    // peerevictafter: 600 s an instance may be unreachable before its keys are dropped (0: never)
+	ClientAPITokens string // clientapitokens: file of bearer tokens the client API requires ("": none)
 
 	TLS             string   // tls: off | strict (mutual TLS on the node API and to peers)
 	TLSServerCert   string   // tlsservercert: tls-server-cert.pem (created if missing)
@@ -105,6 +114,10 @@ func Default() *Config {
 		KnownNodesStorage:               "memory",
 		Verbosity:                       1,
 		MaxPayloadSize:                  DefaultMaxPayloadSize,
+		PeerDiscovery:                   true,
+		MaxPeers:                        discovery.DefaultMaxPeers,
+		MaxKeysPerPeer:                  discovery.DefaultMaxKeysPerPeer,
+		PeerEvictAfter:                  int(discovery.DefaultEvictAfter / time.Second),
 		TLS:                             "off",
 		TLSServerCert:                   "tls-server-cert.pem",
 		TLSServerKey:                    "tls-server-key.pem",
@@ -144,7 +157,7 @@ type field struct {
 	str  func(*Config) *string
 	num  func(*Config) *int
 	list func(*Config) *[]string
-	bool func(*Config) *bool
+	flag func(*Config) *bool
 	path bool // resolve against workdir
 }
 
@@ -152,11 +165,11 @@ func s(key string, f func(*Config) *string) field { return field{key: key, kind:
 func p(key string, f func(*Config) *string) field {
 	return field{key: key, kind: kString, str: f, path: true}
 }
-func n(key string, f func(*Config) *int) field { return field{key: key, kind: kInt, num: f} }
+func n(key string, f func(*Config) *int) field  { return field{key: key, kind: kInt, num: f} }
+func b(key string, f func(*Config) *bool) field { return field{key: key, kind: kBool, flag: f} }
 func l(key string, f func(*Config) *[]string) field {
 	return field{key: key, kind: kList, list: f}
 }
-func b(key string, f func(*Config) *bool) field { return field{key: key, kind: kBool, bool: f} }
 func lp(key string, f func(*Config) *[]string) field {
 	return field{key: key, kind: kList, list: f, path: true}
 }
@@ -181,6 +194,11 @@ var fields = []field{
 	l("ipwhitelist", func(c *Config) *[]string { return &c.IPWhitelist }),
 	n("verbosity", func(c *Config) *int { return &c.Verbosity }),
 	n("maxpayloadsize", func(c *Config) *int { return &c.MaxPayloadSize }),
+	b("peerdiscovery", func(c *Config) *bool { return &c.PeerDiscovery }),
+	n("maxpeers", func(c *Config) *int { return &c.MaxPeers }),
+	n("maxkeysperpeer", func(c *Config) *int { return &c.MaxKeysPerPeer }),
+	n("peerevictafter", func(c *Config) *int { return &c.PeerEvictAfter }),
+	p("clientapitokens", func(c *Config) *string { return &c.ClientAPITokens }),
 	s("tls", func(c *Config) *string { return &c.TLS }),
 	p("tlsservercert", func(c *Config) *string { return &c.TLSServerCert }),
 	p("tlsserverkey", func(c *Config) *string { return &c.TLSServerKey }),
@@ -286,11 +304,11 @@ func (c *Config) apply(values *cliconf.Values) error {
 		case kList:
 			*f.list(c) = v.List()
 		case kBool:
-			on, err := cliconf.ParseBool(v.Text)
+			b, err := strconv.ParseBool(strings.TrimSpace(v.Text))
 			if err != nil {
 				return fmt.Errorf("environment variable %s (key %s): %q is not true or false", v.Source.Name, f.key, v.Text)
 			}
-			*f.bool(c) = on
+			*f.flag(c) = b
 		}
 	}
 	return nil
@@ -391,6 +409,17 @@ func (c *Config) validate() error {
 	}
 	if c.MaxPayloadSize <= 0 {
 		bad("maxpayloadsize", "must be positive (got %d)", c.MaxPayloadSize)
+	}
+	for _, l := range []struct {
+		key string
+		v   int
+	}{{"maxpeers", c.MaxPeers}, {"maxkeysperpeer", c.MaxKeysPerPeer}} {
+		if l.v <= 0 {
+			bad(l.key, "must be positive (got %d)", l.v)
+		}
+	}
+	if c.PeerEvictAfter < 0 {
+		bad("peerevictafter", "must be 0 (never) or a number of seconds (got %d)", c.PeerEvictAfter)
 	}
 	for _, t := range []struct{ key, v string }{{"tls", c.TLS}, {"clientconnectiontls", c.ClientConnectionTLS}} {
 		if !oneOf(t.v, []string{"off", "strict"}) {

@@ -156,3 +156,38 @@ func TestReadPasswords(t *testing.T) {
 		t.Error("Keys")
 	}
 }
+
+// TestDiscoveryAndAccessKeys covers Basalt's keys for discovery limits,
+// discovery off and client API tokens.
+func TestDiscoveryAndAccessKeys(t *testing.T) {
+	c, err := Load("", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.PeerDiscovery || c.MaxPeers != 128 || c.MaxKeysPerPeer != 256 || c.PeerEvictAfter != 600 || c.ClientAPITokens != "" {
+		t.Errorf("defaults: %+v", c)
+	}
+	p := write(t, "workdir = \"/w\"\npeerdiscovery = false\nmaxpeers = 4\nmaxkeysperpeer = 2\npeerevictafter = 0\nclientapitokens = \"tokens\"\n")
+	if c, err = Load(p, nil); err != nil {
+		t.Fatal(err)
+	}
+	if c.PeerDiscovery || c.MaxPeers != 4 || c.MaxKeysPerPeer != 2 || c.PeerEvictAfter != 0 || c.ClientAPITokens != "/w/tokens" {
+		t.Errorf("file: %+v", c)
+	}
+	if c, err = Load(p, env(map[string]string{"BASALT_PRIVACY_PEERDISCOVERY": "true", "ORION_MAXPEERS": "9"})); err != nil || !c.PeerDiscovery || c.MaxPeers != 9 {
+		t.Errorf("env: %+v %v", c, err)
+	}
+	for content, want := range map[string]string{
+		"peerdiscovery = \"no\"\n": "peerdiscovery",
+		"maxpeers = 0\n":           "maxpeers: must be positive",
+		"maxkeysperpeer = -1\n":    "maxkeysperpeer: must be positive",
+		"peerevictafter = -5\n":    "peerevictafter",
+	} {
+		if _, err := Load(write(t, content), nil); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v", content, err)
+		}
+	}
+	if _, err := Load("", env(map[string]string{"ORION_PEERDISCOVERY": "maybe"})); err == nil || !strings.Contains(err.Error(), "ORION_PEERDISCOVERY") {
+		t.Errorf("bad env bool: %v", err)
+	}
+}

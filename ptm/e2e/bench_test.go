@@ -124,3 +124,69 @@ func benchThroughput(b *testing.B, storeA, storeB string) {
 		b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "req/s")
 	})
 }
+
+// BenchmarkSendThreePeers measures /send req/s at 32 concurrent clients on
+// real processes: instance A sends a 1 KiB payload to one key on each of
+// three other instances (B, C, D), so every send encrypts for three
+// recipients and pushes to three peers. It is the figure issue 23 compares
+// before and after peers must prove their keys: discovery and proof must not
+// slow sends. "memory" isolates the CPU cost of the send path; "pebble" adds
+// the durable writes a production instance does. Run:
+//
+//	go test ./ptm/e2e -run '^$' -bench SendThreePeers -benchtime 5s -count 5
+func BenchmarkSendThreePeers(b *testing.B) {
+	for _, store := range []string{"memory", "leveldb"} {
+		b.Run(store, func(b *testing.B) { benchSendThreePeers(b, store) })
+	}
+}
+
+func benchSendThreePeers(b *testing.B, store string) {
+	dir := b.TempDir()
+	quiet := "verbosity = 0"
+	a := ptmtest.StartProcess(b, ptmtest.Conf{Dir: filepath.Join(dir, "a"), Keys: []string{"a"}, Storage: store, Extra: quiet})
+	var peers []*ptmtest.Process
+	for _, name := range []string{"b", "c", "d"} {
+		peers = append(peers, ptmtest.StartProcess(b, ptmtest.Conf{Dir: filepath.Join(dir, name), Keys: []string{name}, Storage: store, OtherNodes: []string{a.NodeURL()}, Extra: quiet}))
+	}
+	ptmtest.WaitFor(b, 30*time.Second, "discovery of three peers", func() bool {
+		r, err := a.Do("GET", "/knownnodes", "", nil)
+		var n []map[string]string
+		return err == nil && json.Unmarshal(r.Body, &n) == nil && len(n) == 3
+	})
+	to := []keys.PublicKey{peers[0].Keys[0], peers[1].Keys[0], peers[2].Keys[0]}
+	payload := make([]byte, 1024)
+	rand.Read(payload)
+	body, _ := json.Marshal(map[string]any{"payload": payload, "from": a.Keys[0].String(), "to": ptmtest.Strings(to)})
+	hc := &http.Client{Transport: &http.Transport{MaxIdleConns: 2 * clients, MaxIdleConnsPerHost: 2 * clients}, Timeout: 30 * time.Second}
+	send := func() error {
+		req, _ := http.NewRequestWithContext(context.Background(), "POST", a.URL+"/send", bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := hc.Do(req)
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		data, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != 200 {
+			return fmt.Errorf("status %d: %s", resp.StatusCode, data)
+		}
+		return nil
+	}
+	for range 128 { // warm up connections and the legacy group
+		if err := send(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.SetParallelism((clients + runtime.GOMAXPROCS(0) - 1) / runtime.GOMAXPROCS(0))
+	b.ResetTimer()
+	start := time.Now()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if err := send(); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "req/s")
+}

@@ -230,6 +230,7 @@ func TestE2EStartupErrors(t *testing.T) {
 	ptmtest.KeyFiles(t, dir, "k")
 	ptmtest.KeyFiles(t, dir, "other")
 	os.WriteFile(filepath.Join(dir, "bad.pub"), []byte("not a key"), 0o644)
+	os.WriteFile(filepath.Join(dir, "short.tokens"), []byte("short\n"), 0o600)
 	os.WriteFile(filepath.Join(dir, "bad.key"), []byte(`{"data":{"bytes":"AAAA"},"type":"weird"}`), 0o644)
 	unreadable := filepath.Join(dir, "unreadable.key")
 	os.WriteFile(unreadable, []byte("{}"), 0o000)
@@ -257,6 +258,9 @@ func TestE2EStartupErrors(t *testing.T) {
 		{"missing passwords file", `publickeys = ["k.pub"]` + "\n" + `privatekeys = ["k.key"]` + "\npasswords = \"nope\"", "passwords:"},
 		{"unknown key", `color = "blue"`, `unknown key "color"`},
 		{"bad storage", `storage = "sql:mysql://x"`, "only PostgreSQL"},
+		{"missing tokens file", `clientapitokens = "nope"`, "clientapitokens: open"},
+		{"short token", `clientapitokens = "short.tokens"`, "a token must have at least 16 characters"},
+		{"bad maxpeers", `maxpeers = 0`, "maxpeers: must be positive"},
 		{"postgres down", `storage = "sql:postgres://127.0.0.1:1/x?connect_timeout=2"`, "storage: PostgreSQL at 127.0.0.1:1/x: failed to connect"},
 	}
 	if os.Getuid() != 0 { // root reads anything

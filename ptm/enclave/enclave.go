@@ -185,3 +185,34 @@ func (e *Enclave) openKey(p *payload.EncryptedPayload, own keys.PublicKey, sk *k
 func (e *Enclave) String() string {
 	return fmt.Sprintf("enclave(%d keys)", len(e.nodeKeys))
 }
+
+// OpenEphemeral opens a box sent from a one-time key (a discovery
+// challenge) to the hosted key own. Unlike payloads, the shared key is not
+// cached: each sender key is used once, and caching it would only evict the
+// keys of real parties.
+func (e *Enclave) OpenEphemeral(own, from keys.PublicKey, nonce *[24]byte, sealed []byte) ([]byte, bool) {
+	sk, ok := e.private[own]
+	if !ok {
+		return nil, false
+	}
+	return box.Open(nil, sealed, nonce, (*[32]byte)(&from), (*[32]byte)(&sk))
+}
+
+// Seal boxes msg from the hosted key from to the key to, with the cached
+// shared key of the pair (privacy group pushes are authenticated this way).
+func (e *Enclave) Seal(from, to keys.PublicKey, nonce *[24]byte, msg []byte) ([]byte, error) {
+	sk, ok := e.private[from]
+	if !ok {
+		return nil, ptm.Errorf(ptm.EnclaveNoMatchingPrivateKey, "%s is not hosted here", from)
+	}
+	return box.SealAfterPrecomputation(nil, msg, nonce, e.sharedKey(from, &sk, to)), nil
+}
+
+// Open opens a box sent from the key from to the hosted key own (see Seal).
+func (e *Enclave) Open(own, from keys.PublicKey, nonce *[24]byte, sealed []byte) ([]byte, bool) {
+	sk, ok := e.private[own]
+	if !ok {
+		return nil, false
+	}
+	return box.OpenAfterPrecomputation(nil, sealed, nonce, e.sharedKey(own, &sk, from))
+}

@@ -132,10 +132,28 @@ func Start(ctx context.Context, cfg *config.Config, opts Options) (_ *Instance, 
 	in.clientURL = tlsSet.clientScheme() + "://" + net.JoinHostPort(cfg.ClientNetworkInterface, strconv.Itoa(clientPort))
 
 	enc := enclave.New(pairs, always)
-	if in.Table, err = discovery.NewTable(ctx, meterKV(reg, in.knownStore, "knownnodes"), in.nodeURL, enc.NodeKeys()); err != nil {
+	tableOpts := discovery.Options{Limits: discovery.Limits{MaxPeers: cfg.MaxPeers, MaxKeysPerPeer: cfg.MaxKeysPerPeer}}
+	if !cfg.PeerDiscovery {
+		tableOpts.Fixed = append([]string{}, cfg.OtherNodes...)
+	}
+	if in.Table, err = discovery.NewTable(ctx, meterKV(reg, in.knownStore, "knownnodes"), in.nodeURL, enc.NodeKeys(), tableOpts); err != nil {
 		nodeLn.Close()
 		clientLn.Close()
 		return nil, err
+	}
+	var tokens *clientapi.Tokens
+	if cfg.ClientAPITokens != "" {
+		if tokens, err = clientapi.LoadTokens(cfg.ClientAPITokens, enc.Hosts); err != nil {
+			nodeLn.Close()
+			clientLn.Close()
+			return nil, err
+		}
+		if st, err := os.Stat(cfg.ClientAPITokens); err == nil && st.Mode().Perm()&0o077 != 0 {
+			log.Warn("clientapitokens is readable by other users; make it readable by basalt-privacy's user only (chmod 600)", "file", cfg.ClientAPITokens)
+		}
+	}
+	for _, w := range exposureWarnings(cfg, tokens != nil) {
+		log.Warn(w)
 	}
 	peers := nodeapi.NewClient(tlsSet.peerDial)
 	reg.GaugeFunc(metrics.PrivacyPeers, "known_nodes", "Node URLs in the node table, this instance's included (GET /peercount)", func() float64 { return float64(len(in.Table.URLs())) })
@@ -152,10 +170,23 @@ func Start(ctx context.Context, cfg *config.Config, opts Options) (_ *Instance, 
 	for _, ip := range cfg.IPWhitelist {
 		allow = append(allow, netip.MustParseAddr(ip)) // validated by config
 	}
+	if !cfg.PeerDiscovery {
+		// Discovery off (Tessera #301): the fixed peers are the only
+		// instances that may call, as Tessera #975/#976 ask.
+		allow = append(allow, peerAddresses(ctx, cfg.OtherNodes, log)...)
+		if len(allow) == 0 {
+			// An empty list means "everyone" to the node API; with no
+			// fixed peer, nobody may call.
+			allow = []netip.Addr{netip.IPv6Unspecified()}
+		}
+		log.Info("peer discovery is off: only othernodes are used and served", "othernodes", len(cfg.OtherNodes), "allowed addresses", len(allow))
+	}
 	maxBody := int64(cfg.MaxPayloadSize)/3*4 + 4 + bodySlack
 	nodeAPI := &nodeapi.Server{Manager: in.Manager, Table: in.Table, Log: log.With("api", "node"), MaxBody: maxBody, Allow: allow}
-	clientAPI := &clientapi.Server{Manager: in.Manager, Table: in.Table, Log: log.With("api", "client"), Version: opts.Version, MaxBody: maxBody}
+	clientAPI := &clientapi.Server{Manager: in.Manager, Table: in.Table, Log: log.With("api", "client"), Version: opts.Version, MaxBody: maxBody, Tokens: tokens}
 	clientMetrics, nodeMetrics := httpMetrics(reg)
+	// /readiness is answered before the client API's token check: probes
+	// carry no token, and the answer tells nothing a token protects.
 	ready := readiness([]storage.KV{in.store, in.knownStore}, in.Table, cfg.OtherNodes, peers)
 	in.nodeSrv = newServer(nodeMetrics(nodeAPI.Handler()), tlsSet.nodeServer, log)
 	in.clientSrv = newServer(clientMetrics(withReadiness(clientAPI.Handler(), ready)), tlsSet.clientServer, log)
@@ -174,7 +205,11 @@ func Start(ctx context.Context, cfg *config.Config, opts Options) (_ *Instance, 
 	in.cancel = cancel
 	in.serve(in.nodeSrv, nodeLn, "node")
 	in.serve(in.clientSrv, clientLn, "client")
-	d := &discovery.Discovery{Table: in.Table, Poller: peers, BootNodes: cfg.OtherNodes, Log: log.With("component", "discovery")}
+	d := &discovery.Discovery{Table: in.Table, Poller: peers, BootNodes: cfg.OtherNodes, Log: log.With("component", "discovery"),
+		EvictAfter: time.Duration(cfg.PeerEvictAfter) * time.Second}
+	if cfg.PeerEvictAfter == 0 {
+		d.EvictAfter = -1 // never
+	}
 	in.wg.Add(1)
 	go func() {
 		defer in.wg.Done()
@@ -187,7 +222,7 @@ func Start(ctx context.Context, cfg *config.Config, opts Options) (_ *Instance, 
 	log.Info("basalt-privacy started",
 		"nodeurl", in.nodeURL, "node", nodeLn.Addr().String(), "client", clientLn.Addr().String(),
 		"keys", len(pairs), "storage", describe(cfg.StorageSpec), "knownnodesstorage", describe(cfg.KnownNodesSpec),
-		"othernodes", len(cfg.OtherNodes), "metrics", in.metricsSrv.Addr())
+		"othernodes", len(cfg.OtherNodes), "peerdiscovery", cfg.PeerDiscovery, "clientapitokens", tokens.Len(), "metrics", in.metricsSrv.Addr())
 	for _, k := range enc.NodeKeys() {
 		log.Info("hosting key", "publicKey", k.String())
 	}

@@ -171,9 +171,9 @@ func (m *meteredPeers) Push(ctx context.Context, nodeURL string, p *payload.Encr
 	return d, err
 }
 
-func (m *meteredPeers) PushGroup(ctx context.Context, nodeURL string, g *payload.PrivacyGroup) (string, error) {
+func (m *meteredPeers) PushGroup(ctx context.Context, nodeURL string, body []byte, auth string) (string, error) {
 	start := time.Now()
-	id, err := m.Peers.PushGroup(ctx, nodeURL, g)
+	id, err := m.Peers.PushGroup(ctx, nodeURL, body, auth)
 	m.group.Observe(time.Since(start).Seconds())
 	if err != nil {
 		m.groupFailures.Inc()

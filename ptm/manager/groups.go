@@ -60,6 +60,13 @@ func (m *Manager) CreateGroup(ctx context.Context, r CreateGroupRequest) (*Group
 	if err != nil {
 		return nil, ptm.Wrap(ptm.EnclaveDecodePublicKey, err)
 	}
+	from, err := keys.ParsePublicKey(*r.From)
+	if err != nil {
+		return nil, ptm.Errorf(ptm.EnclaveDecodePublicKey, "from: %w", err)
+	}
+	if err := m.allow(ctx, from); err != nil {
+		return nil, err
+	}
 	seed := r.Seed
 	if len(seed) == 0 {
 		seed = make([]byte, seedSize)
@@ -80,11 +87,11 @@ func (m *Manager) CreateGroup(ctx context.Context, r CreateGroupRequest) (*Group
 	}
 	g.RandomSeed = seed
 	id := enclave.GroupIDString(members, seed, payload.Pantheon)
-	urls, err := m.peerURLs(members)
+	targets, err := m.peerTargets(members)
 	if err != nil {
 		return nil, err
 	}
-	if err := m.pushGroup(ctx, urls, id, g); err != nil {
+	if err := m.pushGroup(ctx, targets, members, from, id, g); err != nil {
 		return nil, err
 	}
 	if err := m.storeGroup(ctx, id, g); err != nil {
@@ -104,7 +111,9 @@ func blankToEmpty(s string) string {
 }
 
 // DeleteGroup marks a group DELETED, pushes that to every other instance
-// hosting a member other than from, stores it and drops it from the index.
+// hosting a member, stores it and drops it from the index. from must be a
+// member (DeletePrivacyGroupShouldIncludeSelf otherwise): Orion let any
+// caller delete any group.
 func (m *Manager) DeleteGroup(ctx context.Context, id string, from *string) (string, error) {
 	g, err := m.getGroup(ctx, id)
 	if err != nil && !errors.Is(err, storage.ErrNotFound) {
@@ -113,23 +122,32 @@ func (m *Manager) DeleteGroup(ctx context.Context, id string, from *string) (str
 	if err != nil || g.State != payload.Active {
 		return "", ptm.Errorf(ptm.PrivacyGroupNotDeleted, "privacy group %q does not exist or is deleted", id)
 	}
-	var others []keys.PublicKey
-	for _, a := range g.Addresses {
-		if from != nil && a == *from {
-			continue
-		}
-		k, err := keys.ParsePublicKey(a)
-		if err != nil {
-			return "", ptm.Wrap(ptm.EnclaveDecodePublicKey, err)
-		}
-		others = append(others, k)
+	members, err := g.Members()
+	if err != nil {
+		return "", ptm.Wrap(ptm.EnclaveDecodePublicKey, err)
 	}
-	urls, err := m.peerURLs(others)
+	if from == nil {
+		return "", ptm.Errorf(ptm.DeletePrivacyGroupShouldIncludeSelf, "from is missing: only a member may delete privacy group %q", id)
+	}
+	fromKey, err := keys.ParsePublicKey(*from)
+	if err != nil {
+		return "", ptm.Errorf(ptm.EnclaveDecodePublicKey, "from: %w", err)
+	}
+	if !slices.Contains(members, fromKey) {
+		return "", ptm.Errorf(ptm.DeletePrivacyGroupShouldIncludeSelf, "%s is not a member of privacy group %q: only a member may delete it", fromKey, id)
+	}
+	if err := m.allow(ctx, fromKey); err != nil {
+		return "", err
+	}
+	// Every other instance hosting a member is told, from's included when
+	// from is not hosted here (Orion skipped from's instance, assuming it
+	// was this one).
+	targets, err := m.peerTargets(members)
 	if err != nil {
 		return "", err
 	}
 	g.State = payload.Deleted
-	if err := m.pushGroup(ctx, urls, id, g); err != nil {
+	if err := m.pushGroup(ctx, targets, members, fromKey, id, g); err != nil {
 		return "", err
 	}
 	if err := m.storeGroup(ctx, id, g); err != nil {
@@ -139,13 +157,17 @@ func (m *Manager) DeleteGroup(ctx context.Context, id string, from *string) (str
 }
 
 // FindGroups returns the ACTIVE groups whose member set is exactly addresses
-// (order and duplicates ignored).
+// (order and duplicates ignored); none when the caller may act as none of
+// the members.
 func (m *Manager) FindGroups(ctx context.Context, addresses []string) ([]Group, error) {
 	members, err := payload.ParseKeys(addresses)
 	if err != nil {
 		return nil, ptm.Wrap(ptm.EnclaveDecodePublicKey, err)
 	}
 	out := []Group{}
+	if !AccessOf(ctx).AllowsAny(members) {
+		return out, nil // a tenant sees only groups it is a member of
+	}
 	data, err := m.Store.Get(ctx, []byte(enclave.IndexKey(members)))
 	if errors.Is(err, storage.ErrNotFound) {
 		return out, nil
@@ -173,7 +195,8 @@ func (m *Manager) FindGroups(ctx context.Context, addresses []string) ([]Group, 
 }
 
 // RetrieveGroup returns an ACTIVE group; missing or deleted is
-// PrivacyGroupNotFound.
+// PrivacyGroupNotFound, and so is a group none of whose members the caller
+// may act as.
 func (m *Manager) RetrieveGroup(ctx context.Context, id string) (*Group, error) {
 	g, err := m.getGroup(ctx, id)
 	if err != nil && !errors.Is(err, storage.ErrNotFound) {
@@ -182,15 +205,25 @@ func (m *Manager) RetrieveGroup(ctx context.Context, id string) (*Group, error) 
 	if err != nil || g.State != payload.Active {
 		return nil, ptm.Errorf(ptm.PrivacyGroupNotFound, "privacy group %q not found", id)
 	}
+	if members, err := g.Members(); err != nil || !AccessOf(ctx).AllowsAny(members) {
+		return nil, ptm.Errorf(ptm.PrivacyGroupNotFound, "privacy group %q not found for this client", id)
+	}
 	v := groupView(id, g)
 	return &v, nil
 }
 
-// peerURLs returns the distinct node URLs, other than this instance's,
-// hosting keys (in first-seen order). A key hosted here needs no URL.
-func (m *Manager) peerURLs(ks []keys.PublicKey) ([]string, error) {
-	var out []string
-	for _, k := range ks {
+// target is an instance a group is pushed to, with one of the members it
+// hosts (the recipient of the push's authentication).
+type target struct {
+	url    string
+	member keys.PublicKey
+}
+
+// peerTargets returns the distinct instances, other than this one, hosting
+// members (in first-seen order). A key hosted here needs no URL.
+func (m *Manager) peerTargets(members []keys.PublicKey) ([]target, error) {
+	var out []target
+	for _, k := range members {
 		if m.Enclave.Hosts(k) {
 			continue
 		}
@@ -198,34 +231,62 @@ func (m *Manager) peerURLs(ks []keys.PublicKey) ([]string, error) {
 		if !ok {
 			return nil, ptm.Errorf(ptm.NodeMissingPeerURL, "no known instance hosts %s", k)
 		}
-		if m.isSelf(u) || slices.Contains(out, u) {
+		if m.isSelf(u) || slices.ContainsFunc(out, func(t target) bool { return t.url == u }) {
 			continue
 		}
-		out = append(out, u)
+		out = append(out, target{url: u, member: k})
 	}
 	return out, nil
 }
 
-// pushGroup sends g to urls concurrently; each must answer with id.
-func (m *Manager) pushGroup(ctx context.Context, urls []string, id string, g *payload.PrivacyGroup) error {
-	errs := make([]error, len(urls))
+// groupSigner returns the hosted member that authenticates a group's
+// pushes: from when it is hosted here, else the first hosted member.
+func (m *Manager) groupSigner(members []keys.PublicKey, from keys.PublicKey) (keys.PublicKey, error) {
+	if m.Enclave.Hosts(from) {
+		return from, nil
+	}
+	for _, k := range members {
+		if m.Enclave.Hosts(k) {
+			return k, nil
+		}
+	}
+	return keys.PublicKey{}, ptm.Errorf(ptm.EnclaveNoMatchingPrivateKey, "no member of the privacy group is hosted here to authenticate its push")
+}
+
+// pushGroup sends g to targets concurrently, authenticated by a hosted
+// member (see GroupAuthHeader); each must answer with id.
+func (m *Manager) pushGroup(ctx context.Context, targets []target, members []keys.PublicKey, from keys.PublicKey, id string, g *payload.PrivacyGroup) error {
+	if len(targets) == 0 {
+		return nil
+	}
+	signer, err := m.groupSigner(members, from)
+	if err != nil {
+		return err
+	}
+	body, err := g.MarshalCBOR()
+	if err != nil {
+		return ptm.Wrap(ptm.PrivacyGroupNotPushed, err)
+	}
+	errs := make([]error, len(targets))
 	var wg sync.WaitGroup
-	for i, u := range urls {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			got, err := m.Peers.PushGroup(ctx, u, g)
+	for i, t := range targets {
+		auth, err := m.signGroupPush(body, signer, t.member)
+		if err != nil {
+			return ptm.Wrap(ptm.PrivacyGroupNotPushed, err)
+		}
+		wg.Go(func() {
+			got, err := m.Peers.PushGroup(ctx, t.url, body, auth)
 			if err == nil && got != id {
-				err = &PeerStatusError{URL: u, Status: 200, Body: got}
+				err = &PeerStatusError{URL: t.url, Status: 200, Body: got}
 			}
 			errs[i] = err
-		}()
+		})
 	}
 	wg.Wait()
 	for i, err := range errs {
 		if err != nil {
-			m.log().Warn("privacy group push failed", "url", urls[i], "err", err)
-			return pushFailure(fmt.Errorf("push privacy group to %s: %w", urls[i], err))
+			m.log().Warn("privacy group push failed", "url", targets[i].url, "err", err)
+			return pushFailure(fmt.Errorf("push privacy group to %s: %w", targets[i].url, err))
 		}
 	}
 	return nil

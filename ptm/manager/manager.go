@@ -42,7 +42,9 @@ import (
 // other answer or a transport failure is an error.
 type Peers interface {
 	Push(ctx context.Context, nodeURL string, p *payload.EncryptedPayload) (string, error)
-	PushGroup(ctx context.Context, nodeURL string, g *payload.PrivacyGroup) (string, error)
+	// PushGroup posts body, a CBOR PrivacyGroup, with auth as its
+	// GroupAuthHeader.
+	PushGroup(ctx context.Context, nodeURL string, body []byte, auth string) (string, error)
 }
 
 // PeerStatusError is the error Peers return for a non-200 answer.
@@ -51,6 +53,10 @@ type PeerStatusError struct {
 	Status int
 	Body   string
 }
+
+// HTTPStatus returns the status the peer answered (for packages that cannot
+// name this type, such as discovery).
+func (e *PeerStatusError) HTTPStatus() int { return e.Status }
 
 // Error implements error.
 func (e *PeerStatusError) Error() string {

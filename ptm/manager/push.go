@@ -29,8 +29,11 @@ func (m *Manager) StorePushed(ctx context.Context, data []byte) (string, error) 
 // StorePushedGroup stores a privacy group another instance pushed (CBOR):
 // under its id, with the membership index updated (the id removed for a
 // DELETED group). It returns the id. At least one member must be hosted
-// here, else EnclaveNotPayloadOwner.
-func (m *Manager) StorePushedGroup(ctx context.Context, data []byte) (string, error) {
+// here, else EnclaveNotPayloadOwner; and auth, the request's
+// GroupAuthHeader, must show that a member pushed it, else
+// PrivacyGroupNotFromMember — a group, or its deletion, is never taken from
+// an instance that hosts none of its members.
+func (m *Manager) StorePushedGroup(ctx context.Context, data []byte, auth string) (string, error) {
 	g, err := payload.DecodePrivacyGroup(data)
 	if err != nil {
 		return "", ptm.Wrap(ptm.ObjectJSONDeserialization, err)
@@ -42,6 +45,9 @@ func (m *Manager) StorePushedGroup(ctx context.Context, data []byte) (string, er
 	}
 	if !hosted {
 		return "", ptm.Errorf(ptm.EnclaveNotPayloadOwner, "pushed privacy group has no member hosted here")
+	}
+	if err := m.verifyGroupPush(data, g, auth); err != nil {
+		return "", err
 	}
 	id := enclave.GroupIDString(members, g.RandomSeed, g.Type)
 	if err := m.storeGroup(ctx, id, g); err != nil {

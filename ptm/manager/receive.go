@@ -20,7 +20,8 @@ type Received struct {
 // Receive decrypts the payload stored under key with to (a Base64 key) or,
 // when to is nil or empty, with each hosted key in turn. An unknown payload
 // key is EnclavePayloadNotFound; a payload no candidate key opens is
-// EnclaveKeysCannotDecryptPayload.
+// EnclaveKeysCannotDecryptPayload. A caller limited to some keys (Access)
+// tries only those, and asking for another is Forbidden.
 func (m *Manager) Receive(ctx context.Context, key string, to *string) (*Received, error) {
 	p, err := m.getPayload(ctx, key)
 	if errors.Is(err, storage.ErrNotFound) {
@@ -30,10 +31,16 @@ func (m *Manager) Receive(ctx context.Context, key string, to *string) (*Receive
 		return nil, ptm.Wrap(ptm.Unmapped, err)
 	}
 	candidates := m.Enclave.NodeKeys()
+	if a := AccessOf(ctx).Keys(); a != nil {
+		candidates = a
+	}
 	if to != nil && *to != "" {
 		k, err := keys.ParsePublicKey(*to)
 		if err != nil {
 			return nil, ptm.Errorf(ptm.EnclaveDecodePublicKey, "to: %w", err)
+		}
+		if err := m.allow(ctx, k); err != nil {
+			return nil, err
 		}
 		candidates = []keys.PublicKey{k}
 	}

@@ -69,11 +69,19 @@ func (m *Manager) Send(ctx context.Context, r SendRequest) (string, error) {
 		}
 		from, fromStr = k, *r.From
 	} else {
+		// The first key the caller may use: the first hosted key, or the
+		// first of a tenant's keys.
 		nodeKeys := m.Enclave.NodeKeys()
+		if a := AccessOf(ctx).Keys(); a != nil {
+			nodeKeys = a
+		}
 		if len(nodeKeys) == 0 {
 			return "", ptm.Errorf(ptm.NoSenderKey, "no from and no hosted key")
 		}
 		from, fromStr = nodeKeys[0], nodeKeys[0].String()
+	}
+	if err := m.allow(ctx, from); err != nil {
+		return "", err
 	}
 
 	var group *payload.PrivacyGroup
@@ -125,7 +133,10 @@ func (m *Manager) Send(ctx context.Context, r SendRequest) (string, error) {
 }
 
 // legacyGroup returns the LEGACY group of to ++ [from], storing it (and its
-// index entry) the first time it is used.
+// index entry) the first time it is used, and again after it was deleted: a
+// legacy group exists because its parties send to each other, so the next
+// legacy send brings a deleted one back (Orion left it deleted, and sends
+// with its id failed from then on).
 func (m *Manager) legacyGroup(ctx context.Context, to []string, from string) (*payload.PrivacyGroup, error) {
 	addrs := make([]string, 0, len(to)+1)
 	addrs = append(addrs, to...)
@@ -142,9 +153,17 @@ func (m *Manager) legacyGroup(ctx context.Context, to []string, from string) (*p
 		Type:        payload.Legacy,
 	}
 	id := enclave.GroupIDString(members, nil, payload.Legacy)
-	if _, err := m.Store.Get(ctx, []byte(id)); err == nil {
-		return g, nil
-	} else if !errors.Is(err, storage.ErrNotFound) {
+	data, err := m.Store.Get(ctx, []byte(id))
+	switch {
+	case err == nil:
+		state, err := payload.DecodeGroupState(data)
+		if err != nil {
+			return nil, ptm.Wrap(ptm.PrivacyGroupNotStored, fmt.Errorf("stored privacy group %s: %w", id, err))
+		}
+		if state == payload.Active {
+			return g, nil
+		}
+	case !errors.Is(err, storage.ErrNotFound):
 		return nil, ptm.Wrap(ptm.PrivacyGroupNotStored, err)
 	}
 	if err := m.storeGroup(ctx, id, g); err != nil {

@@ -80,7 +80,7 @@ func (c *Client) endpoint(nodeURL, path string) (string, error) {
 	return (&url.URL{Scheme: scheme, Host: u.Host, Path: path}).String(), nil
 }
 
-func (c *Client) post(ctx context.Context, nodeURL, path, mediaType string, body []byte) ([]byte, error) {
+func (c *Client) post(ctx context.Context, nodeURL, path, mediaType string, body []byte, header ...string) ([]byte, error) {
 	ep, err := c.endpoint(nodeURL, path)
 	if err != nil {
 		return nil, err
@@ -90,6 +90,9 @@ func (c *Client) post(ctx context.Context, nodeURL, path, mediaType string, body
 		return nil, err
 	}
 	req.Header.Set("Content-Type", mediaType)
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
 	// Every node API call is idempotent (a push stores the same value under
 	// the same key again), so the transport may retry it on a fresh
 	// connection when a pooled one turns out dead (the peer restarted). An
@@ -121,18 +124,19 @@ func (c *Client) Push(ctx context.Context, nodeURL string, p *payload.EncryptedP
 }
 
 // PushGroup implements manager.Peers.
-func (c *Client) PushGroup(ctx context.Context, nodeURL string, g *payload.PrivacyGroup) (string, error) {
-	body, err := g.MarshalCBOR()
-	if err != nil {
-		return "", err
-	}
-	reply, err := c.post(ctx, nodeURL, "/pushPrivacyGroup", ptm.MediaCBOR, body)
+func (c *Client) PushGroup(ctx context.Context, nodeURL string, body []byte, auth string) (string, error) {
+	reply, err := c.post(ctx, nodeURL, "/pushPrivacyGroup", ptm.MediaCBOR, body, manager.GroupAuthHeader, auth)
 	return string(reply), err
 }
 
 // PartyInfo implements discovery.Poller.
 func (c *Client) PartyInfo(ctx context.Context, nodeURL string, body []byte) ([]byte, error) {
 	return c.post(ctx, nodeURL, "/partyinfo", ptm.MediaCBOR, body)
+}
+
+// Validate implements discovery.Poller.
+func (c *Client) Validate(ctx context.Context, nodeURL string, body []byte) ([]byte, error) {
+	return c.post(ctx, nodeURL, "/partyinfo/validate", ptm.MediaCBOR, body)
 }
 
 // Upcheck calls GET /upcheck and reports whether it answered "I'm up!".

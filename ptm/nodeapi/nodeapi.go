@@ -1,13 +1,18 @@
 // Package nodeapi is the node-to-node HTTP API of basalt-privacy (Orion's
 // "node" port, 8080 by default) and the client other instances use to call it:
 //
-//	GET  /upcheck           "I'm up!"
-//	POST /partyinfo         CBOR node table in (the caller's), CBOR out (ours); the caller's is merged
-//	POST /push              CBOR EncryptedPayload, stripped to our keys; answers its digest
-//	POST /pushPrivacyGroup  CBOR PrivacyGroup; answers its id
+//	GET  /upcheck             "I'm up!"
+//	POST /partyinfo           CBOR node table in (the caller's), CBOR out (our own keys only);
+//	                          the caller's entries are queued for proof, not listed
+//	POST /partyinfo/validate  CBOR challenges in, CBOR answers out (Basalt: proof of key ownership)
+//	POST /push                CBOR EncryptedPayload, stripped to our keys; answers its digest
+//	POST /pushPrivacyGroup    CBOR PrivacyGroup with a member's authentication
+//	                          (manager.GroupAuthHeader); answers its id
 //
-// Failures answer 500 {"error":"<Orion code>"} (413 PayloadTooLarge for a
-// body over the limit); a request no route matches answers 404.
+// Failures answer 500 {"error":"<Orion code>"} (403 for a pushed group not
+// authenticated by a member, 413 PayloadTooLarge for a body over the limit);
+// a request no route matches answers 404, and a connection from an address
+// not allowed answers 403.
 package nodeapi
 
 import (
@@ -30,7 +35,8 @@ type Server struct {
 	// MaxBody is the largest request body accepted, in bytes (0: no limit).
 	MaxBody int64
 	// Allow, when not empty, is the list of client IP addresses allowed to
-	// connect (Orion's ipwhitelist); others are answered 403.
+	// connect (Orion's ipwhitelist, and with discovery off the fixed peers'
+	// addresses); others are answered 403.
 	Allow []netip.Addr
 }
 
@@ -39,6 +45,7 @@ func (s *Server) Handler() http.Handler {
 	router := ptm.NewRouter(
 		ptm.Route{Method: http.MethodGet, Path: "/upcheck", Handler: func(w http.ResponseWriter, _ *http.Request) { ptm.WriteText(w, ptm.Upcheck) }},
 		ptm.Route{Method: http.MethodPost, Path: "/partyinfo", Consumes: []string{ptm.MediaCBOR}, Handler: s.partyInfo},
+		ptm.Route{Method: http.MethodPost, Path: "/partyinfo/validate", Consumes: []string{ptm.MediaCBOR}, Handler: s.validate},
 		ptm.Route{Method: http.MethodPost, Path: "/push", Consumes: []string{ptm.MediaCBOR}, Handler: s.push},
 		ptm.Route{Method: http.MethodPost, Path: "/pushPrivacyGroup", Consumes: []string{ptm.MediaCBOR}, Handler: s.pushGroup},
 	)
@@ -72,7 +79,7 @@ func (s *Server) allowlist(next http.Handler) http.Handler {
 		}
 		w.Header().Set("Content-Type", ptm.MediaText)
 		w.WriteHeader(http.StatusForbidden)
-		io.WriteString(w, "address not in ipwhitelist\n")
+		io.WriteString(w, "address not allowed on the node API (ipwhitelist, or othernodes with peerdiscovery = false)\n")
 	})
 }
 
@@ -92,10 +99,19 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool)
 
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	code := ptm.CodeOf(err)
+	status := http.StatusInternalServerError
+	if code == ptm.PrivacyGroupNotFromMember {
+		status = http.StatusForbidden
+	}
 	s.log().Warn("node API request failed", "path", r.URL.Path, "remote", r.RemoteAddr, "code", code, "err", err)
-	ptm.WriteError(w, http.StatusInternalServerError, code)
+	ptm.WriteError(w, status, code)
 }
 
+// partyInfo answers this instance's own keys — what the caller needs to
+// address and challenge it — and queues the caller's claims for proof. The
+// table itself goes only to proven instances, in the polls this instance
+// makes (discovery.Table.PartyInfoFor): a caller cannot be told apart from
+// anyone claiming its URL.
 func (s *Server) partyInfo(w http.ResponseWriter, r *http.Request) {
 	body, ok := s.readBody(w, r)
 	if !ok {
@@ -106,20 +122,35 @@ func (s *Server) partyInfo(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, ptm.Wrap(ptm.ObjectJSONDeserialization, err))
 		return
 	}
-	reply, err := s.Table.PartyInfo().Encode()
+	reply, err := s.Table.OwnPartyInfo().Encode()
 	if err != nil {
 		s.fail(w, r, ptm.Wrap(ptm.ObjectJSONSerialization, err))
 		return
 	}
+	st := s.Table.Offer(entries)
+	if st.Dropped > 0 {
+		s.log().Warn("party info over the limits: claims dropped", "remote", r.RemoteAddr, "entries", len(entries), "queued", st.Queued, "dropped", st.Dropped)
+	} else if st.Queued > 0 {
+		s.log().Debug("party info claims queued for proof", "remote", r.RemoteAddr, "queued", st.Queued)
+	}
 	w.Header().Set("Content-Type", ptm.MediaCBOR)
 	w.Write(reply)
-	// The reply carries our table as it was; the caller's entries are merged
-	// after, as in Orion.
-	if n, err := s.Table.Merge(r.Context(), entries); err != nil {
-		s.log().Warn("merge party info", "remote", r.RemoteAddr, "err", err)
-	} else if n > 0 {
-		s.log().Info("discovered keys", "from", r.RemoteAddr, "added", n)
+}
+
+// validate answers the challenges of another instance proving that this
+// one holds the keys it claims (discovery.Answer).
+func (s *Server) validate(w http.ResponseWriter, r *http.Request) {
+	body, ok := s.readBody(w, r)
+	if !ok {
+		return
 	}
+	reply, err := discovery.Answer(s.Manager.Enclave, s.Table.Self(), body)
+	if err != nil {
+		s.fail(w, r, ptm.Wrap(ptm.ObjectJSONDeserialization, err))
+		return
+	}
+	w.Header().Set("Content-Type", ptm.MediaCBOR)
+	w.Write(reply)
 }
 
 func (s *Server) push(w http.ResponseWriter, r *http.Request) {
@@ -140,7 +171,7 @@ func (s *Server) pushGroup(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	id, err := s.Manager.StorePushedGroup(r.Context(), body)
+	id, err := s.Manager.StorePushedGroup(r.Context(), body, r.Header.Get(manager.GroupAuthHeader))
 	if err != nil {
 		s.fail(w, r, err)
 		return

@@ -36,9 +36,13 @@ func FuzzDecodePrivacyGroup(f *testing.F) {
 	f.Add(enc)
 	f.Add([]byte{0xbf, 0xff})
 	f.Fuzz(func(t *testing.T, data []byte) {
+		state, stateErr := DecodeGroupState(data)
 		g, err := DecodePrivacyGroup(data)
 		if err != nil {
 			return
+		}
+		if stateErr != nil || state != g.State {
+			t.Fatalf("state %q (%v) of a group in state %q", state, stateErr, g.State)
 		}
 		enc, err := g.MarshalCBOR()
 		if err != nil {

@@ -76,6 +76,22 @@ func DecodePrivacyGroup(data []byte) (*PrivacyGroup, error) {
 	return (*PrivacyGroup)(&g), nil
 }
 
+// DecodeGroupState reads only the state of a CBOR PrivacyGroupPayload. A
+// legacy send checks its group's state on every send; reading the one field
+// skips decoding the addresses, name and description.
+func DecodeGroupState(data []byte) (GroupState, error) {
+	var g struct {
+		State GroupState `cbor:"state"`
+	}
+	if err := Unmarshal(data, &g); err != nil {
+		return "", err
+	}
+	if g.State != Active && g.State != Deleted {
+		return "", malformed(fmt.Sprintf("unknown state %q", g.State), nil)
+	}
+	return g.State, nil
+}
+
 // GroupIndex is Orion's QueryPrivacyGroupPayload as stored: the ids of the
 // groups whose member set is exactly Addresses.
 type GroupIndex struct {

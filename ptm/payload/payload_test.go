@@ -240,3 +240,17 @@ func TestDigestVector(t *testing.T) {
 		t.Errorf("Digest(empty) = %s (want base64 of %x)", got, want)
 	}
 }
+
+func TestDecodeGroupState(t *testing.T) {
+	for _, st := range []GroupState{Active, Deleted} {
+		data, _ := (&PrivacyGroup{Addresses: []string{"x"}, State: st, Type: Legacy}).MarshalCBOR()
+		if got, err := DecodeGroupState(data); err != nil || got != st {
+			t.Errorf("%s: %s %v", st, got, err)
+		}
+	}
+	for _, bad := range [][]byte{{0xa0}, {0xff}, {}} {
+		if _, err := DecodeGroupState(bad); err == nil {
+			t.Errorf("%x accepted", bad)
+		}
+	}
+}

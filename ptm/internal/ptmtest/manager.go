@@ -22,7 +22,7 @@ func (NoPeers) Push(context.Context, string, *payload.EncryptedPayload) (string,
 }
 
 // PushGroup implements manager.Peers.
-func (NoPeers) PushGroup(context.Context, string, *payload.PrivacyGroup) (string, error) {
+func (NoPeers) PushGroup(context.Context, string, []byte, string) (string, error) {
 	return "", errors.New("no peers in this test")
 }
 
@@ -39,7 +39,7 @@ func Manager(t testing.TB, n int, peers manager.Peers) (*manager.Manager, []keys
 		}
 		pairs[i], pubs[i] = kp, kp.Public
 	}
-	table, err := discovery.NewTable(context.Background(), storage.NewMemory(), "http://self:1/", pubs)
+	table, err := discovery.NewTable(context.Background(), storage.NewMemory(), "http://self:1/", pubs, discovery.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,6 +39,10 @@ func StartProcess(t testing.TB, c Conf, env ...string) *Process {
 	path, ks := c.Write(t)
 	p := &Process{t: t, Conf: c, Keys: ks, path: path, env: env, logs: new(proctest.LogBuffer)}
 	p.API = NewAPI(fmt.Sprintf("http://127.0.0.1:%d", c.ClientPort))
+	if c.ClientTLS != nil {
+		p.API = NewTLSAPI(fmt.Sprintf("https://127.0.0.1:%d", c.ClientPort), c.ClientTLS)
+	}
+	p.API.Token = c.ClientToken
 	p.start()
 	t.Cleanup(func() {
 		p.proc.Kill()

@@ -6,6 +6,7 @@ package ptmtest
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -53,6 +54,12 @@ type Conf struct {
 	OtherNodes []string
 	Storage    string // default "memory"
 	Extra      string // more TOML lines
+	// ClientTLS, when set, is the TLS configuration the test's API uses to
+	// reach a client API that requires TLS (clientconnectiontls = "strict").
+	ClientTLS *tls.Config
+	// ClientToken, when set, is sent as a bearer token with every client
+	// API request (clientapitokens).
+	ClientToken string
 }
 
 // Write fills in ports, creates missing key files, writes Dir/orion.conf and
@@ -115,11 +122,19 @@ func (c *Conf) NodeURL() string { return fmt.Sprintf("http://127.0.0.1:%d/", c.N
 type API struct {
 	URL  string // http://127.0.0.1:port
 	HTTP *http.Client
+	// Token, when set, is sent as "Authorization: Bearer <Token>".
+	Token string
 }
 
 // NewAPI returns an API for a client base URL.
 func NewAPI(url string) *API {
 	return &API{URL: strings.TrimRight(url, "/"), HTTP: &http.Client{Timeout: 30 * time.Second}}
+}
+
+// NewTLSAPI returns an API for a client base URL (https://...) reached with
+// cfg.
+func NewTLSAPI(url string, cfg *tls.Config) *API {
+	return &API{URL: strings.TrimRight(url, "/"), HTTP: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{TLSClientConfig: cfg}}}
 }
 
 // Response is an HTTP answer.
@@ -162,6 +177,9 @@ func (a *API) Do(method, path, mediaType string, body any, headers ...string) (*
 	}
 	if mediaType != "" {
 		req.Header.Set("Content-Type", mediaType)
+	}
+	if a.Token != "" {
+		req.Header.Set("Authorization", "Bearer "+a.Token)
 	}
 	for i := 0; i+1 < len(headers); i += 2 {
 		req.Header.Set(headers[i], headers[i+1])
