@@ -6,7 +6,6 @@ import (
 	gethp2p "github.com/ethereum/go-ethereum/p2p"
 
 	"github.com/basaltchain/basalt/metrics"
-	"github.com/basaltchain/basalt/p2p/eth"
 )
 
 // serviceMetrics are the service's Besu metrics (all no-ops without
@@ -89,6 +88,3 @@ func (rw meteredRW) WriteMsg(msg gethp2p.Msg) error {
 	}
 	return err
 }
-
-// ethMessageName names eth's messages.
-func ethMessageName(code uint64) string { return eth.MessageName(code) }

@@ -221,7 +221,7 @@ func (s *Service) protocols() ([]gethp2p.Protocol, error) {
 				peer.SetRequestTimeout(s.cfg.RequestTimeout)
 				return eth.Run(s, peer)
 			},
-		}, ethMessageName))
+		}, eth.MessageName))
 	}
 	seen := map[gethp2p.Cap]bool{}
 	for _, p := range s.cfg.Protocols {
