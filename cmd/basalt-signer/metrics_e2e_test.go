@@ -122,3 +122,28 @@ func TestSignerMetricsAndReadiness(t *testing.T) {
 		t.Errorf("/upcheck with the node gone: %d", status)
 	}
 }
+
+// Without --metrics-enabled the signer keeps no metrics: no metrics port in
+// the ports file, and its own metrics path is relayed to the node like any
+// other.
+func TestSignerMetricsOff(t *testing.T) {
+	node := testnode.Start(t, t.TempDir(), "--network=dev")
+	dir := t.TempDir()
+	kf, pf := writeKeystore(t, dir, "dev1", devKey(t, 1), "pw")
+	signer := startSigner(t, append(downstreamArgs(t, node.URL), "file-based-signer", "-k", kf, "-p", pf)...)
+	ports, err := os.ReadFile(filepath.Join(signer.DataPath, portsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(ports), "metrics-port") {
+		t.Errorf("ports file with metrics off:\n%s", ports)
+	}
+	resp, err := http.Get(signer.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound { // the node's answer to an unknown path
+		t.Errorf("GET /metrics on the signer port: %d", resp.StatusCode)
+	}
+}
