@@ -1,13 +1,19 @@
 package node
 
 import (
+	"bytes"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"runtime"
 	"slices"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // TestMetricsOverhead measures what --metrics-enabled costs the JSON-RPC
@@ -62,7 +68,61 @@ func TestMetricsOverhead(t *testing.T) {
 		t.Logf("  metrics on:  median %7.0f req/s (runs %s)  CPU %5.1f µs/req", median(rates[1]), span(rates[1]), cpu[1]/reqs[1]*1e6)
 		t.Logf("  on/off, median of the rounds' ratios: %5.1f%% by req/s (quartiles %s), %5.1f%% by CPU per request",
 			100*median(ratios), quartiles(ratios), 100*median(cpuRatios))
+
+		// Both at once: half the clients on each node for the same
+		// seconds. The nodes share the cores and whatever else loads the
+		// machine at that moment, so the ratio of what they complete is
+		// the ratio of their costs per request.
+		var shared []float64
+		var sharedRates [2][]float64
+		for range max(rounds/2, 3) {
+			done := driveBoth(t, urls, c.body, benchClients/2, time.Second)
+			shared = append(shared, done[1]/done[0])
+			sharedRates[0] = append(sharedRates[0], done[0])
+			sharedRates[1] = append(sharedRates[1], done[1])
+		}
+		t.Logf("  both at once, %d clients each, 1 s rounds: off median %.0f req/s, on median %.0f req/s; on/off median %5.1f%% (quartiles %s)",
+			benchClients/2, median(sharedRates[0]), median(sharedRates[1]), 100*median(shared), quartiles(shared))
 	}
+}
+
+// driveBoth runs clients keep-alive clients against each of urls at once
+// for d and returns each one's completed requests per second.
+func driveBoth(t *testing.T, urls [2]string, body []byte, clients int, d time.Duration) [2]float64 {
+	var counts [2]atomic.Int64
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for i, url := range urls {
+		tr := &http.Transport{MaxIdleConns: clients, MaxIdleConnsPerHost: clients, MaxConnsPerHost: clients}
+		defer tr.CloseIdleConnections()
+		client := &http.Client{Transport: tr}
+		for range clients {
+			wg.Go(func() {
+				for {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					resp, err := client.Post(url, "application/json", bytes.NewReader(body))
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					counts[i].Add(1)
+				}
+			})
+		}
+	}
+	time.Sleep(d / 5) // connections up, caches warm
+	start := [2]int64{counts[0].Load(), counts[1].Load()}
+	time.Sleep(d)
+	end := [2]int64{counts[0].Load(), counts[1].Load()}
+	close(stop)
+	wg.Wait()
+	return [2]float64{float64(end[0]-start[0]) / d.Seconds(), float64(end[1]-start[1]) / d.Seconds()}
 }
 
 func median(v []float64) float64 {
