@@ -207,13 +207,20 @@ func (c *Chain) checkMergeTransition(header, parent *types.Header, parentTD *big
 }
 
 // wins is the fork-choice rule: heavier total difficulty, or for post-merge
-// blocks equal difficulty and a higher block.
+// blocks equal difficulty and a higher block. A tie between pre-merge
+// blocks goes to the engine's fork chooser when it has one (Clique's
+// EIP-3436 rules), else the head stays.
 func (c *Chain) wins(header *types.Header, td *big.Int, cur *headInfo) bool {
 	switch td.Cmp(cur.td) {
 	case 1:
 		return true
 	case 0:
-		return header.Difficulty.Sign() == 0 && header.Number.Cmp(cur.header.Number) > 0
+		if header.Difficulty.Sign() == 0 {
+			return header.Number.Cmp(cur.header.Number) > 0
+		}
+		if c.forkChooser != nil && cur.header.Difficulty.Sign() > 0 {
+			return c.forkChooser.PreferHead(c, header, cur.header)
+		}
 	}
 	return false
 }

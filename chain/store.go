@@ -57,6 +57,10 @@ type Chain struct {
 	head     atomic.Pointer[headInfo]
 	headFeed event.Feed
 
+	// forkChooser breaks ties of total difficulty (SetForkChooser); nil
+	// keeps the head on a tie.
+	forkChooser consensus.ForkChooser
+
 	headerCache   *lru.Cache[common.Hash, *types.Header]
 	bodyCache     *lru.Cache[common.Hash, *types.Body]
 	receiptsCache *lru.Cache[common.Hash, types.Receipts]
@@ -213,6 +217,14 @@ func (c *Chain) Close() error {
 		err = cerr
 	}
 	return err
+}
+
+// SetForkChooser makes f decide between heads of equal total difficulty
+// (see consensus.ForkChooser). Call it after Open, before inserting blocks.
+func (c *Chain) SetForkChooser(f consensus.ForkChooser) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.forkChooser = f
 }
 
 // Config returns the chain's fork configuration.

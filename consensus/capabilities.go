@@ -23,6 +23,10 @@ import (
 //   - Scheduler: when the node may seal on a parent (Clique's turn and
 //     delays, the beacon's stop at the merge);
 //   - Producer: an engine that drives block production itself (BFT);
+//   - KeySealer: an engine that seals with the node key (Clique), so the
+//     node produces blocks without --miner-enabled;
+//   - ForkChooser: an engine that breaks ties of total difficulty
+//     (Clique's EIP-3436 rules);
 //   - Instrumented: an engine exporting metrics of its own (metrics.go).
 //
 // An engine wrapping another (beacon around ethash) implements Wrapper; the
@@ -110,6 +114,31 @@ type Producer interface {
 	// new head or Retry before calling it again; any other error is logged
 	// and retried after a back-off.
 	Produce(ctx context.Context, host Host) error
+}
+
+// KeySealer is an engine that seals blocks with the node's own key, as
+// Clique does: the node runs its sealing loop whether or not
+// --miner-enabled is given (Besu enables Clique block production
+// implicitly), miner_stop and miner_start pause and resume it, and the
+// engine's Scheduler decides on every head whether the key may seal.
+type KeySealer interface {
+	// SealerAddress is the address of the node key the engine seals with;
+	// false when the engine was given no key (it only verifies). Blocks the
+	// node seals pay their fees to it, so it is the miner's coinbase when
+	// none is configured.
+	SealerAddress() (common.Address, bool)
+}
+
+// ForkChooser is an engine that decides between two chain heads of equal
+// total difficulty, so that nodes which saw competing blocks in different
+// orders still settle on one head (Clique: EIP-3436, as Besu). Without one
+// the chain store keeps the head it has.
+type ForkChooser interface {
+	// PreferHead reports whether candidate should replace current as the
+	// head. The chain store asks only for pre-merge headers whose total
+	// difficulties are equal; candidate need not be stored yet, but its
+	// ancestors are.
+	PreferHead(chain ChainReader, candidate, current *types.Header) bool
 }
 
 // Reasons an engine gives in a CannotSealError.

@@ -65,6 +65,12 @@ type Miner struct {
 	works   map[common.Hash]*pendingBlock
 	current *pendingBlock
 	paused  bool
+	// refused is the reason the engine's Scheduler last gave for not
+	// sealing on the head, "" once it agreed to: a node whose key is not
+	// an authorised signer is not mining (eth_mining false) though its
+	// loop runs. A refusal of Seal itself (a loop still trying) does not
+	// count.
+	refused string
 }
 
 // New returns a stopped miner.
@@ -88,11 +94,21 @@ func (m *Miner) Coinbase() (common.Address, bool) {
 	return *m.cfg.Coinbase, true
 }
 
-// Mining reports whether block production is running and not paused.
+// Mining reports whether block production is running, not paused, and
+// not refused by the engine's Scheduler because the node may not seal at
+// all (a Clique node whose key is not a signer).
 func (m *Miner) Mining() bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.cancel != nil && !m.paused
+	return m.cancel != nil && !m.paused && m.refused != consensus.ReasonNotAuthorised
+}
+
+// setRefused records why the engine refuses to seal on the head ("" when
+// it agreed).
+func (m *Miner) setRefused(reason string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.refused = reason
 }
 
 // SetPaused pauses or resumes block production (while syncing) without
@@ -131,6 +147,7 @@ func (m *Miner) Stop() {
 	cancel, done := m.cancel, m.done
 	m.cancel, m.done = nil, nil
 	m.current = nil
+	m.refused = ""
 	clear(m.works)
 	m.mu.Unlock()
 	if cancel != nil {

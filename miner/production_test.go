@@ -224,6 +224,38 @@ func TestSchedulerRefusesAndDelays(t *testing.T) {
 	}
 }
 
+// notSigner is a Scheduler refusing to seal because the node's key is not
+// authorised (a Clique node that is no signer), until allowed.
+type notSigner struct{ allowed atomic.Bool }
+
+func (n *notSigner) NextSeal(_ consensus.ChainReader, _ *types.Header, now time.Time) (time.Time, error) {
+	if !n.allowed.Load() {
+		return time.Time{}, &consensus.CannotSealError{Reason: consensus.ReasonNotAuthorised}
+	}
+	return now, nil
+}
+
+// While the Scheduler says the node is not authorised to seal at all, the
+// running loop is not mining (eth_mining false); once it may, it is.
+func TestNotAuthorisedIsNotMining(t *testing.T) {
+	c := newTestChain(t, func(_ context.Context, h *types.Header) (*types.Header, error) {
+		return types.CopyHeader(h), nil
+	})
+	sched := &notSigner{}
+	m := New(c, nil, Config{Coinbase: &testCoinbase, Scheduler: sched}, slog.New(slog.DiscardHandler))
+	if err := m.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer m.Stop()
+	eventually(t, "eth_mining false", func() bool { return !m.Mining() })
+	sched.allowed.Store(true)
+	extend(t, c, common.Address{1}) // a new head: ask again
+	eventually(t, "a produced block", func() bool { return c.CurrentHeader().Number.Uint64() >= 2 })
+	if !m.Mining() {
+		t.Fatal("not mining once authorised")
+	}
+}
+
 // An error that is not a CannotSealError is retried after a back-off, not
 // at once.
 func TestSealErrorBacksOff(t *testing.T) {

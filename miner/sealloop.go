@@ -42,6 +42,7 @@ func (m *Miner) sealLoop(ctx context.Context) {
 		var at time.Time
 		if s := m.cfg.Scheduler; s != nil {
 			t, err := s.NextSeal(m.chain, parent, now)
+			m.setRefused(refusal(err))
 			if err != nil {
 				if !m.cannotSeal(ctx, err, pause) {
 					failed("Sealing schedule failed", err)
@@ -113,6 +114,16 @@ func (m *Miner) cannotSeal(ctx context.Context, err error, pause *pauseLog) bool
 		m.waitWake(ctx)
 	}
 	return true
+}
+
+// refusal is the reason of a *consensus.CannotSealError, "" for any other
+// outcome.
+func refusal(err error) string {
+	var cs *consensus.CannotSealError
+	if errors.As(err, &cs) {
+		return cs.Reason
+	}
+	return ""
 }
 
 func isCannotSeal(err error) bool {

@@ -15,7 +15,8 @@ import (
 // consensus.Engine, each handed to the service that uses it: PoW to the
 // miner (remote work) and the ETH group (eth_hashrate), the scheduler and
 // producer to the miner, the RPC groups to the JSON-RPC registry, the
-// sub-protocols to the p2p service. capabilitiesOf is the one place the
+// sub-protocols to the p2p service, the key sealer to the node's start-up
+// (it runs the miner) and the fork chooser to the chain store. capabilitiesOf is the one place the
 // node looks at what its engine can do; nothing else asks which engine it
 // runs on.
 type engineCaps struct {
@@ -24,6 +25,11 @@ type engineCaps struct {
 	producer  consensus.Producer
 	apis      consensus.APIProvider
 	protocols consensus.ProtocolProvider
+	// sealer, when set, seals with the node key (Clique): the node runs the
+	// miner without --miner-enabled and defaults the coinbase to the key.
+	sealer consensus.KeySealer
+	// forkChooser breaks ties of total difficulty in the chain store.
+	forkChooser consensus.ForkChooser
 	// instrumented are every layer that exports metrics of its own.
 	instrumented []consensus.Instrumented
 }
@@ -49,6 +55,12 @@ func capabilitiesOf(e consensus.Engine) engineCaps {
 		}
 		if c, ok := e.(consensus.ProtocolProvider); ok && caps.protocols == nil {
 			caps.protocols = c
+		}
+		if c, ok := e.(consensus.KeySealer); ok && caps.sealer == nil {
+			caps.sealer = c
+		}
+		if c, ok := e.(consensus.ForkChooser); ok && caps.forkChooser == nil {
+			caps.forkChooser = c
 		}
 		if c, ok := e.(consensus.Scheduler); ok {
 			schedulers = append(schedulers, c)

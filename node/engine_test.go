@@ -185,8 +185,8 @@ func TestEngineRPCGroups(t *testing.T) {
 		WSMaxFrameSize: 4096, WSMaxActiveConnections: 4,
 	}
 	var logs syncBuffer
-	n, err := newNode(cfg, slog.New(slog.NewTextHandler(&logs, nil)), func(g *config.Genesis) (consensus.Engine, error) {
-		e, err := NewEngine(g)
+	n, err := newNode(cfg, slog.New(slog.NewTextHandler(&logs, nil)), func(g *config.Genesis, env EngineEnv) (consensus.Engine, error) {
+		e, err := NewEngineWith(g, env)
 		return cliqueLike{e}, err
 	})
 	if err != nil {

@@ -47,7 +47,7 @@ func metricsNode(t *testing.T, on bool, newEngine func(*config.Genesis) (consens
 	if newEngine == nil {
 		newEngine = func(g *config.Genesis) (consensus.Engine, error) { return chaingen.UnsealedEngine(g), nil }
 	}
-	n, err := newNode(cfg, slog.New(slog.DiscardHandler), newEngine)
+	n, err := newNode(cfg, slog.New(slog.DiscardHandler), func(g *config.Genesis, _ EngineEnv) (consensus.Engine, error) { return newEngine(g) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,8 +58,8 @@ func metricsNode(t *testing.T, on bool, newEngine func(*config.Genesis) (consens
 	return n
 }
 
-// rpcCall posts one request and returns its result.
-func rpcCall(t *testing.T, n *Node, method string, params ...any) json.RawMessage {
+// metricsCall posts one request and returns its result.
+func metricsCall(t *testing.T, n *Node, method string, params ...any) json.RawMessage {
 	t.Helper()
 	if params == nil {
 		params = []any{}
@@ -182,9 +182,9 @@ func TestMetricsInProcess(t *testing.T) {
 		Gas: 21000, GasTipCap: big.NewInt(1e9), GasFeeCap: big.NewInt(1e10),
 	})
 	raw, _ := tx.MarshalBinary()
-	rpcCall(t, n, "eth_sendRawTransaction", hexutil.Bytes(raw))
+	metricsCall(t, n, "eth_sendRawTransaction", hexutil.Bytes(raw))
 	for range 5 {
-		rpcCall(t, n, "eth_blockNumber")
+		metricsCall(t, n, "eth_blockNumber")
 	}
 
 	fams := scrapeMetrics(t, "http://"+n.MetricsAddr()+"/metrics")
@@ -227,7 +227,7 @@ func TestMetricsInProcess(t *testing.T) {
 
 	// debug_metrics: the same registry, nested.
 	var dm map[string]map[string]any
-	if err := json.Unmarshal(rpcCall(t, n, "debug_metrics"), &dm); err != nil {
+	if err := json.Unmarshal(metricsCall(t, n, "debug_metrics"), &dm); err != nil {
 		t.Fatal(err)
 	}
 	if dm["ethereum"]["blockchain_height"] != 3.0 {
@@ -244,7 +244,7 @@ func TestMetricsInProcess(t *testing.T) {
 
 	// net_services lists the metrics service.
 	var services map[string]struct{ Host, Port string }
-	if err := json.Unmarshal(rpcCall(t, n, "net_services"), &services); err != nil {
+	if err := json.Unmarshal(metricsCall(t, n, "net_services"), &services); err != nil {
 		t.Fatal(err)
 	}
 	_, port, _ := net.SplitHostPort(n.MetricsAddr())
@@ -265,10 +265,10 @@ func TestMetricsOffInProcess(t *testing.T) {
 	if eng.rounds != metrics.Nop {
 		t.Fatalf("engine got a live metric with metrics off: %T", eng.rounds)
 	}
-	if got := string(rpcCall(t, n, "debug_metrics")); got != "{}" {
+	if got := string(metricsCall(t, n, "debug_metrics")); got != "{}" {
 		t.Errorf("debug_metrics = %s, want {}", got)
 	}
-	if got := string(rpcCall(t, n, "net_services")); strings.Contains(got, "metrics") {
+	if got := string(metricsCall(t, n, "net_services")); strings.Contains(got, "metrics") {
 		t.Errorf("net_services = %s", got)
 	}
 }

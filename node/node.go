@@ -25,6 +25,7 @@ import (
 	"github.com/basaltchain/basalt/config"
 	"github.com/basaltchain/basalt/consensus"
 	"github.com/basaltchain/basalt/consensus/beacon"
+	"github.com/basaltchain/basalt/consensus/clique"
 	"github.com/basaltchain/basalt/consensus/ethash"
 	"github.com/basaltchain/basalt/metrics"
 	"github.com/basaltchain/basalt/miner"
@@ -69,33 +70,74 @@ type Node struct {
 // DatabaseDir is where the node keeps its database inside the data path.
 func DatabaseDir(dataPath string) string { return filepath.Join(dataPath, "database") }
 
-// NewEngine returns the consensus engine the genesis asks for. Ethash
-// chains are wrapped in the beacon engine so imported post-merge blocks
-// verify too.
+// EngineEnv is what an engine may need from the node besides the genesis:
+// the node key (Clique seals with it), the database (Clique keeps signer
+// snapshots in it) and the logger. The zero value gives an engine that
+// only verifies and keeps nothing on disk.
+type EngineEnv struct {
+	Key *ecdsa.PrivateKey
+	DB  ethdb.KeyValueStore
+	Log *slog.Logger
+}
+
+// NewEngine returns the consensus engine the genesis asks for, able to
+// verify but not to seal with a key and keeping nothing on disk (see
+// NewEngineWith).
 func NewEngine(g *config.Genesis) (consensus.Engine, error) {
-	cfg := g.ChainConfig()
-	switch {
-	case g.Clique != nil || cfg.Clique != nil:
-		return nil, errors.New("clique consensus is not supported yet")
-	case g.IBFT2 != nil || g.QBFT != nil:
+	return NewEngineWith(g, EngineEnv{})
+}
+
+// NewEngineWith returns the consensus engine the genesis asks for, with
+// Besu's precedence when it names several (ethash, ibft2, qbft, clique).
+// Ethash and Clique are wrapped in the beacon engine so imported post-merge
+// blocks verify too.
+func NewEngineWith(g *config.Genesis, env EngineEnv) (consensus.Engine, error) {
+	switch g.Consensus {
+	case "ibft2", "qbft":
 		return nil, errors.New("ibft2 consensus is not supported yet")
+	case "clique":
+		return newCliqueEngine(g, env)
 	}
 	return beacon.New(ethash.New(ethash.Config{FixedDifficulty: g.FixedDifficulty})), nil
 }
 
+// newCliqueEngine makes the Clique engine of g, refusing a genesis whose
+// extraData lists no signer (no block could ever be sealed).
+func newCliqueEngine(g *config.Genesis, env EngineEnv) (consensus.Engine, error) {
+	ex, err := clique.ParseExtra(g.Core.ExtraData)
+	if err != nil {
+		return nil, fmt.Errorf("clique genesis extraData: %w", err)
+	}
+	if len(ex.Signers) == 0 {
+		return nil, errors.New("clique genesis extraData lists no signer")
+	}
+	cc := g.Clique
+	e := clique.New(clique.Config{
+		Period:            cc.BlockPeriodSeconds,
+		Epoch:             cc.EpochLength,
+		CreateEmptyBlocks: cc.CreateEmptyBlocks,
+	}, clique.Options{Key: env.Key, DB: env.DB, Log: env.Log})
+	return beacon.New(e), nil
+}
+
 // OpenChain opens the database and chain of a data path; the caller closes
-// both (subcommands such as `blocks import` use it without a node).
+// both (subcommands such as `blocks import` use it without a node). Its
+// engine verifies only.
 func OpenChain(dataPath string, g *config.Genesis) (ethdb.Database, *chain.Chain, error) {
-	engine, err := NewEngine(g)
+	return openChain(dataPath, g, NewEngineWith, EngineEnv{})
+}
+
+// openChain opens the database, makes the engine on it with env and opens
+// the chain, with the engine's fork chooser if it has one.
+func openChain(dataPath string, g *config.Genesis, newEngine engineFactory, env EngineEnv) (ethdb.Database, *chain.Chain, error) {
+	db, err := chain.OpenDatabase(DatabaseDir(dataPath), 256)
 	if err != nil {
 		return nil, nil, err
 	}
-	return openChain(dataPath, g, engine)
-}
-
-func openChain(dataPath string, g *config.Genesis, engine consensus.Engine) (ethdb.Database, *chain.Chain, error) {
-	db, err := chain.OpenDatabase(DatabaseDir(dataPath), 256)
+	env.DB = db
+	engine, err := newEngine(g, env)
 	if err != nil {
+		db.Close()
 		return nil, nil, err
 	}
 	c, err := chain.Open(db, g.Core, engine)
@@ -103,17 +145,24 @@ func openChain(dataPath string, g *config.Genesis, engine consensus.Engine) (eth
 		db.Close()
 		return nil, nil, err
 	}
+	if fc := capabilitiesOf(engine).forkChooser; fc != nil {
+		c.SetForkChooser(fc)
+	}
 	return db, c, nil
 }
 
+// engineFactory makes the node's consensus engine (NewEngineWith; tests
+// give engines of their own).
+type engineFactory func(*config.Genesis, EngineEnv) (consensus.Engine, error)
+
 // New opens the node's storage and builds its services; Start runs them.
 func New(cfg *config.Config, log *slog.Logger) (*Node, error) {
-	return newNode(cfg, log, NewEngine)
+	return newNode(cfg, log, NewEngineWith)
 }
 
 // newNode is New with the engine made by newEngine (tests give engines of
 // their own, with capabilities the real ones do not have yet).
-func newNode(cfg *config.Config, log *slog.Logger, newEngine func(*config.Genesis) (consensus.Engine, error)) (*Node, error) {
+func newNode(cfg *config.Config, log *slog.Logger, newEngine engineFactory) (*Node, error) {
 	if log == nil {
 		log = slog.Default()
 	}
@@ -125,11 +174,7 @@ func newNode(cfg *config.Config, log *slog.Logger, newEngine func(*config.Genesi
 	if err != nil {
 		return nil, err
 	}
-	engine, err := newEngine(g)
-	if err != nil {
-		return nil, err
-	}
-	db, c, err := openChain(cfg.DataPath, g, engine)
+	db, c, err := openChain(cfg.DataPath, g, newEngine, EngineEnv{Key: key, Log: log})
 	if err != nil {
 		return nil, err
 	}
@@ -153,7 +198,7 @@ func newNode(cfg *config.Config, log *slog.Logger, newEngine func(*config.Genesi
 		return nil, err
 	}
 	n.miner = miner.New(c, poolSource{n.pool}, miner.Config{
-		Coinbase:  cfg.Miner.Coinbase,
+		Coinbase:  n.coinbase(),
 		ExtraData: cfg.Miner.ExtraData,
 		PoW:       n.caps.pow,
 		Scheduler: n.caps.scheduler,
@@ -178,7 +223,8 @@ func newNode(cfg *config.Config, log *slog.Logger, newEngine func(*config.Genesi
 }
 
 // Start runs the node's services: the head follower, the RPC servers and,
-// with --miner-enabled, the miner.
+// with --miner-enabled or an engine that seals with the node key (Clique),
+// the miner.
 func (n *Node) Start() error {
 	n.ctx, n.cancel = context.WithCancel(context.Background())
 	// Metrics first, so a start-up that stalls later can be watched.
@@ -216,7 +262,7 @@ func (n *Node) Start() error {
 		n.Close()
 		return err
 	}
-	if n.cfg.Miner.Enabled {
+	if n.cfg.Miner.Enabled || n.sealsWithKey() {
 		if err := n.miner.Start(); err != nil {
 			n.Close()
 			return fmt.Errorf("start miner: %w", err)
@@ -225,6 +271,32 @@ func (n *Node) Start() error {
 	head := n.chain.CurrentHeader()
 	n.log.Info("Node started", "chainId", n.chain.Config().ChainID, "head", head.Number,
 		"hash", n.chain.CurrentHash().Hex(), "genesis", n.chain.GenesisHash().Hex())
+	return nil
+}
+
+// sealsWithKey reports whether the engine seals with the node key (Clique):
+// then the node produces blocks without --miner-enabled, as Besu does, and
+// the engine decides on each head whether the key may seal.
+func (n *Node) sealsWithKey() bool {
+	if n.caps.sealer == nil {
+		return false
+	}
+	_, ok := n.caps.sealer.SealerAddress()
+	return ok
+}
+
+// coinbase is --miner-coinbase or, for an engine that seals with the node
+// key, the key's address (Besu's Clique coinbase), which receives the fees
+// of the blocks the node seals.
+func (n *Node) coinbase() *common.Address {
+	if cb := n.cfg.Miner.Coinbase; cb != nil {
+		return cb
+	}
+	if n.caps.sealer != nil {
+		if a, ok := n.caps.sealer.SealerAddress(); ok {
+			return &a
+		}
+	}
 	return nil
 }
 

@@ -123,7 +123,9 @@ func (s *Service) Peers() []PeerInfo {
 
 // GenesisConfig renders a genesis's fork configuration the way Besu's
 // admin_nodeInfo shows it (GenesisConfigOptions.asMap): chainId, every
-// scheduled fork under its Besu key, and the engine's options.
+// scheduled fork under its Besu key, and the engine's options (ethash's
+// fixeddifficulty; clique's epochLength, blockPeriodSeconds and
+// createemptyblocks).
 //
 // The dev network lists the fields of Besu's dev network the API
 // documents name (daoForkBlock and daoForkSupport included, all at block 0):
@@ -191,6 +193,14 @@ func GenesisConfig(g *config.Genesis, devNetwork bool) map[string]any {
 	}
 	if g.EVMStackSize != 0 {
 		m["evmStackSize"] = g.EVMStackSize
+	}
+	if cc := g.Clique; cc != nil {
+		// Besu's CliqueConfigOptions.asMap, key spellings included.
+		m["clique"] = map[string]any{
+			"epochLength":        cc.EpochLength,
+			"blockPeriodSeconds": cc.BlockPeriodSeconds,
+			"createemptyblocks":  cc.CreateEmptyBlocks,
+		}
 	}
 	if c.Ethash != nil || g.Consensus == "ethash" {
 		ethash := map[string]any{}

@@ -418,10 +418,18 @@ func (s *Service) PeerConnected(p *eth.Peer) error {
 	s.peers[p.ID()] = p
 	s.mu.Unlock()
 	s.metrics.connected.Inc()
-	_, td := p.Head()
+	head, td := p.Head()
 	s.log.Debug("Peer connected", "peer", p.ID()[:16], "name", p.Peer().Name(), "eth", p.Version(), "td", td)
-	if td.Cmp(s.chain.CurrentTD()) > 0 {
+	switch c := td.Cmp(s.chain.CurrentTD()); {
+	case c > 0:
 		s.requestSync(nil, common.Hash{})
+	case c == 0 && head != s.chain.CurrentHash():
+		// An equally heavy head on another branch: proof-of-authority
+		// signers that sealed competing blocks while apart, each unable
+		// to extend its own. Fetching it lets fork choice settle both
+		// nodes on the same head (Clique's EIP-3436 tie-break), where
+		// keeping each its own would stall the chain for good.
+		s.requestSync(p, head)
 	}
 	// Tell the new peer what the pool holds, as hashes.
 	if pending := s.pooledForAnnouncement(); len(pending) > 0 {

@@ -2,7 +2,9 @@
 // and benchmarks of sync and networking: blocks of value transfers between
 // the dev network's funded accounts, timestamped one second apart from the
 // genesis (so no waiting for the wall clock), sealed by the real ethash
-// engine and inserted through the real chain store.
+// engine and inserted through the real chain store. CliqueGenesis makes
+// Clique chains the same way, sealed by the real Clique engine with one
+// signer.
 //
 // With a fixed difficulty of 1 sealing is a single hash per block, so
 // thousands of blocks take seconds; every block still passes full
@@ -30,12 +32,14 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/ethdb"
+	"github.com/ethereum/go-ethereum/params"
 	"github.com/ethereum/go-ethereum/rlp"
 
 	"github.com/basaltchain/basalt/chain"
 	"github.com/basaltchain/basalt/config"
 	"github.com/basaltchain/basalt/consensus"
 	"github.com/basaltchain/basalt/consensus/beacon"
+	"github.com/basaltchain/basalt/consensus/clique"
 	"github.com/basaltchain/basalt/consensus/ethash"
 	"github.com/basaltchain/basalt/miner"
 )
@@ -63,20 +67,57 @@ func GenesisJSON(g *config.Genesis) ([]byte, error) {
 	if !ok {
 		return nil, errors.New("genesis without config")
 	}
-	ethashCfg := map[string]any{}
-	if g.FixedDifficulty != nil {
-		ethashCfg["fixeddifficulty"] = g.FixedDifficulty.Uint64()
+	if cc := g.Clique; cc != nil {
+		delete(cfg, "ethash")
+		cfg["clique"] = map[string]any{
+			"blockperiodseconds": cc.BlockPeriodSeconds,
+			"epochlength":        cc.EpochLength,
+			"createemptyblocks":  cc.CreateEmptyBlocks,
+		}
+	} else {
+		ethashCfg := map[string]any{}
+		if g.FixedDifficulty != nil {
+			ethashCfg["fixeddifficulty"] = g.FixedDifficulty.Uint64()
+		}
+		cfg["ethash"] = ethashCfg
 	}
-	cfg["ethash"] = ethashCfg
 	if g.ContractSizeLimit != 0 {
 		cfg["contractSizeLimit"] = g.ContractSizeLimit
 	}
 	return json.MarshalIndent(m, "", "  ")
 }
 
-// Engine returns the engine a node uses for g (ethash inside beacon), with
-// one sealing thread.
+// CliqueGenesis returns the dev network's genesis (allocation and every
+// fork through Osaka) run by Clique instead of ethash, with one signer,
+// CliqueSigner's account, and the given block period.
+func CliqueGenesis(period uint64) *config.Genesis {
+	g := config.DevGenesis()
+	cfg := *g.Core.Config
+	cfg.Ethash = nil
+	cfg.Clique = &params.CliqueConfig{Period: period, Epoch: clique.DefaultEpoch}
+	g.Core.Config = &cfg
+	g.Core.ExtraData = clique.GenesisExtra(crypto.PubkeyToAddress(CliqueSigner().PublicKey))
+	g.Core.Difficulty = big.NewInt(1)
+	g.Consensus, g.FixedDifficulty = "clique", nil
+	g.Clique = &config.CliqueConfig{BlockPeriodSeconds: period, EpochLength: clique.DefaultEpoch, CreateEmptyBlocks: true}
+	return g
+}
+
+// CliqueSigner is the key of the signer of CliqueGenesis: the first dev
+// account's (the generated transfers come from the other two).
+func CliqueSigner() *ecdsa.PrivateKey {
+	return crypto.ToECDSAUnsafe(common.FromHex(config.DevAccounts[0].PrivateKey))
+}
+
+// Engine returns the engine a node uses for g (ethash, or for a Clique
+// genesis Clique sealing with CliqueSigner's key, inside beacon), with one
+// sealing thread.
 func Engine(g *config.Genesis) consensus.Engine {
+	if g.Clique != nil {
+		cc := g.Clique
+		return beacon.New(clique.New(clique.Config{Period: cc.BlockPeriodSeconds, Epoch: cc.EpochLength,
+			CreateEmptyBlocks: cc.CreateEmptyBlocks}, clique.Options{Key: CliqueSigner()}))
+	}
 	return beacon.New(ethash.New(ethash.Config{FixedDifficulty: g.FixedDifficulty, Threads: 1}))
 }
 
