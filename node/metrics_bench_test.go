@@ -30,7 +30,9 @@ import (
 //	BASALT_METRICS_BENCH=1 go test -run TestMetricsOverhead -v ./node/
 //
 // BASALT_METRICS_BENCH_ROUNDS sets the rounds (default 20);
-// -test.benchtime the length of each run (default 1s).
+// -test.benchtime the length of each run (default 1s);
+// BASALT_METRICS_BENCH_CONTROL=1 turns metrics off on the second node too,
+// which shows how far apart two equal nodes measure.
 func TestMetricsOverhead(t *testing.T) {
 	if os.Getenv("BASALT_METRICS_BENCH") == "" {
 		t.Skip("set BASALT_METRICS_BENCH=1 to measure")
@@ -41,6 +43,12 @@ func TestMetricsOverhead(t *testing.T) {
 	}
 	g, call := viewCallGenesis()
 	urls := [2]string{benchNode(t, g, false), benchNode(t, g, true)}
+	if os.Getenv("BASALT_METRICS_BENCH_CONTROL") != "" {
+		// A control run: two nodes with metrics off, to see how far apart
+		// two equal nodes measure on this machine.
+		urls[1] = benchNode(t, g, false)
+		t.Log("control run: both nodes have metrics off")
+	}
 	for _, c := range []struct {
 		name string
 		body []byte
@@ -75,8 +83,15 @@ func TestMetricsOverhead(t *testing.T) {
 		// the ratio of their costs per request.
 		var shared []float64
 		var sharedRates [2][]float64
-		for range max(rounds/2, 3) {
-			done := driveBoth(t, urls, c.body, benchClients/2, time.Second)
+		for r := range max(rounds/2, 3) {
+			// Alternate which node's clients start first.
+			var done [2]float64
+			if r&1 == 0 {
+				done = driveBoth(t, urls, c.body, benchClients/2, time.Second)
+			} else {
+				d := driveBoth(t, [2]string{urls[1], urls[0]}, c.body, benchClients/2, time.Second)
+				done = [2]float64{d[1], d[0]}
+			}
 			shared = append(shared, done[1]/done[0])
 			sharedRates[0] = append(sharedRates[0], done[0])
 			sharedRates[1] = append(sharedRates[1], done[1])
