@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/state"
@@ -64,6 +65,8 @@ type InsertResult struct {
 func (c *Chain) InsertBlock(ctx context.Context, block *types.Block, opts InsertOptions) (InsertResult, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	start := time.Now()
+	stats := InsertStats{Number: block.NumberU64(), GasUsed: block.GasUsed(), Txs: len(block.Transactions())}
 
 	header := block.Header()
 	hash := c.engine.Hash(header)
@@ -110,7 +113,9 @@ func (c *Chain) InsertBlock(ctx context.Context, block *types.Block, opts Insert
 		if err != nil {
 			return res, fmt.Errorf("block %d: parent state unavailable: %w", number, err)
 		}
+		execStart := time.Now()
 		result, err := c.exec.Process(ctx, block, hash, statedb)
+		stats.Executed, stats.Execution = true, time.Since(execStart)
 		if err != nil {
 			return res, fmt.Errorf("block %d: %w", number, err)
 		}
@@ -170,6 +175,8 @@ func (c *Chain) InsertBlock(ctx context.Context, block *types.Block, opts Insert
 		res.NewHead = true
 		c.headFeed.Send(*ev)
 	}
+	stats.NewHead = res.NewHead
+	c.observeInsert(stats, start)
 	return res, nil
 }
 

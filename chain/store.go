@@ -52,6 +52,8 @@ type Chain struct {
 	genesis     *types.Header
 	genesisHash common.Hash
 
+	insertObserver atomic.Pointer[func(InsertStats)]
+
 	mu       sync.Mutex // serialises writers
 	states   stateWriter
 	head     atomic.Pointer[headInfo]

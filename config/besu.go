@@ -33,8 +33,6 @@ const (
 
 	noPlugins = "Basalt loads no plugins"
 
-	metricsPending = "metrics are not built yet: no Prometheus endpoint is served and nothing is pushed"
-
 	privacyPending = "privacy (EEA/PRIV) is not built yet in the node: the option has no effect and the EEA and PRIV methods are not served"
 
 	permFilePending = "local permissioning is not built yet: the file is not read"
@@ -234,16 +232,7 @@ func besuOptions() []option {
 			basalt: "only localfile (the key file, --node-private-key-file) is accepted: Basalt loads no key-storage plugin, and refuses to create a key on disk where one was meant to stay in a module"},
 
 		// Metrics: built by another part of the project.
-		{name: "metrics-enabled", kind: kindBool, def: "false", check: checkBool, status: pending, basalt: metricsPending},
-		{name: "metrics-host", def: "127.0.0.1", check: checkAny, status: pending, basalt: metricsPending},
-		{name: "metrics-port", def: "9545", check: checkPort, status: pending, basalt: metricsPending},
-		{name: "metrics-protocol", def: "PROMETHEUS", check: checkEnum("PROMETHEUS", "OPENTELEMETRY", "NONE"), status: pending, basalt: metricsPending},
-		{name: "metrics-category", aliases: []string{"metrics-categories"}, kind: kindList, def: "", check: checkAny, status: pending, basalt: metricsPending},
-		{name: "metrics-push-enabled", kind: kindBool, def: "false", check: checkBool, status: pending, basalt: metricsPending},
-		{name: "metrics-push-host", def: "127.0.0.1", check: checkAny, status: pending, basalt: metricsPending},
-		{name: "metrics-push-port", def: "9001", check: checkPort, status: pending, basalt: metricsPending},
-		{name: "metrics-push-interval", def: "15", check: checkInt(1, math.MaxInt32), status: pending, basalt: metricsPending},
-		{name: "metrics-push-prometheus-job", def: "besu-client", check: checkAny, status: pending, basalt: metricsPending},
+		{name: "metrics-protocol", def: "PROMETHEUS", check: checkEnum("PROMETHEUS", "OPENTELEMETRY", "NONE"), status: differs, basalt: "Basalt serves Prometheus only (GET /metrics, or the push gateway)"},
 
 		// Permissioning: refusing the enabled options keeps a node that was
 		// meant to admit only listed nodes and accounts from admitting all.
@@ -305,7 +294,7 @@ var unstableNames = []string{
 	"Xevm-worldstate-update-mode", "Xewp-max-get-bodies", "Xewp-max-get-headers", "Xewp-max-get-node-data",
 	"Xewp-max-get-pooled-transactions", "Xewp-max-get-receipts", "Xin-process-rpc-api", "Xin-process-rpc-enabled",
 	"Xincoming-tx-messages-keep-alive-seconds", "Xmax-ommers-depth", "Xmax-tracked-seen-txs-per-peer",
-	"Xmetrics-idle-timeout", "Xmetrics-timers-enabled", "Xminer-pow-job-ttl", "Xminer-remote-sealers-hashrate-ttl",
+	"Xmetrics-idle-timeout", "Xminer-pow-job-ttl", "Xminer-remote-sealers-hashrate-ttl",
 	"Xminer-remote-sealers-limit", "Xminer-stratum-extranonce", "Xmodexp-native-enabled", "Xnat-kube-service-name",
 	"Xnat-method-fallback-enabled", "Xp256verify-native-enabled", "Xp2p-check-maintained-connections-frequency",
 	"Xp2p-dns-discovery-server", "Xp2p-initiate-connections-frequency", "Xp2p-peer-task-timeout",

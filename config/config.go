@@ -16,6 +16,7 @@ import (
 
 	"github.com/basaltchain/basalt/internal/cliconf"
 	"github.com/basaltchain/basalt/internal/version"
+	"github.com/basaltchain/basalt/metrics"
 )
 
 // ClientName is the first part of the node's client ID.
@@ -101,6 +102,36 @@ type Config struct {
 	P2P P2PConfig
 	// GraphQL holds the --graphql-http-* options.
 	GraphQL GraphQLConfig
+	// Metrics holds the --metrics-* options.
+	Metrics MetricsConfig
+}
+
+// MetricsConfig holds the --metrics-* options. With neither Enabled nor
+// PushEnabled the node keeps no metrics at all.
+type MetricsConfig struct {
+	// Enabled is --metrics-enabled: serve GET /metrics on Host:Port.
+	Enabled bool
+	// Host is --metrics-host.
+	Host string
+	// Port is --metrics-port (0 picks a free port).
+	Port int
+	// Categories is --metrics-category: the enabled categories; nil means
+	// metrics.NodeDefaults.
+	Categories []metrics.Category
+	// PushEnabled is --metrics-push-enabled: push to a Prometheus push
+	// gateway instead of being scraped.
+	PushEnabled bool
+	// PushHost and PushPort are --metrics-push-host and
+	// --metrics-push-port: the push gateway.
+	PushHost string
+	PushPort int
+	// PushInterval is --metrics-push-interval (seconds on the command line).
+	PushInterval time.Duration
+	// PushJob is --metrics-push-prometheus-job.
+	PushJob string
+	// TimersDisabled is the hidden --Xmetrics-timers-enabled=false: timers
+	// (histograms such as besu_rpc_request_time) are not kept.
+	TimersDisabled bool
 }
 
 // APIConfig holds the options of the methods the JSON-RPC and GraphQL
@@ -497,6 +528,10 @@ func (c *Config) finish() error {
 	if c.given["tx-pool-price-bump"].Text != "" && c.Genesis != nil && c.Genesis.ZeroBaseFee {
 		return errors.New("--tx-pool-price-bump: Price bump option is not compatible with zero base fee market (the genesis sets zeroBaseFee)")
 	}
+	if c.Metrics.Enabled && c.Metrics.PushEnabled {
+		// Besu's wording (MetricsOptions).
+		return errors.New("--metrics-enabled option and --metrics-push-enabled option can't be used at the same time. Please refer to CLI reference for more details about this constraint")
+	}
 	if c.Miner.Enabled && c.Miner.Coinbase == nil {
 		// Besu's wording (MiningOptions.validate).
 		return errors.New("Unable to mine without a valid coinbase. Either disable mining (remove --miner-enabled) or specify the beneficiary of mining (via --miner-coinbase <Address>)")
@@ -526,6 +561,7 @@ func (c *Config) finish() error {
 		{c.RPC.HTTPEnabled, c.RPC.HTTPPort, "--rpc-http-port"},
 		{c.RPC.WSEnabled, c.RPC.WSPort, "--rpc-ws-port"},
 		{c.GraphQL.HTTPEnabled, c.GraphQL.HTTPPort, "--graphql-http-port"},
+		{c.Metrics.Enabled, c.Metrics.Port, "--metrics-port"},
 		{c.P2P.Enabled, c.P2P.Port, "--p2p-port"},
 	} {
 		if !p.on || p.port == 0 {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/basaltchain/basalt/enodeurl"
 	"github.com/basaltchain/basalt/internal/cliconf"
+	"github.com/basaltchain/basalt/metrics"
 	"github.com/basaltchain/basalt/rpc"
 )
 
@@ -593,6 +594,68 @@ func nodeOptions() []option {
 					c.P2P.BannedNodeIDs = append(c.P2P.BannedNodeIDs, strings.ToLower(strings.TrimPrefix(strings.TrimPrefix(id, "0x"), "0X")))
 				}
 				return nil
+			}},
+		{name: "metrics-enabled", kind: kindBool, def: "false",
+			usage: "Serve Prometheus metrics at GET /metrics on --metrics-host:--metrics-port",
+			apply: func(c *Config, v string) (err error) { c.Metrics.Enabled, err = parseBoolValue(v); return err }},
+		{name: "metrics-host", typ: "host", def: "127.0.0.1",
+			usage: "Host the metrics service listens on (the Host header must pass --host-allowlist)",
+			apply: func(c *Config, v string) error {
+				if strings.TrimSpace(v) == "" {
+					return errors.New("must not be empty")
+				}
+				c.Metrics.Host = v
+				return nil
+			}},
+		{name: "metrics-port", typ: "port", def: "9545",
+			usage: "Port the metrics service listens on (0 picks a free port)",
+			apply: func(c *Config, v string) (err error) { c.Metrics.Port, err = parsePort(v); return err }},
+		{name: "metrics-category", aliases: []string{"metrics-categories"}, kind: kindList, typ: "list",
+			usage: "Comma-separated metric categories to keep (default all but the RocksDB ones): " + strings.Join(metrics.Enums(metrics.NodeCategories), ", "),
+			apply: func(c *Config, v string) error {
+				cats, err := metrics.ParseCategories(metrics.NodeCategories, splitList(v))
+				if len(cats) > 0 {
+					c.Metrics.Categories = cats
+				}
+				return err
+			}},
+		{name: "metrics-push-enabled", kind: kindBool, def: "false",
+			usage: "Push metrics to a Prometheus push gateway (cannot be combined with --metrics-enabled)",
+			apply: func(c *Config, v string) (err error) { c.Metrics.PushEnabled, err = parseBoolValue(v); return err }},
+		{name: "metrics-push-host", typ: "host", def: "127.0.0.1",
+			usage: "Host of the Prometheus push gateway",
+			apply: func(c *Config, v string) error {
+				if strings.TrimSpace(v) == "" {
+					return errors.New("must not be empty")
+				}
+				c.Metrics.PushHost = v
+				return nil
+			}},
+		{name: "metrics-push-port", typ: "port", def: "9001",
+			usage: "Port of the Prometheus push gateway",
+			apply: func(c *Config, v string) (err error) { c.Metrics.PushPort, err = parsePort(v); return err }},
+		{name: "metrics-push-interval", typ: "seconds", def: "15",
+			usage: "Seconds between two pushes to the push gateway",
+			apply: func(c *Config, v string) error {
+				n, err := parseIntValue(v, 1)
+				c.Metrics.PushInterval = time.Duration(n) * time.Second
+				return err
+			}},
+		{name: "metrics-push-prometheus-job", typ: "job", def: "besu-client",
+			usage: "Job name the pushed metrics are grouped under",
+			apply: func(c *Config, v string) error {
+				if strings.TrimSpace(v) == "" {
+					return errors.New("must not be empty")
+				}
+				c.Metrics.PushJob = v
+				return nil
+			}},
+		{name: "Xmetrics-timers-enabled", kind: kindBool, def: "true", hidden: true,
+			usage: "Keep timers (histograms such as besu_rpc_request_time)",
+			apply: func(c *Config, v string) error {
+				on, err := parseBoolValue(v)
+				c.Metrics.TimersDisabled = !on
+				return err
 			}},
 		{name: "Xp2p-static-reconnect-seconds", typ: "int", def: "60", hidden: true, status: own,
 			usage: "Seconds between redials of dropped static nodes",

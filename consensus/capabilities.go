@@ -26,7 +26,8 @@ import (
 //   - KeySealer: an engine that seals with the node key (Clique), so the
 //     node produces blocks without --miner-enabled;
 //   - ForkChooser: an engine that breaks ties of total difficulty
-//     (Clique's EIP-3436 rules).
+//     (Clique's EIP-3436 rules);
+//   - Instrumented: an engine exporting metrics of its own (metrics.go).
 //
 // An engine wrapping another (beacon around ethash) implements Wrapper; the
 // node then finds the inner engine's capabilities too, see Wrapper. The

@@ -5,7 +5,6 @@ import (
 	"io"
 	"math/big"
 	"net/http"
-	"path/filepath"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -20,11 +19,32 @@ var viewContract = common.FromHex("600035" + "60e01c" + "636d4ce63c" + "14" + "6
 	"5b" + "600054" + "600052" + "6020" + "6000" + "f3")
 
 // BenchmarkEthCall measures eth_call of a simple view function against a
-// running node, with 64 concurrent keep-alive clients (the issue's figure):
+// running node, with 64 concurrent keep-alive clients (the issue's figure),
+// with metrics off and on ("+metrics"):
 //
 //	go test -run '^$' -bench EthCall -benchtime 5s ./node/
 func BenchmarkEthCall(b *testing.B) {
-	dir := b.TempDir()
+	g, call := viewCallGenesis()
+	off := benchNode(b, g, false)
+	on := benchNode(b, g, true)
+	for _, url := range []string{off, on} {
+		resp, err := http.Post(url, "application/json", bytes.NewReader(call))
+		if err != nil {
+			b.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if want := `"result":"0x000000000000000000000000000000000000000000000000000000000000002a"`; !bytes.Contains(body, []byte(want)) {
+			b.Fatalf("get() answered %s", body)
+		}
+	}
+	b.Run("eth_call", func(b *testing.B) { drive(b, off, call) })
+	b.Run("eth_call+metrics", func(b *testing.B) { drive(b, on, call) })
+}
+
+// viewCallGenesis is the dev genesis with viewContract deployed, and the
+// eth_call request of its get().
+func viewCallGenesis() (*config.Genesis, []byte) {
 	g := config.DevGenesis()
 	contract := common.HexToAddress("0x00000000000000000000000000000000000c0de1")
 	alloc := make(types.GenesisAlloc, len(g.Core.Alloc)+1)
@@ -37,36 +57,7 @@ func BenchmarkEthCall(b *testing.B) {
 		Storage: map[common.Hash]common.Hash{{}: common.BigToHash(big.NewInt(42))},
 	}
 	g.Core.Alloc = alloc
-	cfg := &config.Config{
-		DataPath:           dir,
-		NodePrivateKeyFile: filepath.Join(dir, "key"),
-		NetworkID:          config.DevChainID,
-		Genesis:            g,
-		MinGasPrice:        bigOne(),
-		HostAllowlist:      []string{"*"},
-	}
-	cfg.TxPool.MaxSize = 4096
-	cfg.RPC.HTTPEnabled = true
-	cfg.RPC.HTTPHost = "127.0.0.1"
-	n, err := New(cfg, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := n.Start(); err != nil {
-		b.Fatal(err)
-	}
-	defer n.Close()
-	url := "http://" + n.HTTPAddr()
 	call := []byte(`{"jsonrpc":"2.0","id":1,"method":"eth_call","params":[{"from":"0xfe3b557e8fb62b89f4916b721be55ceb828dbd73","to":"` +
 		contract.Hex() + `","data":"0x6d4ce63c"},"latest"]}`)
-	resp, err := http.Post(url, "application/json", bytes.NewReader(call))
-	if err != nil {
-		b.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if want := `"result":"0x000000000000000000000000000000000000000000000000000000000000002a"`; !bytes.Contains(body, []byte(want)) {
-		b.Fatalf("get() answered %s", body)
-	}
-	b.Run("eth_call", func(b *testing.B) { drive(b, url, call) })
+	return g, call
 }

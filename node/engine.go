@@ -7,6 +7,7 @@ import (
 	gethp2p "github.com/ethereum/go-ethereum/p2p"
 
 	"github.com/basaltchain/basalt/consensus"
+	"github.com/basaltchain/basalt/metrics"
 	"github.com/basaltchain/basalt/rpc"
 )
 
@@ -29,6 +30,8 @@ type engineCaps struct {
 	sealer consensus.KeySealer
 	// forkChooser breaks ties of total difficulty in the chain store.
 	forkChooser consensus.ForkChooser
+	// instrumented are every layer that exports metrics of its own.
+	instrumented []consensus.Instrumented
 }
 
 // capabilitiesOf looks the capability interfaces up on the engine and, for a
@@ -62,6 +65,9 @@ func capabilitiesOf(e consensus.Engine) engineCaps {
 		if c, ok := e.(consensus.Scheduler); ok {
 			schedulers = append(schedulers, c)
 		}
+		if c, ok := e.(consensus.Instrumented); ok {
+			caps.instrumented = append(caps.instrumented, c)
+		}
 		w, ok := e.(consensus.Wrapper)
 		if !ok {
 			break
@@ -76,6 +82,14 @@ func capabilitiesOf(e consensus.Engine) engineCaps {
 		caps.scheduler = schedulerChain(schedulers)
 	}
 	return caps
+}
+
+// setMetrics hands the node's registry (nil with metrics off) to every
+// layer of the engine that exports metrics.
+func (c engineCaps) setMetrics(r *metrics.Registry) {
+	for _, i := range c.instrumented {
+		i.SetMetrics(r)
+	}
 }
 
 // rpcGroups returns the engine's JSON-RPC groups (none without an

@@ -31,6 +31,7 @@ import (
 	"github.com/basaltchain/basalt/consensus/ethash"
 	"github.com/basaltchain/basalt/consensus/ibft2"
 	"github.com/basaltchain/basalt/internal/version"
+	"github.com/basaltchain/basalt/metrics"
 	"github.com/basaltchain/basalt/miner"
 	"github.com/basaltchain/basalt/p2p"
 	"github.com/basaltchain/basalt/txpool"
@@ -61,6 +62,10 @@ type Node struct {
 	rpc     *rpcServers
 	graphql *graphQLServer
 	p2p     *p2p.Service // nil when --p2p-enabled=false
+
+	metrics       *metrics.Registry // nil with metrics off
+	metricsServer *metrics.Server   // nil unless --metrics-enabled
+	pusher        *metrics.Pusher   // nil unless --metrics-push-enabled
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -201,13 +206,18 @@ func newNode(cfg *config.Config, log *slog.Logger, newEngine engineFactory, opts
 	if err != nil {
 		return nil, err
 	}
-	n := &Node{cfg: cfg, log: log, key: key, db: db, chain: c, engine: c.Engine(), caps: capabilitiesOf(c.Engine())}
+	n := &Node{cfg: cfg, log: log, key: key, db: db, chain: c, engine: c.Engine(), caps: capabilitiesOf(c.Engine()),
+		metrics: newRegistry(cfg.Metrics)}
+	n.caps.setMetrics(n.metrics)
+	n.registerChainMetrics()
 	st, err := c.State()
 	if err != nil {
 		n.closeStorage()
 		return nil, fmt.Errorf("open head state: %w", err)
 	}
-	n.pool, err = txpool.New(poolConfig(cfg), c.Config(), c.CurrentHeader(), newStateView(st))
+	poolCfg := poolConfig(cfg)
+	poolCfg.Metrics = n.metrics
+	n.pool, err = txpool.New(poolCfg, c.Config(), c.CurrentHeader(), newStateView(st))
 	if err != nil {
 		n.closeStorage()
 		return nil, err
@@ -243,6 +253,11 @@ func newNode(cfg *config.Config, log *slog.Logger, newEngine engineFactory, opts
 // the miner.
 func (n *Node) Start() error {
 	n.ctx, n.cancel = context.WithCancel(context.Background())
+	// Metrics first, so a start-up that stalls later can be watched.
+	if err := n.startMetrics(); err != nil {
+		n.Close()
+		return err
+	}
 	heads := make(chan chain.HeadEvent, 64)
 	sub := n.chain.SubscribeHead(heads)
 	n.wg.Add(1)
@@ -388,6 +403,7 @@ func (n *Node) Close() error {
 	n.miner.Stop()
 	n.rpc.stop()
 	n.graphql.stop()
+	n.stopMetrics()
 	if n.backend != nil {
 		n.backend.Filters.Stop()
 	}

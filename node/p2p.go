@@ -89,6 +89,7 @@ func newP2P(n *Node) (*p2p.Service, error) {
 		NAT:               natm,
 		NetRestrict:       restrict,
 		Banned:            banned,
+		Metrics:           n.metrics,
 	}, n.chain, n.pool, n.miner, n.log)
 }
 

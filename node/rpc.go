@@ -27,11 +27,13 @@ func newRPCServers(n *Node) (*rpcServers, error) {
 	// The groups come from their providers: the node's services, then the
 	// consensus engine's own (CLIQUE, IBFT, QBFT).
 	groups := append(api.Groups(n.backend), n.caps.rpcGroups(n.chain)...)
+	groups = append(groups, debugMetricsGroup(n.metrics))
 	if err := api.Register(reg, groups...); err != nil {
 		return nil, err
 	}
 	warnUnavailableGroups(reg, cfg, n.log)
 	logins := auth.NewLoginLimiter(0, 0, 0) // one bcrypt budget for both ports
+	timer := n.rpcTimer()
 	warnUnauthenticated(n.cfg, n.log)
 	if cfg.HTTPEnabled {
 		a, err := newEndpointAuth(cfg.HTTPAuth, "http", logins, n.log)
@@ -44,6 +46,7 @@ func newRPCServers(n *Node) (*rpcServers, error) {
 			Timeout:      cfg.HTTPTimeout,
 			Authorizer:   a.authorizer(),
 			Logger:       n.log,
+			Timer:        timer,
 		})
 		if err != nil {
 			return nil, err
@@ -56,6 +59,7 @@ func newRPCServers(n *Node) (*rpcServers, error) {
 				PrettyJSON:      cfg.PrettyJSON,
 				Routes:          a.routes(),
 				RPCMiddleware:   a.httpMiddleware(),
+				Readiness:       n.ready,
 			})}
 	}
 	if cfg.WSEnabled {
@@ -63,7 +67,7 @@ func newRPCServers(n *Node) (*rpcServers, error) {
 		if err != nil {
 			return nil, err
 		}
-		srv, err := rpc.NewServer(reg, rpc.Config{APIs: cfg.WSAPIs, Timeout: cfg.WSTimeout, Authorizer: a.authorizer(), Logger: n.log})
+		srv, err := rpc.NewServer(reg, rpc.Config{APIs: cfg.WSAPIs, Timeout: cfg.WSTimeout, Authorizer: a.authorizer(), Logger: n.log, Timer: timer})
 		if err != nil {
 			return nil, err
 		}

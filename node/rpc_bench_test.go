@@ -3,9 +3,11 @@ package node
 import (
 	"bytes"
 	"io"
+	"log/slog"
 	"net/http"
 	"path/filepath"
 	"runtime"
+	"sync/atomic"
 	"testing"
 
 	"github.com/basaltchain/basalt/config"
@@ -15,32 +17,19 @@ import (
 // issue's JSON-RPC benchmark asks.
 const benchClients = 64
 
+// benchRequests counts every request drive sends, calibration runs
+// included (TestMetricsOverhead divides CPU time by it).
+var benchRequests atomic.Int64
+
 // BenchmarkNodeRPC measures the running node's JSON-RPC (real chain, real
-// methods) against a bare net/http handler returning a constant response:
+// methods) against a bare net/http handler returning a constant response,
+// each method with metrics off and on ("+metrics": --metrics-enabled, the
+// JSON-RPC timer on every call):
 //
 //	go test -run '^$' -bench NodeRPC -benchtime 5s ./node/
 func BenchmarkNodeRPC(b *testing.B) {
-	dir := b.TempDir()
-	cfg := &config.Config{
-		DataPath:           dir,
-		NodePrivateKeyFile: filepath.Join(dir, "key"),
-		NetworkID:          config.DevChainID,
-		Genesis:            config.DevGenesis(),
-		MinGasPrice:        bigOne(),
-		HostAllowlist:      []string{"*"},
-	}
-	cfg.TxPool.MaxSize = 4096
-	cfg.RPC.HTTPEnabled = true
-	cfg.RPC.HTTPHost = "127.0.0.1"
-	n, err := New(cfg, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := n.Start(); err != nil {
-		b.Fatal(err)
-	}
-	defer n.Close()
-	url := "http://" + n.HTTPAddr()
+	off := benchNode(b, config.DevGenesis(), false)
+	on := benchNode(b, config.DevGenesis(), true)
 	bare := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
 		w.Header().Set("Content-Type", "application/json")
@@ -50,11 +39,44 @@ func BenchmarkNodeRPC(b *testing.B) {
 	go bare.Serve(ln)
 	defer bare.Close()
 
-	blockNumber := []byte(`{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}`)
-	getBalance := []byte(`{"jsonrpc":"2.0","id":1,"method":"eth_getBalance","params":["0xfe3b557e8fb62b89f4916b721be55ceb828dbd73","latest"]}`)
-	b.Run("bare", func(b *testing.B) { drive(b, bareURL, blockNumber) })
-	b.Run("eth_blockNumber", func(b *testing.B) { drive(b, url, blockNumber) })
-	b.Run("eth_getBalance", func(b *testing.B) { drive(b, url, getBalance) })
+	b.Run("bare", func(b *testing.B) { drive(b, bareURL, benchBlockNumber) })
+	b.Run("eth_blockNumber", func(b *testing.B) { drive(b, off, benchBlockNumber) })
+	b.Run("eth_blockNumber+metrics", func(b *testing.B) { drive(b, on, benchBlockNumber) })
+	b.Run("eth_getBalance", func(b *testing.B) { drive(b, off, benchGetBalance) })
+	b.Run("eth_getBalance+metrics", func(b *testing.B) { drive(b, on, benchGetBalance) })
+}
+
+var (
+	benchBlockNumber = []byte(`{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}`)
+	benchGetBalance  = []byte(`{"jsonrpc":"2.0","id":1,"method":"eth_getBalance","params":["0xfe3b557e8fb62b89f4916b721be55ceb828dbd73","latest"]}`)
+)
+
+// benchNode starts a node on genesis g with JSON-RPC over HTTP, and with
+// the metrics service when metrics is true, and returns its URL. It is
+// closed when the benchmark ends.
+func benchNode(tb testing.TB, g *config.Genesis, metrics bool) string {
+	dir := tb.TempDir()
+	cfg := &config.Config{
+		DataPath:           dir,
+		NodePrivateKeyFile: filepath.Join(dir, "key"),
+		NetworkID:          config.DevChainID,
+		Genesis:            g,
+		MinGasPrice:        bigOne(),
+		HostAllowlist:      []string{"*"},
+	}
+	cfg.TxPool.MaxSize = 4096
+	cfg.RPC.HTTPEnabled = true
+	cfg.RPC.HTTPHost = "127.0.0.1"
+	cfg.Metrics = config.MetricsConfig{Enabled: metrics, Host: "127.0.0.1"}
+	n, err := New(cfg, slog.New(slog.DiscardHandler))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := n.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { n.Close() })
+	return "http://" + n.HTTPAddr()
 }
 
 func drive(b *testing.B, url string, body []byte) {
@@ -66,6 +88,7 @@ func drive(b *testing.B, url string, body []byte) {
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
+			benchRequests.Add(1)
 			resp, err := client.Post(url, "application/json", bytes.NewReader(body))
 			if err != nil {
 				b.Error(err)

@@ -7,9 +7,10 @@ import (
 	"github.com/basaltchain/basalt/api"
 )
 
-// services answers net_services: the enabled JSON-RPC front ends, each
-// with the host it was configured with and the port it listens on (Besu
-// lists jsonrpc, ws, p2p, metrics and graphQL; the others do not exist yet).
+// services answers net_services: the enabled JSON-RPC front ends and the
+// metrics service, each with the host it was configured with and the port
+// it listens on (Besu lists jsonrpc, ws, p2p, metrics and graphQL; p2p is
+// added by wireNetwork).
 func (s *rpcServers) services() map[string]api.Service {
 	out := make(map[string]api.Service)
 	if s == nil {
@@ -29,5 +30,8 @@ func (s *rpcServers) services() map[string]api.Service {
 	}
 	add("jsonrpc", s.http)
 	add("ws", s.ws)
+	if m := s.n.metricsServer; m != nil {
+		out["metrics"] = api.Service{Host: m.Host(), Port: strconv.Itoa(m.Port())}
+	}
 	return out
 }

@@ -45,6 +45,7 @@ import (
 	"github.com/ethereum/go-ethereum/params"
 
 	"github.com/basaltchain/basalt/chain"
+	"github.com/basaltchain/basalt/metrics"
 	"github.com/basaltchain/basalt/p2p/chainsync"
 	"github.com/basaltchain/basalt/p2p/eth"
 	"github.com/basaltchain/basalt/txpool"
@@ -95,6 +96,13 @@ type Config struct {
 	// IBFT 2.0's). Their names must differ from eth's and from each other's
 	// at the same version.
 	Protocols []gethp2p.Protocol
+	// MessageNames optionally names the message codes of Protocols, by
+	// protocol name, for the p2p message metrics (codes stand in for names
+	// otherwise).
+	MessageNames map[string]func(code uint64) string
+	// Metrics receives the service's metrics (peers, p2p messages in and
+	// out, best known block, in sync); nil means none.
+	Metrics *metrics.Registry
 }
 
 // Miner is paused while the node syncs (nil when there is none).
@@ -118,6 +126,11 @@ type Service struct {
 	mu     sync.RWMutex
 	peers  map[string]*eth.Peer
 	static map[enode.ID]*enode.Node
+	// peerHeads holds, by peer ID, the head number a peer is known to have
+	// (learnt when a sync from it starts); BestKnownBlock reads it.
+	peerHeads map[string]uint64
+
+	metrics serviceMetrics
 
 	syncStatus atomic.Pointer[SyncStatus] // non-nil while syncing
 	syncReqs   chan syncRequest
@@ -162,6 +175,7 @@ func New(cfg Config, c *chain.Chain, pool *txpool.Pool, miner Miner, log *slog.L
 		log:           log,
 		syncer:        chainsync.New(c, log),
 		peers:         make(map[string]*eth.Peer),
+		peerHeads:     make(map[string]uint64),
 		static:        make(map[enode.ID]*enode.Node),
 		syncReqs:      make(chan syncRequest, 16),
 		blocks:        make(chan blockJob, 64),
@@ -175,6 +189,7 @@ func New(cfg Config, c *chain.Chain, pool *txpool.Pool, miner Miner, log *slog.L
 	s.genesisBlock = types.NewBlockWithHeader(c.Genesis())
 	s.filter = forkid.NewFilter(forkChain{s})
 	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.registerMetrics(cfg.Metrics)
 
 	protocols, err := s.protocols()
 	if err != nil {
@@ -207,7 +222,7 @@ func New(cfg Config, c *chain.Chain, pool *txpool.Pool, miner Miner, log *slog.L
 func (s *Service) protocols() ([]gethp2p.Protocol, error) {
 	var protocols []gethp2p.Protocol
 	for _, v := range eth.ProtocolVersions {
-		protocols = append(protocols, gethp2p.Protocol{
+		protocols = append(protocols, s.metered(gethp2p.Protocol{
 			Name:    eth.ProtocolName,
 			Version: v,
 			Length:  eth.ProtocolLength(v),
@@ -216,7 +231,7 @@ func (s *Service) protocols() ([]gethp2p.Protocol, error) {
 				peer.SetRequestTimeout(s.cfg.RequestTimeout)
 				return eth.Run(s, peer)
 			},
-		})
+		}, eth.MessageName))
 	}
 	seen := map[gethp2p.Cap]bool{}
 	for _, p := range s.cfg.Protocols {
@@ -230,7 +245,7 @@ func (s *Service) protocols() ([]gethp2p.Protocol, error) {
 			return nil, fmt.Errorf("p2p: sub-protocol %s has no handler or no messages", c)
 		}
 		seen[c] = true
-		protocols = append(protocols, p)
+		protocols = append(protocols, s.metered(p, s.cfg.MessageNames[p.Name]))
 	}
 	return protocols, nil
 }
@@ -297,6 +312,43 @@ func (s *Service) PeerCount() int {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return len(s.peers)
+}
+
+// BestKnownBlock is the highest block number known to exist: the local
+// head, or the head of a connected peer the node started to sync from, if
+// higher (the /readiness check and ethereum_best_known_block_number).
+func (s *Service) BestKnownBlock() uint64 {
+	best := s.chain.CurrentHeader().Number.Uint64()
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	for _, n := range s.peerHeads {
+		best = max(best, n)
+	}
+	return best
+}
+
+// InSync reports whether the node has caught up with the best known peer,
+// within the tolerance a sync needs to count as one (Besu's in-sync
+// tolerance).
+func (s *Service) InSync() bool {
+	return s.BestKnownBlock() <= s.chain.CurrentHeader().Number.Uint64()+syncTolerance
+}
+
+// notePeerNumber records the head number of a connected peer.
+func (s *Service) notePeerNumber(p *eth.Peer, number uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.peers[p.ID()]; ok {
+		s.peerHeads[p.ID()] = number
+	}
+}
+
+// forgetPeerNumber drops what is known of a peer's head (it did not serve
+// the head it claimed).
+func (s *Service) forgetPeerNumber(p *eth.Peer) {
+	s.mu.Lock()
+	delete(s.peerHeads, p.ID())
+	s.mu.Unlock()
 }
 
 // Self is the local node (with the advertised host and actual ports).
@@ -381,6 +433,7 @@ func (s *Service) PeerConnected(p *eth.Peer) error {
 	}
 	s.peers[p.ID()] = p
 	s.mu.Unlock()
+	s.metrics.connected.Inc()
 	head, td := p.Head()
 	s.log.Debug("Peer connected", "peer", p.ID()[:16], "name", p.Peer().Name(), "eth", p.Version(), "td", td)
 	switch c := td.Cmp(s.chain.CurrentTD()); {
@@ -405,7 +458,9 @@ func (s *Service) PeerConnected(p *eth.Peer) error {
 func (s *Service) PeerDisconnected(p *eth.Peer) {
 	s.mu.Lock()
 	delete(s.peers, p.ID())
+	delete(s.peerHeads, p.ID())
 	s.mu.Unlock()
+	s.metrics.disconnected.Inc()
 	s.log.Debug("Peer disconnected", "peer", p.ID()[:16])
 }
 

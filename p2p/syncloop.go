@@ -70,7 +70,10 @@ func (s *Service) runSync(req syncRequest) {
 		default:
 		}
 		headBefore := s.chain.CurrentHash()
-		res, err := s.syncer.Sync(s.ctx, p, target, s.onSyncStart)
+		res, err := s.syncer.Sync(s.ctx, p, target, func(pr chainsync.Progress) {
+			s.notePeerNumber(p, pr.Highest)
+			s.onSyncStart(pr)
+		})
 		s.setSyncing(nil)
 		if head := s.chain.CurrentHash(); head != headBefore {
 			// The head loop stays quiet during a sync: announce where it ended.
@@ -85,6 +88,7 @@ func (s *Service) runSync(req syncRequest) {
 			p.Disconnect(gethp2p.DiscProtocolError)
 			return
 		case errors.Is(err, chainsync.ErrHeadUnknown):
+			s.forgetPeerNumber(p)
 			p.Penalize(eth.PenaltyUseless, "does not serve its head")
 			p.SetHead(target, s.chain.CurrentTD())
 			return

@@ -73,6 +73,15 @@ func (p *benchBlockParam) UnmarshalJSON(in []byte) error {
 // benchServer returns a JSON-RPC server with eth_blockNumber and an
 // eth_getBalance-shaped method.
 func benchServer(tb testing.TB) *Server {
+	srv, err := NewServer(benchRegistry(tb), Config{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return srv
+}
+
+// benchRegistry registers benchServer's methods.
+func benchRegistry(tb testing.TB) *Registry {
 	var head atomic.Uint64
 	head.Store(0x1234)
 	reg := NewRegistry()
@@ -87,11 +96,7 @@ func benchServer(tb testing.TB) *Server {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	srv, err := NewServer(reg, Config{})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return srv
+	return reg
 }
 
 var bareHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

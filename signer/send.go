@@ -121,6 +121,7 @@ func (s *Server) send(ctx context.Context, r *http.Request, env *envelope, priva
 				strconv.Itoa(NonceRetries)+" retries: "+reason), http.StatusBadRequest)
 		}
 		s.log.Debug("Nonce refused, signing again", "from", args.from.Hex(), "nonce", n, "reason", reason)
+		s.metrics.nonceRetries.Inc()
 	}
 }
 

@@ -11,10 +11,12 @@ import (
 	"math/big"
 	"net/http"
 	"sync/atomic"
+	"time"
 
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/basaltchain/basalt/internal/httpmw"
+	"github.com/basaltchain/basalt/metrics"
 	"github.com/basaltchain/basalt/rpc"
 	"github.com/basaltchain/basalt/signer/downstream"
 	"github.com/basaltchain/basalt/signer/keys"
@@ -56,6 +58,10 @@ type Config struct {
 	MaxBatchSize int
 	// Logger receives the signer's log; nil discards it.
 	Logger *slog.Logger
+	// Metrics receives the signer's metrics (requests by endpoint and by
+	// JSON-RPC method, nonce retries); nil means none. Downstream latency
+	// is observed by the downstream client (DownstreamObserver).
+	Metrics *metrics.Registry
 }
 
 // Server is the signing proxy's HTTP handler.
@@ -70,6 +76,7 @@ type Server struct {
 	limit    int64
 	handler  http.Handler
 	nextID   atomic.Uint64 // ids of the signer's own requests to the node
+	metrics  serverMetrics
 }
 
 // New returns a Server for cfg.
@@ -91,6 +98,7 @@ func New(cfg Config) (*Server, error) {
 		log:      cfg.Logger,
 		maxBatch: cfg.MaxBatchSize,
 		limit:    cfg.MaxRequestBytes,
+		metrics:  newServerMetrics(cfg.Metrics),
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -106,6 +114,7 @@ func New(cfg Config) (*Server, error) {
 		tooLarge = http.HandlerFunc(s.writeTooLarge)
 	}
 	s.handler = httpmw.Chain(http.HandlerFunc(s.route),
+		s.metrics.http.Middleware(),
 		httpmw.HostAllowlist(cfg.HostAllowlist),
 		httpmw.CORS(cfg.CORSOrigins),
 		httpmw.BodyLimit(s.limit, tooLarge),
@@ -116,13 +125,15 @@ func New(cfg Config) (*Server, error) {
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
 
-// route sends GET /upcheck and POST / to the signer and everything else to
-// the node.
+// route sends GET /upcheck, GET /readiness and POST / to the signer and
+// everything else to the node.
 func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case r.URL.Path == "/upcheck" && r.Method == http.MethodGet:
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		_, _ = io.WriteString(w, "I'm up!")
+	case r.URL.Path == "/readiness" && r.Method == http.MethodGet:
+		s.readiness(w, r)
 	case r.URL.Path == "/" && r.Method == http.MethodPost:
 		s.serveJSONRPC(w, r)
 	default:
@@ -191,8 +202,14 @@ func (s *Server) serveJSONRPC(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	label := "invalid" // the methodName the request is timed under
+	if s.metrics.methodTime != nil {
+		start := time.Now()
+		defer func() { s.observeMethod(label, start) }()
+	}
 	trimmed := bytes.TrimLeft(body, " \t\r\n")
 	if len(trimmed) > 0 && trimmed[0] == '[' {
+		label = "batch"
 		s.serveBatch(w, r, body)
 		return
 	}
@@ -202,6 +219,7 @@ func (s *Server) serveJSONRPC(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h := s.handlerFor(env.method())
+	label = methodLabel(env.method(), h != nil)
 	if h == nil {
 		var id json.RawMessage
 		if env.idValid() {

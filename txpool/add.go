@@ -124,6 +124,7 @@ func (p *Pool) add(txs []*types.Transaction, src origin) []error {
 		if src == srcLocal {
 			p.localSenders[c.e.from] = struct{}{}
 		}
+		p.metrics.add(c.e)
 		added = append(added, c.e.tx)
 	}
 	p.mu.Unlock()
@@ -213,6 +214,7 @@ func (p *Pool) insertLocked(c *candidate, now int64) *Error {
 			if old.local {
 				p.locals--
 			}
+			p.metrics.remove(old, opReplaced)
 			acct.txs[i] = e
 			p.all[e.hash] = e
 			if e.local {
@@ -267,13 +269,15 @@ func (p *Pool) makeRoomLocked(e *entry, queued bool) bool {
 		// Evicting the sender's own predecessor would strand e behind a gap.
 		return false
 	}
-	p.removeLocked(victimAcct, len(victimAcct.txs)-1)
+	p.removeLocked(victimAcct, len(victimAcct.txs)-1, opEvicted)
 	return true
 }
 
-// removeLocked drops acct.txs[i] and keeps the indexes consistent.
-func (p *Pool) removeLocked(acct *account, i int) {
+// removeLocked drops acct.txs[i], for the reason op, and keeps the indexes
+// consistent.
+func (p *Pool) removeLocked(acct *account, i int, op string) {
 	e := acct.removeAt(i)
+	p.metrics.remove(e, op)
 	delete(p.all, e.hash)
 	if e.local {
 		p.locals--

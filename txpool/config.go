@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/params"
+
+	"github.com/basaltchain/basalt/metrics"
 )
 
 // MaxTxSize is the largest encoded transaction the pool accepts (128 KiB,
@@ -55,6 +57,10 @@ type Config struct {
 	// when evicting and when ordering for block building
 	// (--tx-pool-no-local-priority, default false).
 	NoLocalPriority bool
+
+	// Metrics receives the pool's metrics (transactions added and removed,
+	// pool size); nil means none.
+	Metrics *metrics.Registry
 }
 
 // DefaultConfig returns Besu's defaults.

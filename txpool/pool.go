@@ -72,6 +72,8 @@ type Pool struct {
 	feed  event.Feed
 	scope event.SubscriptionScope
 
+	metrics poolMetrics
+
 	now       func() time.Time
 	quit      chan struct{}
 	wg        sync.WaitGroup
@@ -114,6 +116,7 @@ func newPool(cfg Config, chainCfg *params.ChainConfig, head *types.Header, st St
 	if cfg.TxFeeCap != nil && cfg.TxFeeCap.Sign() > 0 {
 		p.txFeeCap = new(big.Int).Set(cfg.TxFeeCap)
 	}
+	p.metrics = newPoolMetrics(cfg.Metrics, p)
 	p.view.Store(newView(chainCfg, head, st, 0))
 	if cfg.Retention > 0 {
 		p.wg.Add(1)

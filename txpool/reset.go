@@ -30,7 +30,8 @@ func (p *Pool) Reset(head *types.Header, st State, reinject []*types.Transaction
 		}
 		kept := acct.txs[:0]
 		for _, e := range acct.txs {
-			if e.nonce < acct.nonce || e.cost.Gt(&acct.balance) || e.tx.Gas() > view.gasLimit || e.addedAt < cutoff {
+			if op := dropReason(e, acct, view, cutoff); op != "" {
+				p.metrics.remove(e, op)
 				delete(p.all, e.hash)
 				if e.local {
 					p.locals--
@@ -83,7 +84,7 @@ func (p *Pool) EvictExpired() int {
 	for _, acct := range p.accounts {
 		for i := len(acct.txs) - 1; i >= 0; i-- {
 			if acct.txs[i].addedAt < cutoff {
-				p.removeLocked(acct, i)
+				p.removeLocked(acct, i, opExpired)
 				n++
 			}
 		}
@@ -105,9 +106,23 @@ func (p *Pool) Remove(hashes ...common.Hash) int {
 		}
 		acct := p.accounts[e.from]
 		if i, found := acct.find(e.nonce); found && acct.txs[i] == e {
-			p.removeLocked(acct, i)
+			p.removeLocked(acct, i, opInvalidated)
 			n++
 		}
 	}
 	return n
+}
+
+// dropReason says why Reset drops e from acct on the new head, "" to keep
+// it.
+func dropReason(e *entry, acct *account, view *headView, cutoff int64) string {
+	switch {
+	case e.nonce < acct.nonce:
+		return opConfirmed
+	case e.cost.Gt(&acct.balance) || e.tx.Gas() > view.gasLimit:
+		return opInvalidated
+	case e.addedAt < cutoff:
+		return opExpired
+	}
+	return ""
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/basaltchain/basalt/internal/cliconf"
+	"github.com/basaltchain/basalt/metrics"
 	"github.com/basaltchain/basalt/signer/keys"
 )
 
@@ -30,6 +31,13 @@ type config struct {
 	DataPath          string
 	LogLevel          slog.Level
 	LogOff            bool
+
+	// Metrics options (EthSigner's --metrics-*).
+	MetricsEnabled       bool
+	MetricsHost          string
+	MetricsPort          int
+	MetricsCategories    []metrics.Category
+	MetricsHostAllowlist []string
 
 	// Store is the key store subcommand.
 	Store        string
@@ -141,6 +149,20 @@ func loadConfig(cmd *cobra.Command, store string, lookupEnv func(string) (string
 		return nil
 	})
 	each("", "data-path", func(s string) error { c.DataPath = s; return nil })
+	each("", "metrics-enabled", func(s string) (err error) { c.MetricsEnabled, err = cliconf.ParseBool(s); return err })
+	each("", "metrics-host", func(s string) error { c.MetricsHost = s; return required(s) })
+	each("", "metrics-port", func(s string) (err error) { c.MetricsPort, err = port(s, true); return err })
+	each("", "metrics-category", func(s string) (err error) {
+		c.MetricsCategories, err = metrics.ParseCategories(metrics.SignerCategories, cliconf.SplitList(s))
+		return err
+	})
+	each("", "metrics-host-allowlist", func(s string) error {
+		c.MetricsHostAllowlist = cliconf.SplitList(s)
+		if c.MetricsHostAllowlist == nil {
+			c.MetricsHostAllowlist = []string{}
+		}
+		return nil
+	})
 	each("", "logging", func(s string) error {
 		u := strings.ToUpper(s)
 		if u == "OFF" {
@@ -197,6 +219,10 @@ func loadConfig(cmd *cobra.Command, store string, lookupEnv func(string) (string
 	}
 	if store == "" {
 		return nil, fmt.Errorf("no key store: run basalt-signer with one of %s, %s or %s", cmdFileBased, cmdMultikey, cmdHashicorp)
+	}
+	if c.MetricsEnabled && sameEndpoint(c.MetricsHost, c.MetricsPort, c.ListenHost, c.ListenPort) {
+		return nil, fmt.Errorf("--metrics-host:--metrics-port (%s) must differ from --http-listen-host:--http-listen-port",
+			net.JoinHostPort(c.MetricsHost, strconv.Itoa(c.MetricsPort)))
 	}
 	if sameEndpoint(c.ListenHost, c.ListenPort, c.DownstreamHost, c.DownstreamPort) {
 		return nil, fmt.Errorf("--http-listen-host:--http-listen-port (%s) must differ from --downstream-http-host:--downstream-http-port",

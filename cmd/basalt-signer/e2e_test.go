@@ -52,7 +52,8 @@ func signerBinary(t testing.TB) string {
 
 // signerProc is a running basalt-signer.
 type signerProc struct {
-	URL string
+	URL      string
+	DataPath string
 	*proctest.Process
 }
 
@@ -65,7 +66,7 @@ func startSigner(t *testing.T, args ...string) *signerProc {
 	full := append([]string{"--http-listen-port=0", "--data-path=" + data, "--logging=DEBUG"}, args...)
 	cmd := exec.Command(signerBinary(t), full...)
 	cmd.Env = append(os.Environ(), "ETHSIGNER_CHAIN_ID=") // no stray configuration
-	p := &signerProc{Process: proctest.Start(t, "signer", cmd, new(proctest.LogBuffer))}
+	p := &signerProc{DataPath: data, Process: proctest.Start(t, "signer", cmd, new(proctest.LogBuffer))}
 	t.Cleanup(func() {
 		if !p.Stop(os.Interrupt, 10*time.Second) {
 			p.Kill()

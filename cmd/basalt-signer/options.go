@@ -43,6 +43,11 @@ var options = []cliconf.Option{
 	{Name: "http-host-allowlist", Kind: cliconf.List, Type: "list", Default: "localhost,127.0.0.1", Usage: "Comma-separated Host header values accepted; \"*\" for any"},
 	{Name: "data-path", Type: "dir", Usage: "Directory where the listening port is written (ethsigner.ports) while the signer runs"},
 	{Name: "logging", Type: "level", Shorthand: "l", Default: "INFO", Usage: "Logging verbosity: OFF, FATAL, ERROR, WARN, INFO, DEBUG, TRACE or ALL"},
+	{Name: "metrics-enabled", Kind: cliconf.Bool, Default: "false", Usage: "Serve Prometheus metrics at GET /metrics on --metrics-host:--metrics-port"},
+	{Name: "metrics-host", Type: "host", Default: "127.0.0.1", Usage: "Host the metrics service listens on"},
+	{Name: "metrics-port", Type: "port", Default: "9546", Usage: "Port the metrics service listens on (0: any free port)"},
+	{Name: "metrics-category", Kind: cliconf.List, Type: "list", Usage: "Comma-separated metric categories to keep (default all): HTTP, SIGNING, JVM, PROCESS"},
+	{Name: "metrics-host-allowlist", Kind: cliconf.List, Type: "list", Default: "localhost,127.0.0.1", Usage: "Comma-separated Host header values the metrics service accepts; \"*\" for any"},
 	{Name: optConfigFile, Type: "file", Usage: "TOML config file: option names as keys, a key store's options in a table named after it ([file-based-signer] key-file = ...)"},
 
 	{Section: cmdFileBased, Name: "key-file", Type: "file", Shorthand: "k", Usage: "V3 keystore file of the signing key (required)"},

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/basaltchain/basalt/metrics"
 	"github.com/basaltchain/basalt/signer"
 	"github.com/basaltchain/basalt/signer/downstream"
 	"github.com/basaltchain/basalt/signer/keys"
@@ -33,8 +34,10 @@ func runSigner(ctx context.Context, cfg *config, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	reg := newRegistry(cfg)
 	ds := downstream.New(downstream.Config{
 		Host: cfg.DownstreamHost, Port: cfg.DownstreamPort, Path: cfg.DownstreamPath, Timeout: cfg.DownstreamTimeout,
+		Observe: signer.DownstreamObserver(reg),
 	})
 	defer ds.Close()
 	srv, err := signer.New(signer.Config{
@@ -44,9 +47,20 @@ func runSigner(ctx context.Context, cfg *config, stderr io.Writer) error {
 		CORSOrigins:   cfg.CORSOrigins,
 		HostAllowlist: cfg.HostAllowlist,
 		Logger:        log,
+		Metrics:       reg,
 	})
 	if err != nil {
 		return err
+	}
+	var metricsPort int
+	if cfg.MetricsEnabled {
+		ms, err := reg.Serve(metrics.ServerConfig{Host: cfg.MetricsHost, Port: cfg.MetricsPort, HostAllowlist: cfg.MetricsHostAllowlist, Logger: log})
+		if err != nil {
+			return fmt.Errorf("--metrics-host/--metrics-port: %v", err)
+		}
+		defer ms.Close()
+		metricsPort = ms.Port()
+		log.Info("Metrics service started", "address", ms.Addr())
 	}
 
 	addr := net.JoinHostPort(cfg.ListenHost, strconv.Itoa(cfg.ListenPort))
@@ -69,7 +83,7 @@ func runSigner(ctx context.Context, cfg *config, stderr io.Writer) error {
 		"chainId", cfg.ChainID.String(), "keyStore", cfg.Store, "accounts", len(store.Accounts()))
 	if cfg.DataPath != "" {
 		path := filepath.Join(cfg.DataPath, portsFile)
-		if err := writePortsFile(path, port); err != nil {
+		if err := writePortsFile(path, port, metricsPort); err != nil {
 			log.Warn("Cannot write the ports file", "err", err)
 		} else {
 			defer os.Remove(path)
@@ -99,6 +113,19 @@ func runSigner(ctx context.Context, cfg *config, stderr io.Writer) error {
 		return fmt.Errorf("HTTP server: %v", err)
 	}
 	return nil
+}
+
+// newRegistry returns the signer's metrics registry, nil (no metrics kept)
+// without --metrics-enabled.
+func newRegistry(cfg *config) *metrics.Registry {
+	if !cfg.MetricsEnabled {
+		return nil
+	}
+	cats := cfg.MetricsCategories
+	if cats == nil {
+		cats = metrics.SignerCategories
+	}
+	return metrics.New(metrics.Config{Categories: cats})
 }
 
 // newLogger returns the logger --logging asks for, writing to stderr.
@@ -137,10 +164,14 @@ func openStore(ctx context.Context, cfg *config, log *slog.Logger) (keys.Store, 
 	return nil, fmt.Errorf("unknown key store %q", cfg.Store)
 }
 
-// writePortsFile writes EthSigner's ports file (Java properties).
-func writePortsFile(path string, port int) error {
+// writePortsFile writes EthSigner's ports file (Java properties); the
+// metrics port only when the metrics service runs (metricsPort 0: not).
+func writePortsFile(path string, port, metricsPort int) error {
 	content := "# The ports used by the running basalt-signer. This file is deleted when it stops.\n" +
 		"http-jsonrpc=" + strconv.Itoa(port) + "\n"
+	if metricsPort != 0 {
+		content += "metrics-port=" + strconv.Itoa(metricsPort) + "\n"
+	}
 	tmp := path + ".tmp"
 	if err := os.WriteFile(tmp, []byte(content), 0o644); err != nil {
 		return err

@@ -175,3 +175,27 @@ type (
 		Hashes []common.Hash
 	}
 )
+
+// messageNames are the message names of the eth protocol, by code, as Besu
+// labels its p2p message metrics.
+var messageNames = map[uint64]string{
+	StatusMsg:                     "Status",
+	NewBlockHashesMsg:             "NewBlockHashes",
+	TransactionsMsg:               "Transactions",
+	GetBlockHeadersMsg:            "GetBlockHeaders",
+	BlockHeadersMsg:               "BlockHeaders",
+	GetBlockBodiesMsg:             "GetBlockBodies",
+	BlockBodiesMsg:                "BlockBodies",
+	NewBlockMsg:                   "NewBlock",
+	NewPooledTransactionHashesMsg: "NewPooledTransactionHashes",
+	GetPooledTransactionsMsg:      "GetPooledTransactions",
+	PooledTransactionsMsg:         "PooledTransactions",
+	GetNodeDataMsg:                "GetNodeData",
+	NodeDataMsg:                   "NodeData",
+	GetReceiptsMsg:                "GetReceipts",
+	ReceiptsMsg:                   "Receipts",
+}
+
+// MessageName returns the name of an eth message code ("" for a code the
+// protocol does not use).
+func MessageName(code uint64) string { return messageNames[code] }

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/basaltchain/basalt/internal/cliconf"
+	"github.com/basaltchain/basalt/metrics"
 	"github.com/basaltchain/basalt/ptm/discovery"
 	"github.com/basaltchain/basalt/ptm/storage"
 )
@@ -81,6 +82,14 @@ type Config struct {
 	ClientConnectionTLSServerTrust  string   // clientconnectiontlsservertrust: tofu
 	ClientConnectionTLSKnownClients string   // clientconnectiontlsknownclients: client-connection-tls-known-clients
 
+	// Metrics (Basalt's keys; Orion exported none): GET /metrics in
+	// Prometheus text format on a listener of its own.
+	MetricsEnabled          bool     // metricsenabled: false
+	MetricsPort             int      // metricsport: 9547 (0: any free port)
+	MetricsNetworkInterface string   // metricsnetworkinterface: 127.0.0.1
+	MetricsCategories       []string // metricscategories: all of HTTP, STORAGE, PEERS, JVM, PROCESS
+	MetricsHostAllowlist    []string // metricshostallowlist: localhost, 127.0.0.1 ("*": any Host)
+
 	// StorageSpec and KnownNodesSpec are Storage and KnownNodesStorage
 	// parsed (set by Load).
 	StorageSpec    storage.Spec
@@ -123,8 +132,15 @@ func Default() *Config {
 		ClientConnectionTLSServerKey:    "client-connection-tls-server-key.pem",
 		ClientConnectionTLSServerTrust:  "tofu",
 		ClientConnectionTLSKnownClients: "client-connection-tls-known-clients",
+		MetricsPort:                     DefaultMetricsPort,
+		MetricsNetworkInterface:         "127.0.0.1",
+		MetricsHostAllowlist:            []string{"localhost", "127.0.0.1"},
 	}
 }
+
+// DefaultMetricsPort is metricsport's default: after the node's 9545 and
+// the signer's 9546.
+const DefaultMetricsPort = 9547
 
 // Kinds of keys, as Orion's config schema types them.
 const (
@@ -200,6 +216,11 @@ var fields = []field{
 	lp("clientconnectiontlsserverchain", func(c *Config) *[]string { return &c.ClientConnectionTLSServerChain }),
 	s("clientconnectiontlsservertrust", func(c *Config) *string { return &c.ClientConnectionTLSServerTrust }),
 	p("clientconnectiontlsknownclients", func(c *Config) *string { return &c.ClientConnectionTLSKnownClients }),
+	b("metricsenabled", func(c *Config) *bool { return &c.MetricsEnabled }),
+	n("metricsport", func(c *Config) *int { return &c.MetricsPort }),
+	s("metricsnetworkinterface", func(c *Config) *string { return &c.MetricsNetworkInterface }),
+	l("metricscategories", func(c *Config) *[]string { return &c.MetricsCategories }),
+	l("metricshostallowlist", func(c *Config) *[]string { return &c.MetricsHostAllowlist }),
 }
 
 // Keys returns every configuration key, in documentation order.
@@ -339,13 +360,19 @@ func (c *Config) validate() error {
 	for _, port := range []struct {
 		key string
 		v   int
-	}{{"nodeport", c.NodePort}, {"clientport", c.ClientPort}} {
+	}{{"nodeport", c.NodePort}, {"clientport", c.ClientPort}, {"metricsport", c.MetricsPort}} {
 		if port.v < 0 || port.v > 65535 {
 			bad(port.key, "must be between 0 and 65535 (got %d)", port.v)
 		}
 	}
 	if c.NodePort == c.ClientPort && c.NodePort != 0 {
 		bad("clientport", "must be different from nodeport (both %d)", c.NodePort)
+	}
+	if c.MetricsEnabled && c.MetricsPort != 0 && (c.MetricsPort == c.NodePort || c.MetricsPort == c.ClientPort) {
+		bad("metricsport", "must be different from nodeport and clientport (%d)", c.MetricsPort)
+	}
+	if _, err := metrics.ParseCategories(metrics.PrivacyCategories, c.MetricsCategories); err != nil {
+		bad("metricscategories", "%v", err)
 	}
 	for _, u := range []struct{ key, v string }{{"nodeurl", c.NodeURL}, {"clienturl", c.ClientURL}} {
 		if u.v != "" {

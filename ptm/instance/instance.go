@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/basaltchain/basalt/metrics"
 	"github.com/basaltchain/basalt/ptm/clientapi"
 	"github.com/basaltchain/basalt/ptm/config"
 	"github.com/basaltchain/basalt/ptm/discovery"
@@ -57,6 +58,8 @@ type Instance struct {
 	store, knownStore  storage.KV
 	nodeSrv, clientSrv *http.Server
 	nodeURL, clientURL string
+	metricsSrv         *metrics.Server   // nil unless metricsenabled
+	metrics            *metrics.Registry // nil unless metricsenabled
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -95,6 +98,8 @@ func Start(ctx context.Context, cfg *config.Config, opts Options) (_ *Instance, 
 	if in.knownStore, err = openStore(ctx, "knownnodesstorage", cfg.KnownNodesSpec, log); err != nil {
 		return nil, err
 	}
+	reg := newRegistry(cfg)
+	in.metrics = reg
 	if opts.ClearKnownNodes {
 		if err := discovery.Clear(ctx, in.knownStore); err != nil {
 			return nil, fmt.Errorf("--clear-known-nodes: %w", err)
@@ -131,7 +136,7 @@ func Start(ctx context.Context, cfg *config.Config, opts Options) (_ *Instance, 
 	if !cfg.PeerDiscovery {
 		tableOpts.Fixed = append([]string{}, cfg.OtherNodes...)
 	}
-	if in.Table, err = discovery.NewTable(ctx, in.knownStore, in.nodeURL, enc.NodeKeys(), tableOpts); err != nil {
+	if in.Table, err = discovery.NewTable(ctx, meterKV(reg, in.knownStore, "knownnodes"), in.nodeURL, enc.NodeKeys(), tableOpts); err != nil {
 		nodeLn.Close()
 		clientLn.Close()
 		return nil, err
@@ -151,11 +156,13 @@ func Start(ctx context.Context, cfg *config.Config, opts Options) (_ *Instance, 
 		log.Warn(w)
 	}
 	peers := nodeapi.NewClient(tlsSet.peerDial)
+	reg.GaugeFunc(metrics.PrivacyPeers, "known_nodes", "Node URLs in the node table, this instance's included (GET /peercount)", func() float64 { return float64(len(in.Table.URLs())) })
+	reg.GaugeFunc(metrics.PrivacyPeers, "known_keys", "Public keys in the node table", func() float64 { return float64(len(in.Table.Entries())) })
 	in.Manager = &manager.Manager{
 		Enclave:    enc,
-		Store:      in.store,
+		Store:      meterKV(reg, in.store, "payloads"),
 		Table:      in.Table,
-		Peers:      peers,
+		Peers:      meterPeers(reg, peers),
 		Log:        log,
 		MaxPayload: cfg.MaxPayloadSize,
 	}
@@ -177,8 +184,22 @@ func Start(ctx context.Context, cfg *config.Config, opts Options) (_ *Instance, 
 	maxBody := int64(cfg.MaxPayloadSize)/3*4 + 4 + bodySlack
 	nodeAPI := &nodeapi.Server{Manager: in.Manager, Table: in.Table, Log: log.With("api", "node"), MaxBody: maxBody, Allow: allow}
 	clientAPI := &clientapi.Server{Manager: in.Manager, Table: in.Table, Log: log.With("api", "client"), Version: opts.Version, MaxBody: maxBody, Tokens: tokens}
-	in.nodeSrv = newServer(nodeAPI.Handler(), tlsSet.nodeServer, log)
-	in.clientSrv = newServer(clientAPI.Handler(), tlsSet.clientServer, log)
+	clientMetrics, nodeMetrics := httpMetrics(reg)
+	// /readiness is answered before the client API's token check: probes
+	// carry no token, and the answer tells nothing a token protects.
+	ready := readiness([]storage.KV{in.store, in.knownStore}, in.Table, cfg.OtherNodes, peers)
+	in.nodeSrv = newServer(nodeMetrics(nodeAPI.Handler()), tlsSet.nodeServer, log)
+	in.clientSrv = newServer(clientMetrics(withReadiness(clientAPI.Handler(), ready)), tlsSet.clientServer, log)
+	metricsPort := 0
+	if cfg.MetricsEnabled {
+		if in.metricsSrv, err = reg.Serve(metrics.ServerConfig{Host: cfg.MetricsNetworkInterface, Port: cfg.MetricsPort,
+			HostAllowlist: cfg.MetricsHostAllowlist, Logger: log}); err != nil {
+			nodeLn.Close()
+			clientLn.Close()
+			return nil, fmt.Errorf("metricsport: %w", err)
+		}
+		metricsPort = in.metricsSrv.Port()
+	}
 
 	runCtx, cancel := context.WithCancel(context.Background())
 	in.cancel = cancel
@@ -195,13 +216,13 @@ func Start(ctx context.Context, cfg *config.Config, opts Options) (_ *Instance, 
 		d.Run(runCtx)
 	}()
 
-	if err := in.writePortsFile(nodePort, clientPort); err != nil {
+	if err := in.writePortsFile(nodePort, clientPort, metricsPort); err != nil {
 		log.Warn("could not write the ports file", "err", err)
 	}
 	log.Info("basalt-privacy started",
 		"nodeurl", in.nodeURL, "node", nodeLn.Addr().String(), "client", clientLn.Addr().String(),
 		"keys", len(pairs), "storage", describe(cfg.StorageSpec), "knownnodesstorage", describe(cfg.KnownNodesSpec),
-		"othernodes", len(cfg.OtherNodes), "peerdiscovery", cfg.PeerDiscovery, "clientapitokens", tokens.Len())
+		"othernodes", len(cfg.OtherNodes), "peerdiscovery", cfg.PeerDiscovery, "clientapitokens", tokens.Len(), "metrics", in.metricsSrv.Addr())
 	for _, k := range enc.NodeKeys() {
 		log.Info("hosting key", "publicKey", k.String())
 	}
@@ -270,15 +291,22 @@ func (in *Instance) serve(srv *http.Server, ln net.Listener, name string) {
 	}()
 }
 
+// Metrics returns the instance's metrics registry (nil unless
+// metricsenabled).
+func (in *Instance) Metrics() *metrics.Registry { return in.metrics }
+
 // NodeURL returns the URL advertised to peers.
 func (in *Instance) NodeURL() string { return in.nodeURL }
 
 // ClientURL returns the client API's base URL.
 func (in *Instance) ClientURL() string { return in.clientURL }
 
-func (in *Instance) writePortsFile(nodePort, clientPort int) error {
+func (in *Instance) writePortsFile(nodePort, clientPort, metricsPort int) error {
 	content := fmt.Sprintf("#This file contains the ports used by the running instance of basalt-privacy. This file will be deleted after the node is shutdown.\n#%s\nhttp-node-port=%d\nhttp-client-port=%d\n",
 		time.Now().UTC().Format(time.RFC1123), nodePort, clientPort)
+	if metricsPort != 0 {
+		content += fmt.Sprintf("metrics-port=%d\n", metricsPort)
+	}
 	return os.WriteFile(filepath.Join(in.cfg.WorkDir, PortsFile), []byte(content), 0o644)
 }
 
@@ -296,6 +324,7 @@ func (in *Instance) Close() error {
 				}
 			}
 		}
+		in.metricsSrv.Close()
 		if in.cancel != nil {
 			in.cancel()
 		}

@@ -46,6 +46,11 @@ type Config struct {
 	// headers, and between reads of the body. EthSigner (Vert.x) has the
 	// same idle-timeout meaning.
 	Timeout time.Duration
+	// Observe, if not nil, hears of every request once it is over: the
+	// operation ("call" for Do, "relay" for Relay), how long it took
+	// (body included) and its error (an *Error, nil on success). The
+	// signer's metrics use it.
+	Observe func(op string, d time.Duration, err error)
 }
 
 // Client sends requests to the node. It is safe for concurrent use.
@@ -55,6 +60,7 @@ type Client struct {
 	timeout time.Duration
 	hc      *http.Client
 	tr      *http.Transport
+	observe func(op string, d time.Duration, err error)
 }
 
 // New returns a client for cfg.
@@ -84,6 +90,7 @@ func New(cfg Config) *Client {
 		prefix:  cfg.Path,
 		timeout: timeout,
 		tr:      tr,
+		observe: cfg.Observe,
 		hc: &http.Client{
 			Transport: tr,
 			// A redirect is the node's answer; relay it, do not follow it.
@@ -183,7 +190,7 @@ type Response struct {
 // a response; only a request that got no answer is an error, an *Error.
 func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
 	var out *Response
-	err := c.exchange(ctx, req, func(resp *http.Response, body io.Reader) error {
+	err := c.exchange(ctx, "call", req, func(resp *http.Response, body io.Reader) error {
 		b, err := io.ReadAll(io.LimitReader(body, maxResponseBytes+1))
 		if err != nil {
 			return err
@@ -203,7 +210,7 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
 // writes nothing, when no response arrived; once the status is written a
 // failure only cuts the body short.
 func (c *Client) Relay(ctx context.Context, w http.ResponseWriter, req *Request) error {
-	return c.exchange(ctx, req, func(resp *http.Response, body io.Reader) error {
+	return c.exchange(ctx, "relay", req, func(resp *http.Response, body io.Reader) error {
 		CopyResponseHeader(w.Header(), resp.Header)
 		if resp.ContentLength >= 0 {
 			w.Header().Set("Content-Length", strconv.FormatInt(resp.ContentLength, 10))
@@ -215,8 +222,12 @@ func (c *Client) Relay(ctx context.Context, w http.ResponseWriter, req *Request)
 }
 
 // exchange sends req and hands the response to read, with the idle timeout
-// running until read returns.
-func (c *Client) exchange(ctx context.Context, req *Request, read func(*http.Response, io.Reader) error) error {
+// running until read returns; op names it for Config.Observe.
+func (c *Client) exchange(ctx context.Context, op string, req *Request, read func(*http.Response, io.Reader) error) (err error) {
+	if c.observe != nil {
+		start := time.Now()
+		defer func() { c.observe(op, time.Since(start), err) }()
+	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	timer := time.AfterFunc(c.timeout, func() { cancel(errIdle) })
@@ -347,4 +358,19 @@ func isHop(k string) bool {
 		}
 	}
 	return false
+}
+
+// String names the kind for logs and metrics.
+func (k Kind) String() string {
+	switch k {
+	case Timeout:
+		return "timeout"
+	case Connect:
+		return "connect"
+	case Broken:
+		return "broken"
+	case Canceled:
+		return "canceled"
+	}
+	return "unknown"
 }
