@@ -99,8 +99,6 @@ permissions-nodes-config-file-enabled=false
 		"--nat-method|DOCKER|--nat-method on the command line|",
 		"--data-storage-format|BONSAI|data-storage-format in config file " + file + "|",
 		"--key-value-storage|rocksdb|environment variable BESU_KEY_VALUE_STORAGE|",
-		"--metrics-enabled|true|metrics-enabled in config file " + file + "|pending",
-		"--metrics-port|9545|metrics-port in config file " + file + "|pending",
 		"--Xsnapsync-server-enabled|true|Xsnapsync-server-enabled in config file " + file + "|",
 		"BESU_OPTS||environment|",
 		"BASALT_RPC_HTTP_PROT (did you mean BASALT_RPC_HTTP_PORT?)||environment|",
@@ -114,7 +112,6 @@ permissions-nodes-config-file-enabled=false
 	var buf bytes.Buffer
 	cfg.LogNotices(slog.New(slog.NewTextHandler(&buf, nil)))
 	for _, want := range []string{
-		`level=WARN msg="Option not built yet" option=--metrics-enabled value=true from="metrics-enabled in config file ` + file + `" basalt="metrics are not built yet`,
 		`level=INFO msg="Option handled differently from Besu" option=--data-storage-format value=BONSAI`,
 		`level=WARN msg=Ignored option="BASALT_RPC_HTTP_PROT (did you mean BASALT_RPC_HTTP_PORT?)" from=environment`,
 	} {
@@ -254,8 +251,8 @@ func TestUnstableHelp(t *testing.T) {
 	// Options that do not act stay out of --help.
 	root := &cobra.Command{Use: "basalt"}
 	AddFlags(root)
-	if f := root.Flags().Lookup("metrics-enabled"); f == nil || !f.Hidden {
-		t.Error("--metrics-enabled shown in help")
+	if f := root.Flags().Lookup("data-storage-format"); f == nil || !f.Hidden {
+		t.Error("--data-storage-format shown in help")
 	}
 	if f := root.Flags().Lookup("identity"); f == nil || f.Hidden {
 		t.Error("--identity hidden")

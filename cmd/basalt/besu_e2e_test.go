@@ -306,7 +306,6 @@ func TestBesuConfigFile(t *testing.T) {
 			`msg="Starting Basalt" version=basalt/acceptance/v`,
 			`msg="Option handled differently from Besu" option=--data-storage-format value=FOREST from="data-storage-format in config file ` + cfgFile + `"`,
 			`option=--key-value-storage value=rocksdb`,
-			`level=WARN msg="Option not built yet" option=--metrics-enabled value=true`,
 			`option=--tx-pool-priority-senders`,
 			`msg="Node started" version=basalt/acceptance/v`,
 		} {
