@@ -285,6 +285,7 @@ if [ -z "$up" ]; then echo "the background step did not listen on port %[1]s" >&
 	env := append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	for v, p := range map[string]string{
 		"BASALT_RPC_HTTP_PORT": "8545", "BASALT_RPC_WS_PORT": "8546", "BASALT_GRAPHQL_HTTP_PORT": "8547", "BASALT_P2P_PORT": "30303",
+		"BASALT_METRICS_PORT": "9545",
 	} {
 		env = append(env, v+"="+ports[p])
 	}
