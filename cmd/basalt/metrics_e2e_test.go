@@ -495,3 +495,31 @@ func TestMetricsPush(t *testing.T) {
 		t.Errorf("no DELETE when the node stopped; gateway saw %v", g.requests)
 	}
 }
+
+// Two IBFT 2.0 validators with metrics on: the engine's consensus metrics
+// (through consensus.Instrumented) and the IBF sub-protocol's messages are
+// exported beside the node's.
+func TestIBFTMetrics(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts two validators")
+	}
+	net := generateIBFT(t, 2, 2)
+	net.start("--metrics-enabled", "--metrics-port=0")
+	waitHeight(t, 60*time.Second, 3, net.nodes...)
+	var services map[string]struct{ Host, Port string }
+	net.nodes[0].MustCall(&services, "net_services")
+	m, ok := services["metrics"]
+	if !ok {
+		t.Fatalf("net_services %v", services)
+	}
+	fams := scrape(t, "http://"+m.Host+":"+m.Port+"/metrics")
+	wantMetrics(t, fams, []metricCheck{
+		{"besu_consensus_ibft2_committed_blocks_total", nil, 1},
+		{"besu_consensus_ibft2_height", nil, 3},
+		{"besu_consensus_ibft2_round", nil, 0},
+		{"besu_consensus_ibft2_round_changes_total", nil, 0},
+		{"besu_consensus_ibft2_messages_rejected_total", nil, 0},
+		{"besu_network_p2p_messages_inbound", []string{"protocol=IBF"}, 1},
+		{"besu_network_p2p_messages_outbound", []string{"protocol=IBF"}, 1},
+	})
+}

@@ -71,6 +71,9 @@ type Config struct {
 	// would be empty, the height does not start until transactions arrive
 	// or this period is over too.
 	EmptyBlockPeriod uint64
+	// Metrics receives the consensus metrics (NewMetrics); the zero value
+	// records nothing.
+	Metrics Metrics
 }
 
 // Run runs a validator until ctx ends. It returns a
@@ -86,7 +89,7 @@ func Run(ctx context.Context, host consensus.Host, cfg Config) error {
 	defer unsubscribe()
 
 	r := &runner{ctx: ctx, host: host, cfg: cfg, log: log, clock: host.Clock(),
-		cands: map[common.Hash]consensus.Candidate{}}
+		cands: map[common.Hash]consensus.Candidate{}, m: cfg.Metrics.orNop()}
 	r.core = bft.New(cfg.Core, (*backend)(r))
 	defer r.stopTimers()
 
@@ -94,6 +97,7 @@ func Run(ctx context.Context, host consensus.Host, cfg Config) error {
 		return err
 	}
 	for {
+		r.observe() // what the last event did to the view
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
@@ -105,6 +109,7 @@ func Run(ctx context.Context, host consensus.Host, cfg Config) error {
 			acts, err := r.core.Step(in.Msg)
 			if err != nil {
 				if !errors.Is(err, bft.ErrOldMessage) && !errors.Is(err, bft.ErrDuplicate) {
+					r.m.Rejected.Inc()
 					log.Debug("Rejected BFT message", "kind", in.Msg.Kind, "view", in.Msg.View, "author", in.Msg.Author, "err", err)
 				}
 				continue
@@ -136,6 +141,9 @@ type runner struct {
 	cands        map[common.Hash]consensus.Candidate // executed blocks of this height, by digest
 	timers       [2]consensus.Timer
 	timerIDs     [2]bft.Timer
+
+	m    Metrics  // no-ops where Config.Metrics left them out
+	seen bft.View // the view observe last recorded
 }
 
 // newHead starts the height after head (if it is new).
@@ -220,6 +228,7 @@ func (r *runner) commit(a bft.CommitBlock) {
 		r.log.Error("Cannot import a committed block", "number", a.Block.Number(), "round", a.Round, "err", err)
 		return
 	}
+	r.m.Committed.Inc()
 	// Besu logs each committed block with its round: a round above 0
 	// means a proposer was late or down.
 	r.log.Info("Committed block", "number", a.Block.Number(), "round", a.Round, "txs", len(a.Block.Transactions()),

@@ -27,6 +27,7 @@ import (
 	"github.com/basaltchain/basalt/config"
 	"github.com/basaltchain/basalt/consensus"
 	"github.com/basaltchain/basalt/consensus/bft"
+	"github.com/basaltchain/basalt/consensus/driver"
 )
 
 // allowedFutureBlockTime is how far ahead of the local clock a block's
@@ -56,6 +57,7 @@ type Engine struct {
 	tallies   *lru.Cache[common.Hash, *bft.Tally]
 	proposals *bft.Proposals
 	net       *network
+	metrics   driver.Metrics // set by SetMetrics before Produce
 
 	closeOnce sync.Once
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/basaltchain/basalt/consensus"
 	"github.com/basaltchain/basalt/consensus/bft"
 	"github.com/basaltchain/basalt/consensus/driver"
+	"github.com/basaltchain/basalt/metrics"
 )
 
 // Protocols is the IBF/1 sub-protocol, run beside eth.
@@ -37,8 +38,13 @@ func (e *Engine) Produce(ctx context.Context, host consensus.Host) error {
 		Network:          e.net,
 		Inbox:            e.net.inbox,
 		EmptyBlockPeriod: e.cfg.EmptyBlockPeriodSeconds,
+		Metrics:          e.metrics,
 	})
 }
+
+// SetMetrics implements consensus.Instrumented: the node hands over its
+// registry before the engine produces (see driver.NewMetrics).
+func (e *Engine) SetMetrics(r *metrics.Registry) { e.metrics = driver.NewMetrics(r, "ibft2") }
 
 // protocol is IBFT 2.0 as the driver sees it.
 type protocol struct{ e *Engine }

@@ -15,6 +15,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/basaltchain/basalt/config"
+	"github.com/basaltchain/basalt/consensus/ibft2"
 	"github.com/basaltchain/basalt/metrics"
 	"github.com/basaltchain/basalt/metrics/grafana"
 	"github.com/basaltchain/basalt/node"
@@ -54,6 +55,12 @@ func exported(t *testing.T) map[string]string {
 	}
 	defer n.Close()
 	add("basalt", n.Metrics().Names())
+	// A BFT engine's metrics come from the engine (consensus.Instrumented).
+	ibft := ibft2.New(&config.IBFT2Config{}, ibft2.Options{})
+	defer ibft.Close()
+	ibftReg := metrics.New(metrics.Config{Categories: metrics.NodeDefaults})
+	ibft.SetMetrics(ibftReg)
+	add("basalt", ibftReg.Names())
 
 	reg := metrics.New(metrics.Config{Categories: metrics.SignerCategories})
 	key, _ := crypto.GenerateKey()
