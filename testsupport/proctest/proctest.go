@@ -87,13 +87,32 @@ func RemoveBinaries() {
 // FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.
 func FreePort(t testing.TB) int {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	givenMu.Lock()
+	defer givenMu.Unlock()
+	for range 100 {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		port := ln.Addr().(*net.TCPAddr).Port
+		ln.Close()
+		// The kernel may hand a just-closed port out again; a test that
+		// picks several ports before starting its processes would then
+		// give two of them the same one.
+		if !given[port] {
+			given[port] = true
+			return port
+		}
 	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
+	t.Fatal("no unused free port after 100 tries")
+	return 0
 }
+
+// given holds the ports FreePort has handed out in this test process.
+var (
+	givenMu sync.Mutex
+	given   = map[int]bool{}
+)
 
 // WaitFor checks cond every interval until it holds, failing the test if
 // timeout passes first.
