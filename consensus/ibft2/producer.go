@@ -71,6 +71,15 @@ func (protocol) WithRound(b *types.Block, round uint32) (*types.Block, error) {
 
 func (p protocol) Sign(m *bft.Message) error { return Sign(m, p.e.key) }
 
+// SealHash: IBFT 2.0 seals sign the digest of the block with its round.
+func (p protocol) SealHash(b *types.Block, round uint32) (common.Hash, error) {
+	b, err := p.WithRound(b, round)
+	if err != nil {
+		return common.Hash{}, err
+	}
+	return p.Digest(b)
+}
+
 func (p protocol) CommitSeal(d common.Hash) ([]byte, error) { return crypto.Sign(d[:], p.e.key) }
 
 func (protocol) SealSigner(d common.Hash, seal []byte) (common.Address, error) {
