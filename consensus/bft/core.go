@@ -141,6 +141,15 @@ func (c *Core) NewHeight(h Height) []Action {
 	if c.height != nil && h.Sequence <= c.height.Sequence {
 		return nil
 	}
+	if h.Rules != nil {
+		c.rules = h.Rules
+	}
+	if h.BlockPeriod != 0 {
+		c.cfg.BlockPeriod = h.BlockPeriod
+	}
+	if h.RequestTimeout != 0 {
+		c.cfg.RequestTimeout = h.RequestTimeout
+	}
 	hh := h
 	hh.Validators = slices.Clone(h.Validators)
 	SortValidators(hh.Validators)

@@ -147,6 +147,12 @@ type Height struct {
 	ParentProposer common.Address
 	// Validators are the validators of the new height, in ascending order.
 	Validators []common.Address
+	// Rules, BlockPeriod and RequestTimeout, when set, replace the
+	// configured ones from this height on: a network switches protocol
+	// (IBFT 2.0 to QBFT) or block period (a QBFT transition) at a block.
+	Rules          Rules
+	BlockPeriod    uint64
+	RequestTimeout time.Duration
 }
 
 // Backend holds the protocol-specific pure functions the core calls.
