@@ -19,6 +19,9 @@ var _ bftengine.Format = Format{}
 // Name is "QBFT".
 func (Format) Name() string { return "QBFT" }
 
+// Key is "qbft".
+func (Format) Key() string { return "qbft" }
+
 // RPCPrefix is "qbft".
 func (Format) RPCPrefix() string { return "qbft" }
 
