@@ -142,4 +142,3 @@ func Validators(header *types.Header) ([]common.Address, error) {
 	}
 	return extra.Validators, nil
 }
-
