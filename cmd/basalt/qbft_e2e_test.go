@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"math/big"
 	"os"
@@ -267,4 +269,81 @@ func TestQBFTMigration(t *testing.T) {
 			t.Fatalf("synced node differs at %d", h)
 		}
 	}
+}
+
+// validatorContractCode is EVM runtime code that returns, whatever it is
+// called with, the ABI encoding of vals as an address[]: what
+// getValidators() of a validator contract returns.
+func validatorContractCode(vals []common.Address) string {
+	data := common.LeftPadBytes([]byte{0x20}, 32)
+	data = append(data, common.LeftPadBytes(big.NewInt(int64(len(vals))).Bytes(), 32)...)
+	for _, v := range vals {
+		data = append(data, common.LeftPadBytes(v[:], 32)...)
+	}
+	const prefix = 15 // the code before the data
+	n := len(data)
+	code := []byte{0x61, byte(n >> 8), byte(n), 0x61, 0, prefix, 0x60, 0, 0x39, 0x61, byte(n >> 8), byte(n), 0x60, 0, 0xf3}
+	return hexutil.Encode(append(code, data...))
+}
+
+// TestQBFTContractTransition: 4 QBFT validators select validators by
+// block header until block 3, where a transition switches to a validator
+// contract whose getValidators() names 3 of them: from block 3 headers
+// carry no validators, qbft_getValidatorsByBlockNumber answers the
+// contract's set, the chain goes on with the 3, and the fourth no longer
+// seals.
+func TestQBFTContractTransition(t *testing.T) {
+	const switchAt = 3
+	contract := common.HexToAddress("0x0000000000000000000000000000000000008888")
+	net := generateQBFT(t, 4, 1)
+	// The contract's set: the validators but the last one.
+	kept := slices.Clone(net.addrs[:3])
+	var g map[string]any
+	raw, err := os.ReadFile(net.genesis)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &g); err != nil {
+		t.Fatal(err)
+	}
+	cfg := g["config"].(map[string]any)
+	cfg["transitions"] = map[string]any{"qbft": []any{map[string]any{
+		"block": switchAt, "validatorselectionmode": "contract", "validatorcontractaddress": contract.Hex()}}}
+	g["alloc"].(map[string]any)[contract.Hex()[2:]] = map[string]any{"balance": "0x0", "code": validatorContractCode(kept)}
+	raw, _ = json.Marshal(g)
+	if err := os.WriteFile(net.genesis, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	net.start()
+	n := net.nodes
+	waitHeight(t, 60*time.Second, switchAt+3, n[:3]...)
+	low := sameChain(t, n[:3]...)
+	for h := uint64(1); h <= low; h++ {
+		hdr := rawHeader(t, n[0], h)
+		x, err := qbft.DecodeExtraData(hdr.Extra)
+		if err != nil {
+			t.Fatalf("block %d: %v", h, err)
+		}
+		var vals []common.Address
+		n[1].MustCall(&vals, "qbft_getValidatorsByBlockNumber", hexutil.EncodeUint64(h))
+		seals, _ := qbft.SealSigners(hdr)
+		if h < switchAt {
+			if len(x.Validators) != 4 || len(vals) != 4 {
+				t.Fatalf("block %d (block-header mode): extraData %v, RPC %v", h, x.Validators, vals)
+			}
+			continue
+		}
+		if len(x.Validators) != 0 || !slices.Equal(vals, sortedAddrs(kept)) {
+			t.Fatalf("block %d (contract mode): extraData %v, RPC %v, want %v", h, x.Validators, vals, kept)
+		}
+		if slices.Contains(seals, net.addrs[3]) || len(seals) < 2 { // quorum of 3 is 2
+			t.Fatalf("block %d sealed by %v", h, seals)
+		}
+	}
+}
+
+func sortedAddrs(a []common.Address) []common.Address {
+	out := slices.Clone(a)
+	slices.SortFunc(out, func(x, y common.Address) int { return bytes.Compare(x[:], y[:]) })
+	return out
 }
