@@ -28,7 +28,8 @@ func Schedule(g *config.Genesis) ([]bftengine.Segment, error) {
 	// Contract selection from the start when config.qbft names a contract
 	// (Besu: validatorcontractaddress without transitions).
 	contract := qc.ValidatorContractAddress
-	segs = append(segs, bftengine.Segment{From: qc.StartBlock, Format: Format{}, Config: &opts, Contract: contract})
+	first := opts
+	segs = append(segs, bftengine.Segment{From: qc.StartBlock, Format: Format{}, Config: &first, Contract: contract})
 	address := contract
 	for i, t := range qc.Transitions {
 		if t.ValidatorContractAddress != nil {
