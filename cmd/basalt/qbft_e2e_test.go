@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -111,6 +112,20 @@ func TestQBFTFourValidators(t *testing.T) {
 	n[0].MustCall(&metrics, "qbft_getSignerMetrics")
 	if len(metrics) != 4 {
 		t.Fatalf("qbft_getSignerMetrics %v", metrics)
+	}
+	var info struct {
+		Protocols map[string]json.RawMessage `json:"protocols"`
+	}
+	n[0].MustCall(&info, "admin_nodeInfo")
+	if !strings.Contains(string(info.Protocols["eth"]), `"qbft":{"blockPeriodSeconds":1,"epochLength":30000,"requestTimeoutSeconds":2}`) {
+		t.Fatalf("admin_nodeInfo eth config %s", info.Protocols["eth"])
+	}
+	var peers []struct {
+		Caps []string `json:"caps"`
+	}
+	n[0].MustCall(&peers, "admin_peers")
+	if len(peers) == 0 || !slices.Contains(peers[0].Caps, "istanbul/100") {
+		t.Fatalf("admin_peers caps %+v", peers)
 	}
 }
 
