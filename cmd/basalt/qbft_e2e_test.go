@@ -6,17 +6,14 @@ import (
 	"fmt"
 	"math/big"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
-	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/basaltchain/basalt/consensus/ibft2"
 	"github.com/basaltchain/basalt/consensus/qbft"
@@ -129,38 +126,19 @@ func TestQBFTFourValidators(t *testing.T) {
 	}
 }
 
-// TestQBFTFaults: with 1 of 4 validators stopped the chain goes on; with 2
-// it halts; with one back it resumes; then a 2|2 partition halts both
-// halves and, healed, the network goes on on one chain.
+// TestQBFTFaults: the IBFT 2.0 fault scenarios on QBFT: with 1 of 4
+// validators stopped the chain goes on, with 2 it halts, with one back it
+// resumes; then, all four back, a 2|2 partition halts both halves and,
+// healed, the network goes on on one chain.
 func TestQBFTFaults(t *testing.T) {
 	net := generateQBFT(t, 4, 1)
 	net.start()
 	n := net.nodes
-	waitHeight(t, 60*time.Second, 2, n...)
-
-	n[3].Stop(syscall.SIGTERM)
-	progresses(t, 60*time.Second, n[:3]...)
-	n[2].Stop(syscall.SIGTERM)
-	halted(t, n[:2]...)
-	n[2].Restart()
+	stopValidators(t, n)
 	n[3].Restart()
 	testnode.Connect(t, n...)
 	progresses(t, 90*time.Second, n...)
-	sameChain(t, n...)
-
-	for _, a := range n[2:] {
-		for _, b := range n[:2] {
-			removePeer(t, a, b)
-			removePeer(t, b, a)
-		}
-	}
-	testnode.WaitFor(t, 20*time.Second, "partition", func() bool {
-		return n[0].PeerCount() == 1 && n[3].PeerCount() == 1
-	})
-	halted(t, n...)
-	testnode.Connect(t, n...)
-	progresses(t, 90*time.Second, n...)
-	sameChain(t, n...)
+	partition(t, n)
 }
 
 // TestQBFTVoting votes a fifth validator in with qbft_proposeValidatorVote
@@ -168,65 +146,7 @@ func TestQBFTFaults(t *testing.T) {
 func TestQBFTVoting(t *testing.T) {
 	net := generateQBFT(t, 4, 1)
 	net.start()
-	n := net.nodes
-	waitHeight(t, 60*time.Second, 2, n...)
-
-	key, _ := crypto.GenerateKey()
-	fifth := crypto.PubkeyToAddress(key.PublicKey)
-	keyFile := filepath.Join(t.TempDir(), "key")
-	if err := os.WriteFile(keyFile, []byte(hexutil.Encode(crypto.FromECDSA(key))), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	e := testnode.StartP2P(t, t.TempDir(), "--genesis-file="+net.genesis, "--node-private-key-file="+keyFile,
-		"--rpc-http-api=ETH,NET,WEB3,ADMIN,QBFT")
-	all := append(slices.Clone(n), e)
-	testnode.Connect(t, all...)
-
-	qvote := func(a common.Address, add bool, voters ...*testnode.P2PNode) {
-		t.Helper()
-		for _, v := range voters {
-			var ok bool
-			v.MustCall(&ok, "qbft_proposeValidatorVote", a, add)
-			if !ok {
-				t.Fatal("qbft_proposeValidatorVote returned false")
-			}
-		}
-	}
-	qvalidators := func() []common.Address {
-		var v []common.Address
-		n[0].MustCall(&v, "qbft_getValidatorsByBlockNumber", "latest")
-		return v
-	}
-	qvote(fifth, true, n[:3]...)
-	var pending map[string]bool
-	n[0].MustCall(&pending, "qbft_getPendingVotes")
-	if len(pending) != 1 {
-		t.Fatalf("pending votes %v", pending)
-	}
-	testnode.WaitFor(t, 60*time.Second, "fifth validator voted in", func() bool {
-		return slices.Contains(qvalidators(), fifth)
-	})
-	for _, v := range n[:3] {
-		var ok bool
-		v.MustCall(&ok, "qbft_discardValidatorVote", fifth)
-	}
-	// Five validators: quorum 4, so with one of the four stopped the new
-	// one must seal.
-	n[3].Stop(syscall.SIGTERM)
-	live := []*testnode.P2PNode{n[0], n[1], n[2], e}
-	progresses(t, 90*time.Second, live...)
-	head := n[0].BlockNumber()
-	if s, err := qbft.SealSigners(rawHeader(t, n[0], head)); err != nil || !slices.Contains(s, fifth) || len(s) < 4 {
-		t.Fatalf("block %d sealed by %v (%v); want 4 seals including %s", head, s, err, fifth)
-	}
-	gone := net.addrs[3]
-	qvote(gone, false, n[0], n[1], e)
-	testnode.WaitFor(t, 90*time.Second, "validator voted out", func() bool {
-		v := qvalidators()
-		return len(v) == 4 && !slices.Contains(v, gone)
-	})
-	progresses(t, 60*time.Second, live...)
-	sameChain(t, live...)
+	voting(t, net, bftMethods{"qbft", qbft.SealSigners})
 }
 
 // migrationStart is the first QBFT block of the migration test: small, so
