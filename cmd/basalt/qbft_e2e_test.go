@@ -223,10 +223,10 @@ func validatorContractCode(vals []common.Address) string {
 
 // TestQBFTContractTransition: 4 QBFT validators select validators by
 // block header until block 3, where a transition switches to a validator
-// contract whose getValidators() names 3 of them: from block 3 headers
-// carry no validators, qbft_getValidatorsByBlockNumber answers the
-// contract's set, the chain goes on with the 3, and the fourth no longer
-// seals.
+// contract whose getValidators() names 3 of them, and to 2 s blocks: from
+// block 3 headers are 2 s apart and carry no validators,
+// qbft_getValidatorsByBlockNumber answers the contract's set, the chain
+// goes on with the 3, and the fourth no longer seals.
 func TestQBFTContractTransition(t *testing.T) {
 	const switchAt = 3
 	contract := common.HexToAddress("0x0000000000000000000000000000000000008888")
@@ -243,7 +243,8 @@ func TestQBFTContractTransition(t *testing.T) {
 	}
 	cfg := g["config"].(map[string]any)
 	cfg["transitions"] = map[string]any{"qbft": []any{map[string]any{
-		"block": switchAt, "validatorselectionmode": "contract", "validatorcontractaddress": contract.Hex()}}}
+		"block": switchAt, "validatorselectionmode": "contract", "validatorcontractaddress": contract.Hex(),
+		"blockperiodseconds": 2}}}
 	g["alloc"].(map[string]any)[contract.Hex()[2:]] = map[string]any{"balance": "0x0", "code": validatorContractCode(kept)}
 	raw, _ = json.Marshal(g)
 	if err := os.WriteFile(net.genesis, raw, 0o644); err != nil {
@@ -273,6 +274,9 @@ func TestQBFTContractTransition(t *testing.T) {
 		}
 		if slices.Contains(seals, net.addrs[3]) || len(seals) < 2 { // quorum of 3 is 2
 			t.Fatalf("block %d sealed by %v", h, seals)
+		}
+		if parent := rawHeader(t, n[0], h-1); hdr.Time < parent.Time+2 {
+			t.Fatalf("block %d %d s after its parent; the transition's period is 2 s", h, hdr.Time-parent.Time)
 		}
 	}
 }
