@@ -1,0 +1,270 @@
+package api
+
+import (
+	"encoding/hex"
+	"errors"
+	"slices"
+	"strconv"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/tracing"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/core/vm"
+	"github.com/holiman/uint256"
+)
+
+// structLogger is the default tracer of debug_traceTransaction and the
+// other debug_trace methods: one entry per executed opcode in Besu's shape
+// (stack, memory words and storage as un-prefixed 64-digit hex, gas as JSON
+// numbers), with the values go-ethereum's struct logger records — storage
+// appears on SLOAD and SSTORE steps, holding the slots of the running
+// contract read or written so far in the transaction.
+//
+// Entries are encoded as they happen into one buffer, bounded by a byte
+// budget shared by every transaction of a request: a trace that would pass
+// it stops recording and the request fails with ErrTraceTooLarge, so a huge
+// trace costs at most the budget, never the node's memory.
+type structLogger struct {
+	opts   structLogOptions
+	budget *traceBudget
+	env    *tracing.VMContext
+
+	buf     []byte // the result so far: its opening and the entries
+	entries int
+	storage map[common.Address]map[common.Hash]common.Hash
+	output  []byte
+	err     error
+	gasUsed uint64
+}
+
+// structLogOptions are the captures a request turns off.
+type structLogOptions struct {
+	DisableStorage, DisableMemory, DisableStack bool
+}
+
+// traceBudget is what is left of a request's trace size limit
+// (--rpc-max-trace-size), in bytes; nil for no limit.
+type traceBudget struct {
+	left     int
+	limit    int
+	exceeded bool
+}
+
+// ErrTraceTooLarge is a trace larger than the node's limit.
+type ErrTraceTooLarge struct{ Limit int }
+
+// Error implements error.
+func (e *ErrTraceTooLarge) Error() string {
+	return "trace larger than the limit of " + strconv.Itoa(e.Limit) +
+		" bytes (--rpc-max-trace-size); disable memory, stack or storage capture, or use callTracer"
+}
+
+// newTraceBudget returns the budget of a request under limit bytes (0: no
+// limit).
+func newTraceBudget(limit int) *traceBudget {
+	if limit <= 0 {
+		return nil
+	}
+	return &traceBudget{left: limit, limit: limit}
+}
+
+// take charges n bytes; false once the budget is spent.
+func (b *traceBudget) take(n int) bool {
+	if b == nil {
+		return true
+	}
+	if b.exceeded || n > b.left {
+		b.exceeded = true
+		return false
+	}
+	b.left -= n
+	return true
+}
+
+// check is the budget's verdict: ErrTraceTooLarge once exceeded.
+func (b *traceBudget) check() error {
+	if b != nil && b.exceeded {
+		return &ErrTraceTooLarge{Limit: b.limit}
+	}
+	return nil
+}
+
+func newStructLogger(opts structLogOptions, budget *traceBudget) *structLogger {
+	return &structLogger{opts: opts, budget: budget, storage: make(map[common.Address]map[common.Hash]common.Hash)}
+}
+
+// hooks are the logger's EVM hooks.
+func (l *structLogger) hooks() *tracing.Hooks {
+	return &tracing.Hooks{
+		OnTxStart: l.onTxStart,
+		OnTxEnd:   l.onTxEnd,
+		OnExit:    l.onExit,
+		OnOpcode:  l.onOpcode,
+	}
+}
+
+func (l *structLogger) onTxStart(env *tracing.VMContext, _ *types.Transaction, _ common.Address) {
+	l.env = env
+}
+
+func (l *structLogger) onTxEnd(receipt *types.Receipt, err error) {
+	if err != nil {
+		if l.err == nil {
+			l.err = err
+		}
+		return
+	}
+	if receipt != nil {
+		l.gasUsed = receipt.GasUsed
+	}
+}
+
+func (l *structLogger) onExit(depth int, output []byte, _ uint64, err error, _ bool) {
+	if depth == 0 {
+		l.output, l.err = output, err
+	}
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendWord appends w as 64 hex digits in quotes.
+func appendWord(dst []byte, w *[32]byte) []byte {
+	dst = append(dst, '"')
+	n := len(dst)
+	dst = append(dst, make([]byte, 64)...)
+	hex.Encode(dst[n:], w[:])
+	return append(dst, '"')
+}
+
+func (l *structLogger) onOpcode(pc uint64, opcode byte, gas, cost uint64, scope tracing.OpContext, _ []byte, depth int, err error) {
+	if l.budget != nil && l.budget.exceeded {
+		return
+	}
+	op := vm.OpCode(opcode)
+	if l.buf == nil {
+		l.buf = append(make([]byte, 0, 4096), `{"structLogs":[`...)
+	}
+	start := len(l.buf)
+	b := l.buf
+	if l.entries > 0 {
+		b = append(b, ',')
+	}
+	b = append(b, `{"pc":`...)
+	b = strconv.AppendUint(b, pc, 10)
+	b = append(b, `,"op":"`...)
+	b = append(b, op.String()...)
+	b = append(b, `","gas":`...)
+	b = strconv.AppendUint(b, gas, 10)
+	b = append(b, `,"gasCost":`...)
+	b = strconv.AppendUint(b, cost, 10)
+	b = append(b, `,"depth":`...)
+	b = strconv.AppendInt(b, int64(depth), 10)
+	stack := scope.StackData()
+	if !l.opts.DisableStack {
+		b = append(b, `,"stack":[`...)
+		for i := range stack {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			w := stack[i].Bytes32()
+			b = appendWord(b, &w)
+		}
+		b = append(b, ']')
+	}
+	if !l.opts.DisableMemory {
+		mem := scope.MemoryData()
+		b = append(b, `,"memory":[`...)
+		for i := 0; i < len(mem); i += 32 {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			var w [32]byte
+			copy(w[:], mem[i:min(i+32, len(mem))])
+			b = appendWord(b, &w)
+		}
+		b = append(b, ']')
+	}
+	// A step that halts with an error does not execute its opcode, so it
+	// records no storage (as go-ethereum's logger).
+	if !l.opts.DisableStorage && err == nil && (op == vm.SLOAD || op == vm.SSTORE) {
+		if slots := l.recordStorage(op, scope.Address(), stack); slots != nil {
+			b = append(b, `,"storage":{`...)
+			keys := make([]common.Hash, 0, len(slots))
+			for k := range slots {
+				keys = append(keys, k)
+			}
+			slices.SortFunc(keys, func(x, y common.Hash) int { return x.Cmp(y) })
+			for i, k := range keys {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				kw, vw := [32]byte(k), [32]byte(slots[k])
+				b = appendWord(b, &kw)
+				b = append(b, ':')
+				b = appendWord(b, &vw)
+			}
+			b = append(b, '}')
+		}
+	}
+	if err != nil {
+		b = append(b, `,"error":`...)
+		b = strconv.AppendQuote(b, err.Error())
+	}
+	b = append(b, '}')
+	if !l.budget.take(len(b) - start) {
+		l.buf = b[:start] // the entry that passed the limit is dropped
+		return
+	}
+	l.buf = b
+	l.entries++
+}
+
+// recordStorage notes the slot an SLOAD reads or an SSTORE writes and
+// returns the contract's slots seen so far; nil when the stack is short.
+func (l *structLogger) recordStorage(op vm.OpCode, addr common.Address, stack []uint256.Int) map[common.Hash]common.Hash {
+	n := len(stack)
+	slots := l.storage[addr]
+	if slots == nil {
+		slots = make(map[common.Hash]common.Hash)
+		l.storage[addr] = slots
+	}
+	switch {
+	case op == vm.SLOAD && n >= 1:
+		key := common.Hash(stack[n-1].Bytes32())
+		slots[key] = l.env.StateDB.GetState(addr, key)
+	case op == vm.SSTORE && n >= 2:
+		slots[common.Hash(stack[n-1].Bytes32())] = common.Hash(stack[n-2].Bytes32())
+	default:
+		return nil
+	}
+	return slots
+}
+
+// result is the Trace object: gas used, whether the transaction failed,
+// its return value (the revert data of a reverted one, empty after any
+// other failure) and the struct logs.
+func (l *structLogger) result() ([]byte, error) {
+	if err := l.budget.check(); err != nil {
+		return nil, err
+	}
+	failed := l.err != nil
+	ret := l.output
+	if failed && !errors.Is(l.err, vm.ErrExecutionReverted) {
+		ret = nil
+	}
+	// The entries come first so that the buffer becomes the result without
+	// a copy; JSON members have no order.
+	out := l.buf
+	if out == nil {
+		out = []byte(`{"structLogs":[`)
+	}
+	out = append(out, `],"gas":`...)
+	out = strconv.AppendUint(out, l.gasUsed, 10)
+	out = append(out, `,"failed":`...)
+	out = strconv.AppendBool(out, failed)
+	out = append(out, `,"returnValue":"`...)
+	out = hex.AppendEncode(out, ret)
+	out = append(out, `"}`...)
+	l.buf = nil
+	return out, nil
+}
