@@ -496,3 +496,323 @@ func jsonEqual(tb testing.TB, a, b json.RawMessage) bool {
 	yj, _ := json.Marshal(y)
 	return bytes.Equal(xj, yj)
 }
+
+// TestDebugTraceOptions: each disable option removes exactly its field
+// from every step and changes nothing else; traceBlockByNumber/Hash give
+// each transaction's trace with its hash; traceCall runs the call object
+// on the block's state; the genesis block cannot be traced.
+func TestDebugTraceOptions(t *testing.T) {
+	e, txs := debugChain(t, 0)
+	hash := txs["nested"].Hash()
+	steps := func(raw json.RawMessage) []map[string]json.RawMessage {
+		var tr struct{ StructLogs []map[string]json.RawMessage }
+		if err := json.Unmarshal(raw, &tr); err != nil {
+			t.Fatal(err)
+		}
+		return tr.StructLogs
+	}
+	full := steps(e.call(t, "debug_traceTransaction", hash))
+	withStorage := 0
+	for _, s := range full {
+		if _, ok := s["storage"]; ok {
+			withStorage++
+		}
+		for _, f := range []string{"pc", "op", "gas", "gasCost", "depth", "stack", "memory"} {
+			if _, ok := s[f]; !ok {
+				t.Fatalf("step without %s: %v", f, s)
+			}
+		}
+	}
+	if withStorage == 0 {
+		t.Fatal("no step of the nested call shows storage")
+	}
+	for opt, field := range map[string]string{"disableStack": "stack", "disableMemory": "memory", "disableStorage": "storage"} {
+		got := steps(e.call(t, "debug_traceTransaction", hash, map[string]any{opt: true}))
+		if len(got) != len(full) {
+			t.Fatalf("%s: %d steps, %d without it", opt, len(got), len(full))
+		}
+		for i := range got {
+			want := make(map[string]json.RawMessage, len(full[i]))
+			for k, v := range full[i] {
+				if k != field {
+					want[k] = v
+				}
+			}
+			gj, _ := json.Marshal(got[i])
+			wj, _ := json.Marshal(want)
+			if !bytes.Equal(gj, wj) {
+				t.Fatalf("%s, step %d:\n got %s\nwant %s", opt, i, gj, wj)
+			}
+		}
+	}
+	// go-ethereum's enableMemory: false also leaves memory out.
+	if s := steps(e.call(t, "debug_traceTransaction", hash, map[string]any{"enableMemory": false})); s[0]["memory"] != nil {
+		t.Error("enableMemory false kept memory")
+	}
+
+	// Block traces: one entry per transaction, in order, each what
+	// debug_traceTransaction answers.
+	block := e.blocks[0]
+	byNumber := e.call(t, "debug_traceBlockByNumber", "0x1")
+	byHash := e.call(t, "debug_traceBlockByHash", e.n.Chain().Hash(block.Header()))
+	if !jsonEqual(t, byNumber, byHash) {
+		t.Error("debug_traceBlockByNumber and debug_traceBlockByHash differ")
+	}
+	var entries []struct {
+		TxHash common.Hash
+		Result json.RawMessage
+	}
+	if err := json.Unmarshal(byNumber, &entries); err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != len(block.Transactions()) {
+		t.Fatalf("block trace of %d entries for %d transactions", len(entries), len(block.Transactions()))
+	}
+	for i, tx := range block.Transactions() {
+		if entries[i].TxHash != tx.Hash() {
+			t.Errorf("entry %d is of %v, want %v", i, entries[i].TxHash, tx.Hash())
+		}
+		if !jsonEqual(t, entries[i].Result, e.call(t, "debug_traceTransaction", tx.Hash())) {
+			t.Errorf("entry %d differs from debug_traceTransaction", i)
+		}
+	}
+	var calls []struct{ Result struct{ Type string } }
+	_ = json.Unmarshal(e.call(t, "debug_traceBlockByNumber", "0x2", map[string]any{"tracer": "callTracer"}), &calls)
+	if len(calls) != 1 || calls[0].Result.Type != "CALL" {
+		t.Errorf("callTracer block trace: %+v", calls)
+	}
+
+	// traceCall: the callee on block 1's state answers calldata + 1.
+	word := common.BigToHash(big.NewInt(41))
+	var tc structLogTrace
+	_ = json.Unmarshal(e.call(t, "debug_traceCall", map[string]any{"to": calleeAddr, "data": hexutil.Bytes(word[:])}, "0x1"), &tc)
+	if tc.Failed || tc.ReturnValue != fmt.Sprintf("%064x", 42) || tc.StructLogs[len(tc.StructLogs)-1].Op != "RETURN" {
+		t.Errorf("debug_traceCall: failed %v returnValue %q, %d steps", tc.Failed, tc.ReturnValue, len(tc.StructLogs))
+	}
+	var frame struct {
+		Type, Output string
+		Calls        []json.RawMessage
+	}
+	_ = json.Unmarshal(e.call(t, "debug_traceCall", map[string]any{"to": nestedAddr, "data": hexutil.Bytes(word[:])}, "latest",
+		map[string]any{"tracer": "callTracer"}), &frame)
+	if frame.Type != "CALL" || len(frame.Calls) != 1 {
+		t.Errorf("debug_traceCall with callTracer: %+v", frame)
+	}
+	// With a state override, the prestate tracer sees the overridden code.
+	var pre map[common.Address]struct{ Code hexutil.Bytes }
+	_ = json.Unmarshal(e.call(t, "debug_traceCall", map[string]any{"to": common.Address{0x77}}, "latest",
+		map[string]any{"tracer": "prestateTracer", "stateOverrides": map[string]any{common.Address{0x77}.Hex(): map[string]any{"code": "0x600160005500"}}}), &pre)
+	if got := pre[common.Address{0x77}].Code; !bytes.Equal(got, common.FromHex("0x600160005500")) {
+		t.Errorf("prestateTracer with an override: code %x", got)
+	}
+
+	// Errors.
+	for _, c := range []struct {
+		method string
+		params []any
+		code   int
+		msg    string
+	}{
+		{"debug_traceBlockByNumber", []any{"0x0"}, -32000, "genesis is not traceable"},
+		{"debug_traceBlockByNumber", []any{"0x99"}, -32000, "Block not found"},
+		{"debug_traceBlockByHash", []any{common.Hash{1}}, -32000, "Block not found"},
+		{"debug_traceTransaction", []any{hash, map[string]any{"tracer": "myTracer"}}, -32602, "Invalid transaction trace params"},
+		{"debug_traceTransaction", []any{hash, map[string]any{"tracer": "callTracer", "tracerConfig": map[string]any{"onlyTopCall": "x"}}}, -32602, "Invalid transaction trace params"},
+		{"debug_traceTransaction", []any{"0x12"}, -32602, "Invalid transaction hash params"},
+		{"debug_traceTransaction", []any{hash, "x"}, -32602, "Invalid transaction trace params"},
+	} {
+		a := e.post(t, c.method, c.params...)
+		if a.Error == nil || a.Error.Code != c.code || !strings.HasPrefix(a.Error.Message, c.msg) {
+			t.Errorf("%s %v: %+v %s, want %d %s", c.method, c.params, a.Error, a.Result, c.code, c.msg)
+		}
+	}
+	if r := e.call(t, "debug_traceTransaction", common.Hash{2}); string(r) != "null" {
+		t.Errorf("trace of an unknown transaction: %s", r)
+	}
+}
+
+// TestDebugTraceLimit: a trace larger than --rpc-max-trace-size fails with
+// an error naming the option; smaller ones are served.
+func TestDebugTraceLimit(t *testing.T) {
+	e := startDebugNode(t, 64<<10)
+	small := e.tx(t, calleeAddr, nil, 100_000)
+	big := e.tx(t, loopAddr, nil, 1_000_000)
+	e.block(t, small, big)
+	e.call(t, "debug_traceTransaction", small.Hash())
+	for _, params := range [][]any{
+		{big.Hash()},
+		{big.Hash(), map[string]any{"disableMemory": true, "disableStack": true, "disableStorage": true}},
+	} {
+		a := e.post(t, "debug_traceTransaction", params...)
+		if a.Error == nil || a.Error.Code != -32000 || !strings.Contains(a.Error.Message, "--rpc-max-trace-size") {
+			t.Errorf("trace past the limit %v: %+v", params[1:], a.Error)
+		}
+	}
+	if a := e.post(t, "debug_traceBlockByNumber", "0x1"); a.Error == nil || !strings.Contains(a.Error.Message, "--rpc-max-trace-size") {
+		t.Errorf("block trace past the limit: %+v", a.Error)
+	}
+	// The call tracer's output is small.
+	e.call(t, "debug_traceTransaction", big.Hash(), map[string]any{"tracer": "callTracer"})
+}
+
+// TestDebugStorageRangeAt pages through the 1,000-slot contract with
+// nextKey: no gaps, no repeats, the values of the state after the
+// transaction named, in hashed-key order.
+func TestDebugStorageRangeAt(t *testing.T) {
+	e, _ := debugChain(t, 0)
+	blockHash := e.n.Chain().Hash(e.blocks[0].Header())
+	genesisSlots := make(map[common.Hash]common.Hash, 1000)
+	for i := range 1000 {
+		genesisSlots[common.BigToHash(big.NewInt(int64(i)))] = common.BigToHash(big.NewInt(int64(i + 1)))
+	}
+	after := make(map[common.Hash]common.Hash, len(genesisSlots))
+	for k, v := range genesisSlots {
+		after[k] = v
+	}
+	delete(after, common.Hash{})
+	after[common.BigToHash(big.NewInt(3))] = common.BigToHash(big.NewInt(9))
+	after[common.BigToHash(big.NewInt(5000))] = common.BigToHash(big.NewInt(7))
+
+	type entry struct {
+		Key   *common.Hash
+		Value common.Hash
+	}
+	page := func(txIndex, limit int, want map[common.Hash]common.Hash) {
+		t.Helper()
+		byHash := make(map[common.Hash]common.Hash, len(want))
+		for k, v := range want {
+			byHash[crypto.Keccak256Hash(k[:])] = v
+		}
+		seen := make(map[common.Hash]bool)
+		var from *common.Hash // the nextKey the page was asked from
+		next := "0x0"
+		for pages := 0; ; pages++ {
+			if pages > len(want)/limit+2 {
+				t.Fatal("too many pages")
+			}
+			var r struct {
+				Storage map[common.Hash]entry
+				NextKey *common.Hash
+			}
+			if err := json.Unmarshal(e.call(t, "debug_storageRangeAt", blockHash, txIndex, slotsAddr, next, limit), &r); err != nil {
+				t.Fatal(err)
+			}
+			if len(r.Storage) > limit || (r.NextKey != nil && len(r.Storage) != limit) {
+				t.Fatalf("page of %d entries, limit %d, nextKey %v", len(r.Storage), limit, r.NextKey)
+			}
+			for h, en := range r.Storage {
+				if seen[h] {
+					t.Fatalf("slot %v repeated", h)
+				}
+				seen[h] = true
+				if v, ok := byHash[h]; !ok || v != en.Value {
+					t.Fatalf("slot %v = %v, want %v (present %v)", h, en.Value, v, ok)
+				}
+				if en.Key != nil && crypto.Keccak256Hash(en.Key[:]) != h {
+					t.Fatalf("key %v does not hash to %v", en.Key, h)
+				}
+				if from != nil && h.Cmp(*from) < 0 {
+					t.Fatalf("slot %v before the page's start %v", h, *from)
+				}
+				if r.NextKey != nil && h.Cmp(*r.NextKey) >= 0 {
+					t.Fatalf("slot %v not before nextKey %v", h, *r.NextKey)
+				}
+			}
+			if r.NextKey == nil {
+				break
+			}
+			from = r.NextKey
+			next = r.NextKey.Hex()
+		}
+		if len(seen) != len(want) {
+			t.Fatalf("txIndex %d: %d slots seen, want %d (gaps)", txIndex, len(seen), len(want))
+		}
+	}
+	page(1, 64, genesisSlots) // after the reverter: the genesis slots
+	page(2, 64, after)        // after the slots transaction
+	page(3, 333, after)
+	page(99, 1000, after) // past the last transaction: the block's post-state
+
+	a := e.post(t, "debug_storageRangeAt", common.Hash{9}, 0, slotsAddr, "0x0", 10)
+	if a.Error == nil || a.Error.Message != "Block not found" {
+		t.Errorf("unknown block: %+v", a.Error)
+	}
+	var empty struct {
+		Storage map[string]any
+		NextKey *common.Hash
+	}
+	_ = json.Unmarshal(e.call(t, "debug_storageRangeAt", blockHash, 0, common.Address{0x55}, "0x0", 10), &empty)
+	if len(empty.Storage) != 0 || empty.NextKey != nil {
+		t.Errorf("storage of an empty account: %+v", empty)
+	}
+}
+
+// TestDebugRawAndAccountRange checks the raw getters against the node's
+// eth answers and pages through the accounts.
+func TestDebugRawAndAccountRange(t *testing.T) {
+	e, txs := debugChain(t, 0)
+	c := e.n.Chain()
+	block := e.blocks[0]
+	var raw hexutil.Bytes
+	_ = json.Unmarshal(e.call(t, "debug_getRawHeader", "0x1"), &raw)
+	var h types.Header
+	if err := rlp.DecodeBytes(raw, &h); err != nil || c.Hash(&h) != c.Hash(block.Header()) {
+		t.Errorf("debug_getRawHeader: %v", err)
+	}
+	_ = json.Unmarshal(e.call(t, "debug_getRawHeader", c.Hash(block.Header())), &raw)
+	if err := rlp.DecodeBytes(raw, &h); err != nil || h.Number.Uint64() != 1 {
+		t.Errorf("debug_getRawHeader by hash: %v", err)
+	}
+	var receipts []hexutil.Bytes
+	_ = json.Unmarshal(e.call(t, "debug_getRawReceipts", "0x1"), &receipts)
+	if len(receipts) != 4 {
+		t.Fatalf("%d raw receipts", len(receipts))
+	}
+	for i, enc := range receipts {
+		var r types.Receipt
+		if err := r.UnmarshalBinary(enc); err != nil {
+			t.Fatal(err)
+		}
+		var want struct{ Status hexutil.Uint64 }
+		_ = json.Unmarshal(e.call(t, "eth_getTransactionReceipt", block.Transactions()[i].Hash()), &want)
+		if r.Status != uint64(want.Status) {
+			t.Errorf("receipt %d: status %d, eth_getTransactionReceipt %d", i, r.Status, want.Status)
+		}
+	}
+	_ = json.Unmarshal(e.call(t, "debug_getRawTransaction", txs["reverter"].Hash()), &raw)
+	if want, _ := txs["reverter"].MarshalBinary(); !bytes.Equal(raw, want) {
+		t.Error("debug_getRawTransaction differs from the signed transaction")
+	}
+	if r := e.call(t, "debug_getRawTransaction", common.Hash{3}); string(r) != "null" {
+		t.Errorf("raw unknown transaction: %s", r)
+	}
+	if a := e.post(t, "debug_getRawBlock", "0x50"); a.Error == nil || a.Error.Message != "Block not found" {
+		t.Errorf("raw block past the head: %+v", a.Error)
+	}
+
+	// Accounts: every one once, in hashed order, across pages.
+	seen := map[common.Hash]bool{}
+	next := "0x0"
+	for {
+		var r struct {
+			AddressMap map[common.Hash]*common.Address
+			NextKey    *common.Hash
+		}
+		_ = json.Unmarshal(e.call(t, "debug_accountRange", "0x2", 0, next, 3), &r)
+		for k := range r.AddressMap {
+			if seen[k] {
+				t.Fatalf("account %v twice", k)
+			}
+			seen[k] = true
+		}
+		if r.NextKey == nil {
+			break
+		}
+		next = r.NextKey.Hex()
+	}
+	for _, a := range []common.Address{nestedAddr, calleeAddr, slotsAddr, loopAddr, crypto.PubkeyToAddress(e.key.PublicKey)} {
+		if !seen[crypto.Keccak256Hash(a[:])] {
+			t.Errorf("account %v missing from the range", a)
+		}
+	}
+}
