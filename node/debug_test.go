@@ -286,8 +286,8 @@ func gethReplay(tb testing.TB, g *config.Genesis, blocks []*types.Block, trace f
 		random := common.BigToHash(header.Difficulty)
 		bctx := vm.BlockContext{
 			CanTransfer: core.CanTransfer, Transfer: core.Transfer,
-			GetHash:     func(uint64) common.Hash { return common.Hash{} },
-			Coinbase:    header.Coinbase, BlockNumber: new(big.Int).Set(header.Number), Time: header.Time,
+			GetHash:  func(uint64) common.Hash { return common.Hash{} },
+			Coinbase: header.Coinbase, BlockNumber: new(big.Int).Set(header.Number), Time: header.Time,
 			Difficulty: new(big.Int).Set(header.Difficulty), BaseFee: header.BaseFee, GasLimit: header.GasLimit,
 			Random: &random, CostPerStateByte: params.CostPerStateByte,
 		}
