@@ -82,16 +82,10 @@ type TraceCallConfig struct {
 	StateOverrides *StateOverrides `json:"stateOverrides"`
 }
 
-// BlockTrace is one transaction's entry of a block trace.
-type BlockTrace struct {
-	TxHash common.Hash     `json:"txHash"`
-	Result json.RawMessage `json:"result"`
-}
-
 // txTracer is one transaction's tracer and how to read its result.
 type txTracer struct {
 	hooks  *tracing.Hooks
-	result func() (json.RawMessage, error)
+	result func() (JSONChunks, error)
 }
 
 // newTracer makes the tracer cfg asks for; budget bounds its output.
@@ -103,7 +97,7 @@ func (d *Debug) newTracer(cfg *TraceConfig, budget *traceBudget, tctx *tracers.C
 		opts := structLogOptions{DisableStorage: cfg.DisableStorage, DisableStack: cfg.DisableStack,
 			DisableMemory: cfg.DisableMemory || (cfg.EnableMemory != nil && !*cfg.EnableMemory)}
 		l := newStructLogger(opts, budget)
-		return &txTracer{hooks: l.hooks(), result: func() (json.RawMessage, error) { return l.result() }}, nil
+		return &txTracer{hooks: l.hooks(), result: l.result}, nil
 	}
 	if !namedTracers[cfg.Tracer] {
 		return nil, invalidParams(ParamTraceOptions, "unknown tracer %q (callTracer, prestateTracer)", cfg.Tracer)
@@ -112,7 +106,7 @@ func (d *Debug) newTracer(cfg *TraceConfig, budget *traceBudget, tctx *tracers.C
 	if err != nil {
 		return nil, invalidParams(ParamTraceOptions, "%v", err)
 	}
-	return &txTracer{hooks: t.Hooks, result: func() (json.RawMessage, error) {
+	return &txTracer{hooks: t.Hooks, result: func() (JSONChunks, error) {
 		res, err := t.GetResult()
 		if err != nil {
 			return nil, err
@@ -120,14 +114,14 @@ func (d *Debug) newTracer(cfg *TraceConfig, budget *traceBudget, tctx *tracers.C
 		if !budget.take(len(res)) {
 			return nil, budget.check()
 		}
-		return res, nil
+		return JSONChunks{res}, nil
 	}}, nil
 }
 
 // TraceTransaction is debug_traceTransaction: the transaction re-executed
 // on the state it ran on, after the transactions before it in its block;
 // null for a transaction the chain does not have (as Besu).
-func (d *Debug) TraceTransaction(ctx context.Context, hash Hash, cfg *TraceConfig) (json.RawMessage, error) {
+func (d *Debug) TraceTransaction(ctx context.Context, hash Hash, cfg *TraceConfig) (JSONChunks, error) {
 	c := d.b.Chain
 	tx, loc, ok := c.GetTransaction(common.Hash(hash))
 	if !ok {
@@ -152,7 +146,7 @@ func (d *Debug) TraceTransaction(ctx context.Context, hash Hash, cfg *TraceConfi
 
 // TraceBlockByNumber is debug_traceBlockByNumber: every transaction of the
 // block traced, in order, each entry with its transaction hash.
-func (d *Debug) TraceBlockByNumber(ctx context.Context, p BlockNumber, cfg *TraceConfig) ([]BlockTrace, error) {
+func (d *Debug) TraceBlockByNumber(ctx context.Context, p BlockNumber, cfg *TraceConfig) (JSONChunks, error) {
 	header, hash := d.b.headerForNumber(p)
 	if header == nil {
 		return nil, &BlockNotFoundError{Number: p.Number}
@@ -161,7 +155,7 @@ func (d *Debug) TraceBlockByNumber(ctx context.Context, p BlockNumber, cfg *Trac
 }
 
 // TraceBlockByHash is debug_traceBlockByHash.
-func (d *Debug) TraceBlockByHash(ctx context.Context, hash Hash, cfg *TraceConfig) ([]BlockTrace, error) {
+func (d *Debug) TraceBlockByHash(ctx context.Context, hash Hash, cfg *TraceConfig) (JSONChunks, error) {
 	h := common.Hash(hash)
 	header := d.b.Chain.GetHeaderByHash(h)
 	if header == nil {
@@ -170,7 +164,7 @@ func (d *Debug) TraceBlockByHash(ctx context.Context, hash Hash, cfg *TraceConfi
 	return d.traceBlock(ctx, header, h, cfg)
 }
 
-func (d *Debug) traceBlock(ctx context.Context, header *types.Header, hash common.Hash, cfg *TraceConfig) ([]BlockTrace, error) {
+func (d *Debug) traceBlock(ctx context.Context, header *types.Header, hash common.Hash, cfg *TraceConfig) (JSONChunks, error) {
 	block := d.b.Chain.GetBlock(hash, header.Number.Uint64())
 	if block == nil {
 		return nil, &BlockNotFoundError{Hash: &hash}
@@ -189,21 +183,28 @@ func (d *Debug) traceBlock(ctx context.Context, header *types.Header, hash commo
 		}
 		tracersByTx[i], hooks[i] = t, t.hooks
 	}
-	out := make([]BlockTrace, len(txs))
 	if len(txs) == 0 {
-		return out, nil
+		return JSONChunks{[]byte("[]")}, nil
 	}
 	if err := d.replay(ctx, block, hash, len(txs), hooks); err != nil {
 		return nil, err
 	}
+	// [{"txHash":…,"result":…},…] around the transactions' chunks.
+	out := JSONChunks{}
 	for i, t := range tracersByTx {
 		res, err := t.result()
 		if err != nil {
 			return nil, err
 		}
-		out[i] = BlockTrace{TxHash: txs[i].Hash(), Result: res}
+		open := `,{"txHash":"`
+		if i == 0 {
+			open = `[{"txHash":"`
+		}
+		out = append(out, []byte(open+txs[i].Hash().Hex()+`","result":`))
+		out = append(out, res...)
+		out = append(out, []byte("}"))
 	}
-	return out, nil
+	return append(out, []byte("]")), nil
 }
 
 // replay re-executes the first n transactions of block (engine hash hash)
@@ -255,7 +256,7 @@ func (d *Debug) parentState(block *types.Block) (*state.StateDB, error) {
 
 // TraceCall is debug_traceCall: the call object run as eth_call runs it,
 // on the state after the block, with the requested tracer.
-func (d *Debug) TraceCall(ctx context.Context, args CallArgs, p BlockParam, cfg *TraceCallConfig) (json.RawMessage, error) {
+func (d *Debug) TraceCall(ctx context.Context, args CallArgs, p BlockParam, cfg *TraceCallConfig) (JSONChunks, error) {
 	header, hash, err := d.b.headerFor(p)
 	if err != nil {
 		return nil, err

@@ -29,7 +29,7 @@ type structLogger struct {
 	budget *traceBudget
 	env    *tracing.VMContext
 
-	buf     []byte // the result so far: its opening and the entries
+	out     chunkWriter // the result so far: its opening and the entries
 	entries int
 	storage map[common.Address]map[common.Hash]common.Hash
 	output  []byte
@@ -141,11 +141,11 @@ func (l *structLogger) onOpcode(pc uint64, opcode byte, gas, cost uint64, scope 
 		return
 	}
 	op := vm.OpCode(opcode)
-	if l.buf == nil {
-		l.buf = append(make([]byte, 0, 4096), `{"structLogs":[`...)
+	if l.entries == 0 && len(l.out.cur) == 0 && len(l.out.done) == 0 {
+		l.out.write([]byte(`{"structLogs":[`))
 	}
-	start := len(l.buf)
-	b := l.buf
+	b := l.out.buf()
+	start := len(b)
 	if l.entries > 0 {
 		b = append(b, ',')
 	}
@@ -212,10 +212,10 @@ func (l *structLogger) onOpcode(pc uint64, opcode byte, gas, cost uint64, scope 
 	}
 	b = append(b, '}')
 	if !l.budget.take(len(b) - start) {
-		l.buf = b[:start] // the entry that passed the limit is dropped
+		l.out.cur = b[:start] // the entry that passed the limit is dropped
 		return
 	}
-	l.buf = b
+	l.out.set(b)
 	l.entries++
 }
 
@@ -242,8 +242,10 @@ func (l *structLogger) recordStorage(op vm.OpCode, addr common.Address, stack []
 
 // result is the Trace object: gas used, whether the transaction failed,
 // its return value (the revert data of a reverted one, empty after any
-// other failure) and the struct logs.
-func (l *structLogger) result() ([]byte, error) {
+// other failure) and the struct logs. The entries come first, so that the
+// chunks written during the run are the result as they are (JSON members
+// have no order).
+func (l *structLogger) result() (JSONChunks, error) {
 	if err := l.budget.check(); err != nil {
 		return nil, err
 	}
@@ -252,19 +254,17 @@ func (l *structLogger) result() ([]byte, error) {
 	if failed && !errors.Is(l.err, vm.ErrExecutionReverted) {
 		ret = nil
 	}
-	// The entries come first so that the buffer becomes the result without
-	// a copy; JSON members have no order.
-	out := l.buf
-	if out == nil {
-		out = []byte(`{"structLogs":[`)
+	if l.entries == 0 && len(l.out.cur) == 0 && len(l.out.done) == 0 {
+		l.out.write([]byte(`{"structLogs":[`))
 	}
-	out = append(out, `],"gas":`...)
-	out = strconv.AppendUint(out, l.gasUsed, 10)
-	out = append(out, `,"failed":`...)
-	out = strconv.AppendBool(out, failed)
-	out = append(out, `,"returnValue":"`...)
-	out = hex.AppendEncode(out, ret)
-	out = append(out, `"}`...)
-	l.buf = nil
-	return out, nil
+	tail := make([]byte, 0, 96+2*len(ret))
+	tail = append(tail, `],"gas":`...)
+	tail = strconv.AppendUint(tail, l.gasUsed, 10)
+	tail = append(tail, `,"failed":`...)
+	tail = strconv.AppendBool(tail, failed)
+	tail = append(tail, `,"returnValue":"`...)
+	tail = hex.AppendEncode(tail, ret)
+	tail = append(tail, `"}`...)
+	l.out.write(tail)
+	return l.out.chunks(), nil
 }
