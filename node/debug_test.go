@@ -112,6 +112,8 @@ type debugEnv struct {
 	nonce  uint64
 	blocks []*types.Block // blocks 1.. as inserted
 	logs   *lockedBuffer  // the node's log
+	// bulk inserts blocks as a bulk import does, keeping only some states.
+	bulk bool
 }
 
 // lockedBuffer is a log sink safe for the node's goroutines.
@@ -216,7 +218,7 @@ func (e *debugEnv) block(tb testing.TB, txs ...*types.Transaction) *types.Block 
 		tb.Fatal(err)
 	}
 	block = block.WithSeal(sealed)
-	if _, err := c.InsertBlock(ctx, block, chain.InsertOptions{Executed: exec}); err != nil {
+	if _, err := c.InsertBlock(ctx, block, chain.InsertOptions{Executed: exec, NoSync: e.bulk}); err != nil {
 		tb.Fatal(err)
 	}
 	e.blocks = append(e.blocks, block)
@@ -395,7 +397,10 @@ func compareTraces(tb testing.TB, what string, got, want structLogTrace) {
 // nested contract, the reverter and the slots contract and makes a
 // transfer; block 2 calls the nested contract again (on block 1's state).
 func debugChain(tb testing.TB, traceLimit int) (*debugEnv, map[string]*types.Transaction) {
-	e := startDebugNode(tb, traceLimit)
+	return buildDebugChain(tb, startDebugNode(tb, traceLimit))
+}
+
+func buildDebugChain(tb testing.TB, e *debugEnv) (*debugEnv, map[string]*types.Transaction) {
 	word := common.BigToHash(big.NewInt(0x2a))
 	txs := map[string]*types.Transaction{
 		"nested":   e.tx(tb, nestedAddr, word[:], 200_000),
@@ -814,5 +819,35 @@ func TestDebugRawAndAccountRange(t *testing.T) {
 		if !seen[crypto.Keccak256Hash(a[:])] {
 			t.Errorf("account %v missing from the range", a)
 		}
+	}
+}
+
+// TestDebugTraceOnRebuiltState traces on a chain inserted as a bulk import
+// inserts it, which keeps only some states: the state a trace starts from
+// is rebuilt by re-execution, and the traces equal those on a chain that
+// kept every state.
+func TestDebugTraceOnRebuiltState(t *testing.T) {
+	kept, txs := debugChain(t, 0)
+	bulk := startDebugNode(t, 0)
+	bulk.bulk = true
+	buildDebugChain(t, bulk)
+	bulk.block(t, bulk.tx(t, common.Address{0xbe, 0xef}, nil, 21_000)) // block 2 is not the head
+	c := bulk.n.Chain()
+	if err := c.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	if c.HasState(bulk.blocks[0].Root()) {
+		t.Fatal("the bulk insert kept block 1's state; the test needs it missing")
+	}
+	for _, name := range []string{"nested2", "slots"} {
+		want := kept.call(t, "debug_traceTransaction", txs[name].Hash())
+		if got := bulk.call(t, "debug_traceTransaction", txs[name].Hash()); !jsonEqual(t, got, want) {
+			t.Errorf("%s traced on a rebuilt state differs", name)
+		}
+	}
+	hash := c.Hash(bulk.blocks[1].Header())
+	want := kept.call(t, "debug_storageRangeAt", hash, 0, nestedAddr, "0x0", 10)
+	if got := bulk.call(t, "debug_storageRangeAt", hash, 0, nestedAddr, "0x0", 10); !jsonEqual(t, got, want) {
+		t.Errorf("storage range on a rebuilt state:\n got %s\nwant %s", got, want)
 	}
 }
