@@ -111,7 +111,7 @@ func jsonrpcError(err error) *rpc.Error {
 		revert  *RevertError
 		halt    *HaltError
 		// tooLarge keeps its message: it names the flag to change.
-		tooLarge *ErrTraceTooLarge
+		tooLarge *TraceTooLargeError
 	)
 	switch {
 	case errors.As(err, &pool):

@@ -22,7 +22,7 @@ import (
 //
 // Entries are encoded as they happen into one buffer, bounded by a byte
 // budget shared by every transaction of a request: a trace that would pass
-// it stops recording and the request fails with ErrTraceTooLarge, so a huge
+// it stops recording and the request fails with TraceTooLargeError, so a huge
 // trace costs at most the budget, never the node's memory.
 type structLogger struct {
 	opts   structLogOptions
@@ -50,11 +50,11 @@ type traceBudget struct {
 	exceeded bool
 }
 
-// ErrTraceTooLarge is a trace larger than the node's limit.
-type ErrTraceTooLarge struct{ Limit int }
+// TraceTooLargeError is a trace larger than the node's limit.
+type TraceTooLargeError struct{ Limit int }
 
 // Error implements error.
-func (e *ErrTraceTooLarge) Error() string {
+func (e *TraceTooLargeError) Error() string {
 	return "trace larger than the limit of " + strconv.Itoa(e.Limit) +
 		" bytes (--rpc-max-trace-size); disable memory, stack or storage capture, or use callTracer"
 }
@@ -81,10 +81,10 @@ func (b *traceBudget) take(n int) bool {
 	return true
 }
 
-// check is the budget's verdict: ErrTraceTooLarge once exceeded.
+// check is the budget's verdict: TraceTooLargeError once exceeded.
 func (b *traceBudget) check() error {
 	if b != nil && b.exceeded {
-		return &ErrTraceTooLarge{Limit: b.limit}
+		return &TraceTooLargeError{Limit: b.limit}
 	}
 	return nil
 }
