@@ -641,12 +641,12 @@ func TestDebugTraceOptions(t *testing.T) {
 func TestDebugTraceLimit(t *testing.T) {
 	e := startDebugNode(t, 64<<10)
 	small := e.tx(t, calleeAddr, nil, 100_000)
-	big := e.tx(t, loopAddr, nil, 1_000_000)
-	e.block(t, small, big)
+	large := e.tx(t, loopAddr, nil, 1_000_000)
+	e.block(t, small, large)
 	e.call(t, "debug_traceTransaction", small.Hash())
 	for _, params := range [][]any{
-		{big.Hash()},
-		{big.Hash(), map[string]any{"disableMemory": true, "disableStack": true, "disableStorage": true}},
+		{large.Hash()},
+		{large.Hash(), map[string]any{"disableMemory": true, "disableStack": true, "disableStorage": true}},
 	} {
 		a := e.post(t, "debug_traceTransaction", params...)
 		if a.Error == nil || a.Error.Code != -32000 || !strings.Contains(a.Error.Message, "--rpc-max-trace-size") {
@@ -657,7 +657,7 @@ func TestDebugTraceLimit(t *testing.T) {
 		t.Errorf("block trace past the limit: %+v", a.Error)
 	}
 	// The call tracer's output is small.
-	e.call(t, "debug_traceTransaction", big.Hash(), map[string]any{"tracer": "callTracer"})
+	e.call(t, "debug_traceTransaction", large.Hash(), map[string]any{"tracer": "callTracer"})
 }
 
 // TestDebugStorageRangeAt pages through the 1,000-slot contract with
