@@ -63,16 +63,20 @@ func debugGroup(b *Backend) rpc.Group {
 }
 
 // TraceConfig is the options object of the debug_trace methods: Besu's
-// disable* switches for the default struct logger (go-ethereum's
-// enableMemory: false also turns memory off), or a named tracer with its
-// configuration.
+// disable* switches for the default struct logger (memory is captured
+// unless disableMemory, or the execution-apis enableMemory: false, turns
+// it off), the execution-apis enableReturnData and step limit, or a named
+// tracer with its configuration. Other members (timeout, reexec) are
+// accepted and ignored: the node's own timeout and state rebuilding apply.
 type TraceConfig struct {
-	DisableStorage bool            `json:"disableStorage"`
-	DisableMemory  bool            `json:"disableMemory"`
-	DisableStack   bool            `json:"disableStack"`
-	EnableMemory   *bool           `json:"enableMemory"`
-	Tracer         string          `json:"tracer"`
-	TracerConfig   json.RawMessage `json:"tracerConfig"`
+	DisableStorage   bool            `json:"disableStorage"`
+	DisableMemory    bool            `json:"disableMemory"`
+	DisableStack     bool            `json:"disableStack"`
+	EnableMemory     *bool           `json:"enableMemory"`
+	EnableReturnData bool            `json:"enableReturnData"`
+	Limit            uint32          `json:"limit"`
+	Tracer           string          `json:"tracer"`
+	TracerConfig     json.RawMessage `json:"tracerConfig"`
 }
 
 // TraceCallConfig is debug_traceCall's options: a TraceConfig with state
@@ -95,7 +99,8 @@ func (d *Debug) newTracer(cfg *TraceConfig, budget *traceBudget, tctx *tracers.C
 	}
 	if cfg.Tracer == "" {
 		opts := structLogOptions{DisableStorage: cfg.DisableStorage, DisableStack: cfg.DisableStack,
-			DisableMemory: cfg.DisableMemory || (cfg.EnableMemory != nil && !*cfg.EnableMemory)}
+			DisableMemory:    cfg.DisableMemory || (cfg.EnableMemory != nil && !*cfg.EnableMemory),
+			EnableReturnData: cfg.EnableReturnData, Limit: int(cfg.Limit)}
 		l := newStructLogger(opts, budget)
 		return &txTracer{hooks: l.hooks(), result: l.result}, nil
 	}

@@ -14,15 +14,17 @@ import (
 )
 
 // structLogger is the default tracer of debug_traceTransaction and the
-// other debug_trace methods: one entry per executed opcode in Besu's shape
-// (stack, memory words and storage as un-prefixed 64-digit hex, gas as JSON
-// numbers), with the values go-ethereum's struct logger records — storage
-// appears on SLOAD and SSTORE steps, holding the slots of the running
-// contract read or written so far in the transaction.
+// other debug_trace methods: one entry per executed opcode, in the
+// execution-apis StructLog shape that go-ethereum and current Besu write
+// (gas numbers, 0x-prefixed quantities on the stack, 0x-prefixed 32-byte
+// memory words and storage slots, storage on SLOAD and SSTORE steps holding
+// the running contract's slots read or written so far in the transaction,
+// refund when non-zero, error when the step fails), with the values
+// go-ethereum's struct logger records.
 //
-// Entries are encoded as they happen into one buffer, bounded by a byte
-// budget shared by every transaction of a request: a trace that would pass
-// it stops recording and the request fails with TraceTooLargeError, so a huge
+// Entries are encoded as they happen into chunks, bounded by a byte budget
+// shared by every transaction of a request: a trace that would pass it
+// stops recording and the request fails with TraceTooLargeError, so a huge
 // trace costs at most the budget, never the node's memory.
 type structLogger struct {
 	opts   structLogOptions
@@ -37,9 +39,12 @@ type structLogger struct {
 	gasUsed uint64
 }
 
-// structLogOptions are the captures a request turns off.
+// structLogOptions are the captures a request turns off or on, and its
+// step limit (0: none; steps past it are not recorded).
 type structLogOptions struct {
 	DisableStorage, DisableMemory, DisableStack bool
+	EnableReturnData                            bool
+	Limit                                       int
 }
 
 // traceBudget is what is left of a request's trace size limit
@@ -125,19 +130,40 @@ func (l *structLogger) onExit(depth int, output []byte, _ uint64, err error, _ b
 	}
 }
 
-const hexDigits = "0123456789abcdef"
-
-// appendWord appends w as 64 hex digits in quotes.
+// appendWord appends w as a quoted 0x-prefixed 32-byte word.
 func appendWord(dst []byte, w *[32]byte) []byte {
-	dst = append(dst, '"')
+	dst = append(dst, '"', '0', 'x')
 	n := len(dst)
 	dst = append(dst, make([]byte, 64)...)
 	hex.Encode(dst[n:], w[:])
 	return append(dst, '"')
 }
 
-func (l *structLogger) onOpcode(pc uint64, opcode byte, gas, cost uint64, scope tracing.OpContext, _ []byte, depth int, err error) {
-	if l.budget != nil && l.budget.exceeded {
+const hexDigits = "0123456789abcdef"
+
+// appendQuantity appends v as a quoted 0x-prefixed quantity (no leading
+// zeros), as uint256.Int.Hex does, without allocating.
+func appendQuantity(dst []byte, v *uint256.Int) []byte {
+	dst = append(dst, '"', '0', 'x')
+	top := 3
+	for top > 0 && v[top] == 0 {
+		top--
+	}
+	dst = strconv.AppendUint(dst, v[top], 16)
+	for i := top - 1; i >= 0; i-- { // lower limbs: 16 digits each
+		var limb [16]byte
+		x := v[i]
+		for k := 15; k >= 0; k-- {
+			limb[k] = hexDigits[x&0xf]
+			x >>= 4
+		}
+		dst = append(dst, limb[:]...)
+	}
+	return append(dst, '"')
+}
+
+func (l *structLogger) onOpcode(pc uint64, opcode byte, gas, cost uint64, scope tracing.OpContext, rData []byte, depth int, err error) {
+	if (l.budget != nil && l.budget.exceeded) || (l.opts.Limit > 0 && l.entries >= l.opts.Limit) {
 		return
 	}
 	op := vm.OpCode(opcode)
@@ -159,6 +185,10 @@ func (l *structLogger) onOpcode(pc uint64, opcode byte, gas, cost uint64, scope 
 	b = strconv.AppendUint(b, cost, 10)
 	b = append(b, `,"depth":`...)
 	b = strconv.AppendInt(b, int64(depth), 10)
+	if err != nil {
+		b = append(b, `,"error":`...)
+		b = strconv.AppendQuote(b, err.Error())
+	}
 	stack := scope.StackData()
 	if !l.opts.DisableStack {
 		b = append(b, `,"stack":[`...)
@@ -166,13 +196,16 @@ func (l *structLogger) onOpcode(pc uint64, opcode byte, gas, cost uint64, scope 
 			if i > 0 {
 				b = append(b, ',')
 			}
-			w := stack[i].Bytes32()
-			b = appendWord(b, &w)
+			b = appendQuantity(b, &stack[i])
 		}
 		b = append(b, ']')
 	}
-	if !l.opts.DisableMemory {
-		mem := scope.MemoryData()
+	if l.opts.EnableReturnData && len(rData) > 0 {
+		b = append(b, `,"returnData":"0x`...)
+		b = hex.AppendEncode(b, rData)
+		b = append(b, '"')
+	}
+	if mem := scope.MemoryData(); !l.opts.DisableMemory && len(mem) > 0 {
 		b = append(b, `,"memory":[`...)
 		for i := 0; i < len(mem); i += 32 {
 			if i > 0 {
@@ -206,9 +239,9 @@ func (l *structLogger) onOpcode(pc uint64, opcode byte, gas, cost uint64, scope 
 			b = append(b, '}')
 		}
 	}
-	if err != nil {
-		b = append(b, `,"error":`...)
-		b = strconv.AppendQuote(b, err.Error())
+	if refund := l.env.StateDB.GetRefund(); refund != 0 {
+		b = append(b, `,"refund":`...)
+		b = strconv.AppendUint(b, refund, 10)
 	}
 	b = append(b, '}')
 	if !l.budget.take(len(b) - start) {
@@ -241,7 +274,7 @@ func (l *structLogger) recordStorage(op vm.OpCode, addr common.Address, stack []
 }
 
 // result is the Trace object: gas used, whether the transaction failed,
-// its return value (the revert data of a reverted one, empty after any
+// its return value (the revert data of a reverted one, "0x" after any
 // other failure) and the struct logs. The entries come first, so that the
 // chunks written during the run are the result as they are (JSON members
 // have no order).
@@ -262,7 +295,7 @@ func (l *structLogger) result() (JSONChunks, error) {
 	tail = strconv.AppendUint(tail, l.gasUsed, 10)
 	tail = append(tail, `,"failed":`...)
 	tail = strconv.AppendBool(tail, failed)
-	tail = append(tail, `,"returnValue":"`...)
+	tail = append(tail, `,"returnValue":"0x`...)
 	tail = hex.AppendEncode(tail, ret)
 	tail = append(tail, `"}`...)
 	l.out.write(tail)

@@ -317,65 +317,35 @@ func gethReplay(tb testing.TB, g *config.Genesis, blocks []*types.Block, trace f
 	}
 }
 
-// structLogStep is one struct log entry, in Besu's formatting.
-type structLogStep struct {
-	Pc      uint64            `json:"pc"`
-	Op      string            `json:"op"`
-	Gas     uint64            `json:"gas"`
-	GasCost uint64            `json:"gasCost"`
-	Depth   int               `json:"depth"`
-	Stack   []string          `json:"stack"`
-	Memory  []string          `json:"memory"`
-	Storage map[string]string `json:"storage"`
-	Error   string            `json:"error"`
-}
-
+// structLogTrace is the Trace object, its steps left as JSON.
 type structLogTrace struct {
-	Gas         uint64          `json:"gas"`
-	Failed      bool            `json:"failed"`
-	ReturnValue string          `json:"returnValue"`
-	StructLogs  []structLogStep `json:"structLogs"`
+	Gas         uint64            `json:"gas"`
+	Failed      bool              `json:"failed"`
+	ReturnValue string            `json:"returnValue"`
+	StructLogs  []json.RawMessage `json:"structLogs"`
 }
 
-// besuFormat rewrites go-ethereum's struct logger output in Besu's
-// formatting — 64-digit un-prefixed stack values, un-prefixed memory
-// words, storage and return value — leaving every value as it is.
-func besuFormat(tb testing.TB, raw json.RawMessage) structLogTrace {
-	tb.Helper()
-	var t structLogTrace
-	if err := json.Unmarshal(raw, &t); err != nil {
-		tb.Fatal(err)
+// lastOp is the op of a trace's last step.
+func (t structLogTrace) lastOp() string {
+	if len(t.StructLogs) == 0 {
+		return ""
 	}
-	t.ReturnValue = strings.TrimPrefix(t.ReturnValue, "0x")
-	for i := range t.StructLogs {
-		s := &t.StructLogs[i]
-		for j, v := range s.Stack {
-			s.Stack[j] = fmt.Sprintf("%064s", strings.TrimPrefix(v, "0x"))
-		}
-		for j, v := range s.Memory {
-			s.Memory[j] = strings.TrimPrefix(v, "0x")
-		}
-		if s.Storage != nil {
-			st := make(map[string]string, len(s.Storage))
-			for k, v := range s.Storage {
-				st[strings.TrimPrefix(k, "0x")] = strings.TrimPrefix(v, "0x")
-			}
-			s.Storage = st
-		}
-		if s.Stack == nil {
-			s.Stack = []string{}
-		}
-		if s.Memory == nil {
-			s.Memory = []string{}
-		}
-	}
-	return t
+	var s struct{ Op string }
+	_ = json.Unmarshal(t.StructLogs[len(t.StructLogs)-1], &s)
+	return s.Op
 }
 
 // compareTraces reports the first difference between two struct log
 // traces, step by step.
-func compareTraces(tb testing.TB, what string, got, want structLogTrace) {
+func compareTraces(tb testing.TB, what string, gotRaw, wantRaw json.RawMessage) {
 	tb.Helper()
+	var got, want structLogTrace
+	if err := json.Unmarshal(gotRaw, &got); err != nil {
+		tb.Fatal(err)
+	}
+	if err := json.Unmarshal(wantRaw, &want); err != nil {
+		tb.Fatal(err)
+	}
 	if got.Gas != want.Gas || got.Failed != want.Failed || got.ReturnValue != want.ReturnValue {
 		tb.Errorf("%s: gas/failed/returnValue %d/%v/%q, go-ethereum %d/%v/%q", what,
 			got.Gas, got.Failed, got.ReturnValue, want.Gas, want.Failed, want.ReturnValue)
@@ -384,11 +354,8 @@ func compareTraces(tb testing.TB, what string, got, want structLogTrace) {
 		tb.Errorf("%s: %d steps, go-ethereum %d", what, len(got.StructLogs), len(want.StructLogs))
 	}
 	for i := range min(len(got.StructLogs), len(want.StructLogs)) {
-		g, w := got.StructLogs[i], want.StructLogs[i]
-		gj, _ := json.Marshal(g)
-		wj, _ := json.Marshal(w)
-		if !bytes.Equal(gj, wj) {
-			tb.Fatalf("%s: step %d differs:\n got %s\nwant %s", what, i, gj, wj)
+		if !jsonEqual(tb, got.StructLogs[i], want.StructLogs[i]) {
+			tb.Fatalf("%s: step %d differs:\n got %s\nwant %s", what, i, got.StructLogs[i], want.StructLogs[i])
 		}
 	}
 }
@@ -450,21 +417,38 @@ func TestDebugTraceTransactionMatchesGeth(t *testing.T) {
 		calls[[2]int{b, i}] = ct
 		return ct.Hooks
 	})
+	// And go-ethereum's defaults (no memory) with return data on.
+	plain := map[[2]int]*logger.StructLogger{}
+	gethReplay(t, e.g, blocks, func(b, i int) *tracing.Hooks {
+		l := logger.NewStructLogger(&logger.Config{EnableReturnData: true})
+		plain[[2]int{b, i}] = l
+		return l.Hooks()
+	})
 	at := map[string][2]int{"nested": {0, 0}, "reverter": {0, 1}, "slots": {0, 2}, "transfer": {0, 3}, "nested2": {1, 0}}
+	for name, pos := range at {
+		want, err := plain[pos].GetResult()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := e.call(t, "debug_traceTransaction", txs[name].Hash(), map[string]any{"enableMemory": false, "enableReturnData": true})
+		compareTraces(t, name+" (enableMemory false, enableReturnData)", got, want)
+	}
 	for name, pos := range at {
 		want, err := loggers[pos].GetResult()
 		if err != nil {
 			t.Fatal(err)
 		}
+		// The node captures memory by default (the API documents'
+		// disableMemory); go-ethereum's logger was given enableMemory.
 		got := e.call(t, "debug_traceTransaction", txs[name].Hash())
-		compareTraces(t, name, besuFormat(t, got), besuFormat(t, want))
+		compareTraces(t, name, got, want)
 	}
 
 	// The reverting transaction failed, with Error("nope") as its return
 	// value, and its nested call succeeded inside it.
 	var rev structLogTrace
 	_ = json.Unmarshal(e.call(t, "debug_traceTransaction", txs["reverter"].Hash()), &rev)
-	if !rev.Failed || !strings.HasPrefix(rev.ReturnValue, "08c379a0") || rev.StructLogs[len(rev.StructLogs)-1].Op != "REVERT" {
+	if !rev.Failed || !strings.HasPrefix(rev.ReturnValue, "0x08c379a0") || rev.lastOp() != "REVERT" {
 		t.Errorf("reverter trace: failed %v, returnValue %q", rev.Failed, rev.ReturnValue)
 	}
 
@@ -517,19 +501,22 @@ func TestDebugTraceOptions(t *testing.T) {
 		return tr.StructLogs
 	}
 	full := steps(e.call(t, "debug_traceTransaction", hash))
-	withStorage := 0
+	withStorage, withMemory := 0, 0
 	for _, s := range full {
 		if _, ok := s["storage"]; ok {
 			withStorage++
 		}
-		for _, f := range []string{"pc", "op", "gas", "gasCost", "depth", "stack", "memory"} {
+		if _, ok := s["memory"]; ok {
+			withMemory++
+		}
+		for _, f := range []string{"pc", "op", "gas", "gasCost", "depth", "stack"} {
 			if _, ok := s[f]; !ok {
 				t.Fatalf("step without %s: %v", f, s)
 			}
 		}
 	}
-	if withStorage == 0 {
-		t.Fatal("no step of the nested call shows storage")
+	if withStorage == 0 || withMemory == 0 {
+		t.Fatalf("steps of the nested call with storage %d, with memory %d", withStorage, withMemory)
 	}
 	for opt, field := range map[string]string{"disableStack": "stack", "disableMemory": "memory", "disableStorage": "storage"} {
 		got := steps(e.call(t, "debug_traceTransaction", hash, map[string]any{opt: true}))
@@ -550,9 +537,15 @@ func TestDebugTraceOptions(t *testing.T) {
 			}
 		}
 	}
-	// go-ethereum's enableMemory: false also leaves memory out.
-	if s := steps(e.call(t, "debug_traceTransaction", hash, map[string]any{"enableMemory": false})); s[0]["memory"] != nil {
-		t.Error("enableMemory false kept memory")
+	// The execution-apis enableMemory: false also leaves memory out.
+	for i, s := range steps(e.call(t, "debug_traceTransaction", hash, map[string]any{"enableMemory": false})) {
+		if s["memory"] != nil {
+			t.Fatalf("enableMemory false kept memory at step %d", i)
+		}
+	}
+	// limit: the first steps only.
+	if s := steps(e.call(t, "debug_traceTransaction", hash, map[string]any{"limit": 5})); len(s) != 5 || !jsonEqual(t, mustJSON(t, s), mustJSON(t, full[:5])) {
+		t.Errorf("limit 5: %d steps", len(s))
 	}
 
 	// Block traces: one entry per transaction, in order, each what
@@ -591,7 +584,7 @@ func TestDebugTraceOptions(t *testing.T) {
 	word := common.BigToHash(big.NewInt(41))
 	var tc structLogTrace
 	_ = json.Unmarshal(e.call(t, "debug_traceCall", map[string]any{"to": calleeAddr, "data": hexutil.Bytes(word[:])}, "0x1"), &tc)
-	if tc.Failed || tc.ReturnValue != fmt.Sprintf("%064x", 42) || tc.StructLogs[len(tc.StructLogs)-1].Op != "RETURN" {
+	if tc.Failed || tc.ReturnValue != fmt.Sprintf("0x%064x", 42) || tc.lastOp() != "RETURN" {
 		t.Errorf("debug_traceCall: failed %v returnValue %q, %d steps", tc.Failed, tc.ReturnValue, len(tc.StructLogs))
 	}
 	var frame struct {
@@ -850,4 +843,13 @@ func TestDebugTraceOnRebuiltState(t *testing.T) {
 	if got := bulk.call(t, "debug_storageRangeAt", hash, 0, nestedAddr, "0x0", 10); !jsonEqual(t, got, want) {
 		t.Errorf("storage range on a rebuilt state:\n got %s\nwant %s", got, want)
 	}
+}
+
+func mustJSON(tb testing.TB, v any) json.RawMessage {
+	tb.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
 }
