@@ -243,16 +243,25 @@ func (e *debugEnv) post(tb testing.TB, method string, params ...any) rpcAnswer {
 
 func (e *debugEnv) postRaw(tb testing.TB, body []byte) rpcAnswer {
 	tb.Helper()
-	resp, err := http.Post("http://"+e.n.HTTPAddr(), "application/json", bytes.NewReader(body))
+	out, err := e.tryPost(body)
 	if err != nil {
-		tb.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var out rpcAnswer
-	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
-		tb.Fatalf("%s: undecodable answer: %v", body, err)
+		tb.Fatalf("%s: %v", body, err)
 	}
 	return out
+}
+
+// tryPost sends one request body; safe outside the test's goroutine.
+func (e *debugEnv) tryPost(body []byte) (rpcAnswer, error) {
+	var out rpcAnswer
+	resp, err := http.Post("http://"+e.n.HTTPAddr(), "application/json", bytes.NewReader(body))
+	if err != nil {
+		return out, err
+	}
+	defer resp.Body.Close()
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+		return out, fmt.Errorf("undecodable answer: %w", err)
+	}
+	return out, nil
 }
 
 // call posts and fails on an error answer.
@@ -852,4 +861,41 @@ func mustJSON(tb testing.TB, v any) json.RawMessage {
 		tb.Fatal(err)
 	}
 	return b
+}
+
+// TestDebugConcurrentTraces runs traces of every kind at once (run with
+// -race): each request has its tracer and state of its own, and the
+// answers equal the ones given one at a time.
+func TestDebugConcurrentTraces(t *testing.T) {
+	e, txs := debugChain(t, 0)
+	type req struct {
+		method string
+		params []any
+	}
+	reqs := []req{
+		{"debug_traceTransaction", []any{txs["nested"].Hash()}},
+		{"debug_traceTransaction", []any{txs["reverter"].Hash(), map[string]any{"tracer": "callTracer"}}},
+		{"debug_traceTransaction", []any{txs["nested2"].Hash(), map[string]any{"tracer": "prestateTracer"}}},
+		{"debug_traceBlockByNumber", []any{"0x1", map[string]any{"disableMemory": true}}},
+		{"debug_storageRangeAt", []any{e.n.Chain().Hash(e.blocks[0].Header()), 2, slotsAddr, "0x0", 100}},
+	}
+	want := make([]json.RawMessage, len(reqs))
+	for i, r := range reqs {
+		want[i] = e.call(t, r.method, r.params...)
+	}
+	var wg sync.WaitGroup
+	for round := range 4 {
+		for i, r := range reqs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": r.method, "params": r.params})
+				a, err := e.tryPost(body)
+				if err != nil || a.Error != nil || !bytes.Equal(a.Result, want[i]) {
+					t.Errorf("round %d, %s: concurrent answer differs (%v %+v)", round, r.method, err, a.Error)
+				}
+			}()
+		}
+	}
+	wg.Wait()
 }
