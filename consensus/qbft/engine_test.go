@@ -24,7 +24,9 @@ type headerChain struct {
 	headers map[common.Hash]*types.Header
 }
 
-func (c *headerChain) Config() *params.ChainConfig { return &params.ChainConfig{ChainID: big.NewInt(1)} }
+func (c *headerChain) Config() *params.ChainConfig {
+	return &params.ChainConfig{ChainID: big.NewInt(1)}
+}
 func (c *headerChain) GetHeader(h common.Hash, _ uint64) *types.Header {
 	return c.headers[h]
 }
