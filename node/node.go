@@ -218,6 +218,7 @@ func newNode(cfg *config.Config, log *slog.Logger, newEngine engineFactory, opts
 	n := &Node{cfg: cfg, log: log, key: key, db: db, chain: c, engine: c.Engine(), caps: capabilitiesOf(c.Engine()),
 		metrics: newRegistry(cfg.Metrics), perms: perms}
 	n.caps.setMetrics(n.metrics)
+	perms.SetMetrics(n.metrics)
 	n.registerChainMetrics()
 	st, err := c.State()
 	if err != nil {

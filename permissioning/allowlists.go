@@ -62,6 +62,10 @@ type Allowlists struct {
 
 	// write replaces a file atomically (writeAtomic; tests make it fail).
 	write func(path string, data []byte) error
+
+	// accountChecks and nodeChecks count the checks (SetMetrics); nil
+	// counts nothing.
+	accountChecks, nodeChecks *checkCounters
 }
 
 var _ Checker = (*Allowlists)(nil)
@@ -145,7 +149,10 @@ func (a *Allowlists) AccountPermitted(addr common.Address) bool {
 		return true
 	}
 	l := a.accounts.Load()
-	return l == nil || l.has(addr)
+	if l == nil {
+		return true
+	}
+	return a.accountChecks.record(l.has(addr))
 }
 
 // NodePermitted implements Checker.
@@ -154,7 +161,10 @@ func (a *Allowlists) NodePermitted(id enode.ID, ip net.IP, port int) bool {
 		return true
 	}
 	l := a.nodes.Load()
-	return l == nil || l.permits(id, ip, port)
+	if l == nil {
+		return true
+	}
+	return a.nodeChecks.record(l.permits(id, ip, port))
 }
 
 // OnNodesChanged registers f to run after every change of the nodes list

@@ -2,6 +2,7 @@ package permissioning
 
 import (
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"github.com/ethereum/go-ethereum/p2p/enode"
 
 	"github.com/basaltchain/basalt/enodeurl"
+	"github.com/basaltchain/basalt/metrics"
 )
 
 const (
@@ -242,5 +244,38 @@ func TestNodesOps(t *testing.T) {
 	}
 	if !none.AccountPermitted(common.Address{}) || !none.NodePermitted(n1.ID(), n1.IP(), 1) {
 		t.Fatal("disabled lists refuse")
+	}
+}
+
+// TestCheckMetrics: each list counts its checks under Besu's names.
+func TestCheckMetrics(t *testing.T) {
+	e := testEnode(t, "127.0.0.1", 30303)
+	p := writeFile(t, "accounts-allowlist=[\""+acct1+"\"]\nnodes-allowlist=[\""+e+"\"]\n")
+	a, err := Load(Config{AccountsEnabled: true, AccountsFile: p, NodesEnabled: true, NodesFile: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := metrics.New(metrics.Config{Categories: []metrics.Category{metrics.Permissioning}})
+	a.SetMetrics(r)
+	a.AccountPermitted(common.HexToAddress(acct1))
+	a.AccountPermitted(common.HexToAddress(acct2))
+	n := enode.MustParse(e)
+	a.NodePermitted(n.ID(), n.IP(), 0)
+	var out strings.Builder
+	fams, err := r.Gatherer().Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range fams {
+		if strings.Contains(f.GetName(), "permissioning") {
+			fmt.Fprintf(&out, "%s %v\n", f.GetName(), f.GetMetric()[0].GetCounter().GetValue())
+		}
+	}
+	for _, want := range []string{"permissioning_account_local_check_count 2", "permissioning_account_local_check_count_permitted 1",
+		"permissioning_account_local_check_count_unpermitted 1", "permissioning_node_local_check_count 1",
+		"permissioning_node_local_check_count_permitted 1", "permissioning_node_local_check_count_unpermitted 0"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("want %q in\n%s", want, out.String())
+		}
 	}
 }
