@@ -98,6 +98,9 @@ type Backend struct {
 	// RevertReasons (--revert-reason-enabled) adds revertReason to the
 	// receipts of reverted transactions.
 	RevertReasons bool
+	// TraceLimit (--rpc-max-trace-size) bounds the bytes of one debug_trace
+	// request's output; 0 means no limit.
+	TraceLimit int
 	// Permissions are the local allowlists (PERM, and admin_addPeer's
 	// check); nil means neither is enabled.
 	Permissions *permissioning.Allowlists
