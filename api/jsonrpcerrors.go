@@ -108,8 +108,11 @@ func jsonrpcError(err error) *rpc.Error {
 		missing *BlockNotFoundError
 		revert  *RevertError
 		halt    *HaltError
+		sim     *SimulateError
 	)
 	switch {
+	case errors.As(err, &sim):
+		return rpc.NewError(sim.Code, sim.Message)
 	case errors.As(err, &pool):
 		// Besu answers a refused submission with the catalogued error
 		// alone. A refusal Besu has no code for (oversized data, init code

@@ -71,6 +71,7 @@ func Groups(b *Backend) []rpc.Group {
 		{Name: "eth_getUncleByBlockNumberAndIndex", Fn: e.GetUncleByBlockNumberAndIndex, ParamErrors: []*rpc.Error{block, uncleIx}},
 		{Name: "eth_call", Fn: e.Call, ParamErrors: []*rpc.Error{call, block, call}, ParamOrder: blockSecond, ParamDefaults: latestSecond},
 		{Name: "eth_estimateGas", Fn: e.EstimateGas, ParamErrors: []*rpc.Error{call, block, call}, ParamOrder: blockSecond},
+		{Name: "eth_simulateV1", Fn: e.SimulateV1, ParamErrors: []*rpc.Error{rpc.ErrInvalidParams, block}, ParamDefaults: latestSecond},
 		{Name: "eth_createAccessList", Fn: e.CreateAccessList, ParamErrors: []*rpc.Error{call, block, call}, ParamOrder: blockSecond},
 		{Name: "eth_mining", Fn: e.Mining},
 		{Name: "eth_hashrate", Fn: e.Hashrate},
