@@ -366,6 +366,9 @@ func (s *multiSim) block(ctx context.Context, pb plannedBlock, parent *types.Hea
 	if ov := calls.BlockOverrides; ov != nil && ov.BlobBaseFee != nil {
 		opts.BlobBaseFee = ov.BlobBaseFee.ToInt()
 	}
+	if ov := calls.BlockOverrides; ov != nil && ov.PrevRandao != nil {
+		opts.Random = &h.MixDigest
+	}
 	blk := exec.Simulate(h, s.st, opts)
 	defer blk.Release()
 

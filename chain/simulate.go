@@ -28,6 +28,9 @@ type SimOptions struct {
 	// BlobBaseFee, when not nil, is what BLOBBASEFEE reads and blob
 	// messages are checked against, instead of the fee the header implies.
 	BlobBaseFee *big.Int
+	// Random, when not nil, is what PREVRANDAO reads (a prevRandao block
+	// override), whatever the header's difficulty.
+	Random *common.Hash
 	// Ancestors resolves BLOCKHASH through simulated blocks before falling
 	// back to the chain; nil: the chain's own headers.
 	Ancestors consensus.ChainReader
@@ -55,6 +58,10 @@ func (x *Executor) Simulate(header *types.Header, statedb *state.StateDB, opts S
 	blockCtx.Coinbase = header.Coinbase
 	if opts.Ancestors != nil {
 		blockCtx.GetHash = hashFn(opts.Ancestors, header)
+	}
+	if opts.Random != nil {
+		r := *opts.Random
+		blockCtx.Random = &r
 	}
 	if opts.BlobBaseFee != nil {
 		blockCtx.BlobBaseFee = new(big.Int).Set(opts.BlobBaseFee)
