@@ -287,7 +287,7 @@ func TestSimulateV1(t *testing.T) {
 	t.Run("reverts, halts and the gas budget", func(t *testing.T) {
 		blocks := simulate(t, obj{"blockStateCalls": []obj{{
 			"stateOverrides": obj{r.Hex(): obj{"code": hexutil.Bytes(reverter)}, s.Hex(): obj{"code": burner}},
-			"calls": []obj{{"from": a, "to": r}, {"from": a, "to": s, "gas": "0x186a0"}, {"from": a, "to": s}},
+			"calls":          []obj{{"from": a, "to": r}, {"from": a, "to": s, "gas": "0x186a0"}, {"from": a, "to": s}},
 		}}})
 		calls := blocks[0].Calls
 		if e := calls[0].Error; calls[0].Status != 0 || e == nil || e.Code != 3 || e.Message != "execution reverted: nope" ||
