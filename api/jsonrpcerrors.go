@@ -108,7 +108,7 @@ func jsonrpcError(err error) *rpc.Error {
 		missing *BlockNotFoundError
 		revert  *RevertError
 		halt    *HaltError
-		sim     *SimulateError
+		sim     *SpecError
 	)
 	switch {
 	case errors.As(err, &sim):

@@ -67,16 +67,17 @@ const (
 	codeSimReverted            = 3
 )
 
-// SimulateError is an eth_simulateV1 failure with the spec's code.
-type SimulateError struct {
+// SpecError is a failure with the code the execution-apis specification
+// gives it (eth_simulateV1's -380xx, eth_getStorageValues' limits).
+type SpecError struct {
 	Code    int
 	Message string
 }
 
-func (e *SimulateError) Error() string { return e.Message }
+func (e *SpecError) Error() string { return e.Message }
 
-func simErr(code int, format string, args ...any) *SimulateError {
-	return &SimulateError{Code: code, Message: fmt.Sprintf(format, args...)}
+func simErr(code int, format string, args ...any) *SpecError {
+	return &SpecError{Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
 // SimulatePayload is eth_simulateV1's first parameter.
