@@ -95,6 +95,13 @@ func TestTxPoolBesuMethods(t *testing.T) {
 	if got := string(e.result(t, "txpool_besuStatistics")); got != `{"maxSize":4096,"localCount":2,"remoteCount":1}` {
 		t.Errorf("txpool_besuStatistics = %s", got)
 	}
+	// The API documents' txpool_client* names, with this client's name.
+	if got := string(e.result(t, "txpool_basaltStatistics")); got != `{"maxSize":4096,"localCount":2,"remoteCount":1}` {
+		t.Errorf("txpool_basaltStatistics = %s", got)
+	}
+	if got, want := string(e.result(t, "txpool_basaltTransactions")), string(e.result(t, "txpool_besuTransactions")); got != want {
+		t.Errorf("txpool_basaltTransactions = %s, txpool_besuTransactions %s", got, want)
+	}
 
 	var entries []map[string]any
 	if err := json.Unmarshal(e.result(t, "txpool_besuTransactions"), &entries); err != nil || len(entries) != 3 {
@@ -214,6 +221,12 @@ func TestTxPoolGethMethods(t *testing.T) {
 	}
 	if tx := content.Pending[a]["0"]; tx["blockHash"] != nil || tx["from"] != strings.ToLower(a) || tx["nonce"] != "0x0" {
 		t.Errorf("content tx = %v", tx)
+	}
+	// The spec's PendingTransactionInfo: every block field present, null.
+	for _, f := range []string{"blockHash", "blockNumber", "blockTimestamp", "transactionIndex"} {
+		if v, ok := content.Queued[a]["2"][f]; !ok || v != nil {
+			t.Errorf("content tx %s = %v (present %v)", f, v, ok)
+		}
 	}
 
 	var from struct {
