@@ -105,5 +105,6 @@ func Groups(b *Backend) []rpc.Group {
 		}},
 		adminGroup(b),
 		txPoolGroup(b),
+		badBlocksGroup(b),
 	}
 }
