@@ -587,7 +587,9 @@ func (s *multiSim) message(a *CallArgs, h *types.Header, gasLeft uint64) (*core.
 	// "except contract sender and signature checks").
 	msg.SkipEOACheck()
 	if !s.opts.Validation {
-		msg.SkipNonceCheck().SkipExecutionGasCapCheck()
+		// Like eth_call: no nonce check, and no per-transaction gas cap
+		// (Osaka's), so that a call may take what the block has left.
+		msg.SkipNonceCheck().SkipGasLimitCapCheck().SkipExecutionGasCapCheck()
 	}
 	return msg, simTransaction(a, msg, chainID), nil
 }
