@@ -97,6 +97,9 @@ func (s *SimBlock) GasLeft() uint64 {
 // the caller keeps; an executed one, successful or not, returns its result
 // and receipt. When ctx ends during the run the error is ctx's.
 func (s *SimBlock) Apply(ctx context.Context, msg *core.Message, tx *types.Transaction) (*core.ExecutionResult, *types.Receipt, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
 	r := &s.r
 	i := len(r.receipts)
 	r.statedb.SetTxContext(tx.Hash(), i, uint32(i+1))
