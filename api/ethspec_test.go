@@ -42,7 +42,7 @@ func newSpecServer(t testing.TB) (*rpc.Server, *chain.Chain) {
 	if err := Register(reg, Groups(&Backend{Chain: c, NetworkID: 1337})...); err != nil {
 		t.Fatal(err)
 	}
-	srv, err := rpc.NewServer(reg, rpc.Config{APIs: []string{rpc.GroupEth}})
+	srv, err := rpc.NewServer(reg, rpc.Config{APIs: []string{rpc.GroupEth, rpc.GroupDebug}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,8 +149,8 @@ func TestCapabilitiesBaseFeeFillTransaction(t *testing.T) {
 }
 
 // FuzzSpecMethodParams sends arbitrary params to eth_getStorageValues,
-// eth_fillTransaction, eth_baseFee and eth_capabilities: never an internal
-// error from a panic.
+// eth_fillTransaction, eth_baseFee, eth_capabilities and
+// debug_getBadBlocks: never an internal error from a panic.
 func FuzzSpecMethodParams(f *testing.F) {
 	for _, s := range []string{`[]`, `[{}]`, `[{"0x7dcd17433742f4c0ca53122ab541d0ba67fc27df":["0x0","0x1"]},"latest"]`,
 		`[{"0x7dcd17433742f4c0ca53122ab541d0ba67fc27df":["0x0"]},{"blockHash":"0x00"}]`, `[{"from":"0x00000000000000000000000000000000000000a1","data":"0x6000"}]`,
@@ -161,7 +161,7 @@ func FuzzSpecMethodParams(f *testing.F) {
 	}
 	srv, _ := newSpecServer(f)
 	f.Fuzz(func(t *testing.T, params string) {
-		for _, m := range []string{"eth_getStorageValues", "eth_fillTransaction", "eth_baseFee", "eth_capabilities"} {
+		for _, m := range []string{"eth_getStorageValues", "eth_fillTransaction", "eth_baseFee", "eth_capabilities", "debug_getBadBlocks"} {
 			resp, _ := srv.HandleMessage(context.Background(), []byte(`{"jsonrpc":"2.0","id":1,"method":"`+m+`","params":`+params+`}`))
 			if strings.Contains(string(resp), `"code":-32603`) {
 				t.Fatalf("%s %s: %s", m, params, resp)

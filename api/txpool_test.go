@@ -290,7 +290,7 @@ func FuzzTxPoolParams(f *testing.F) {
 	}
 	e := newTxPoolEnv(f)
 	f.Fuzz(func(t *testing.T, params string) {
-		for _, m := range []string{"txpool_besuPendingTransactions", "txpool_contentFrom"} {
+		for _, m := range []string{"txpool_besuPendingTransactions", "txpool_contentFrom", "txpool_basaltStatistics", "txpool_basaltTransactions", "txpool_content"} {
 			resp, _ := e.srv.HandleMessage(context.Background(), []byte(`{"jsonrpc":"2.0","id":1,"method":"`+m+`","params":`+params+`}`))
 			if strings.Contains(string(resp), `"code":-32603`) {
 				t.Fatalf("%s %s: %s", m, params, resp)
