@@ -219,9 +219,11 @@ func TestSimulateV1(t *testing.T) {
 				"prevRandao": "0x1234", "gasLimit": hexutil.Uint64(5_000_000)},
 				"stateOverrides": obj{r.Hex(): obj{"code": env}, s.Hex(): obj{"code": hashes}},
 				"calls":          []obj{{"from": a, "to": r}}},
-			{"calls": []obj{{"from": a, "to": r}, {"from": a, "to": s}}},
+			{"calls": []obj{{"from": a, "to": r}, {"from": a, "to": s}},
+				"blockOverrides": obj{"withdrawals": []obj{{"index": "0x0", "validatorIndex": "0x1", "address": c, "amount": "0x10"}}}},
+			{"stateOverrides": obj{r.Hex(): obj{"code": returnWords(balanceOf(c))}}, "calls": []obj{{"from": a, "to": r}}},
 		}})
-		if len(blocks) != 4 {
+		if len(blocks) != 5 {
 			t.Fatalf("%d blocks, want 2 asked for and 2 filling the gap", len(blocks))
 		}
 		for i, blk := range blocks[:2] {
@@ -248,6 +250,10 @@ func TestSimulateV1(t *testing.T) {
 		got = words(blocks[3].Calls[1].ReturnData)
 		if got[0] != blocks[0].Hash || got[1] != blocks[2].Hash {
 			t.Errorf("BLOCKHASH %v, want %s %s", got, blocks[0].Hash, blocks[2].Hash)
+		}
+		// The withdrawal of 16 gwei reached its address after that block.
+		if got := words(blocks[4].Calls[0].ReturnData); got[0] != word(16_000_000_000) {
+			t.Errorf("balance after the withdrawal %v", got)
 		}
 	})
 
