@@ -14,7 +14,6 @@ import (
 	"github.com/ethereum/go-ethereum/consensus/misc/eip4844"
 	"github.com/ethereum/go-ethereum/core/state"
 	"github.com/ethereum/go-ethereum/core/types"
-	"github.com/ethereum/go-ethereum/core/vm"
 	"github.com/ethereum/go-ethereum/params"
 	"github.com/ethereum/go-ethereum/trie"
 
@@ -59,6 +58,7 @@ const (
 	CodeSimClientLimit         = -38026
 	codeSimInvalidParams       = -32602
 	codeSimInvalidRequest      = -32000
+	codeSimInternal            = -32603
 	codeSimVMError             = -32015
 	codeSimReverted            = 3
 )
@@ -115,7 +115,7 @@ type SimBlockCalls struct {
 // SimBlockOverrides are the header fields a simulated block may set.
 type SimBlockOverrides struct {
 	Number        *hexutil.Big       `json:"number"`
-	PrevRandao    *hexutil.Big       `json:"prevRandao"`
+	PrevRandao    *Word              `json:"prevRandao"`
 	Time          *hexutil.Uint64    `json:"time"`
 	GasLimit      *hexutil.Uint64    `json:"gasLimit"`
 	FeeRecipient  *common.Address    `json:"feeRecipient"`
@@ -135,7 +135,7 @@ func (o *SimBlockOverrides) UnmarshalJSON(data []byte) error {
 	if err := dec.Decode(&p); err != nil {
 		return errBadParam
 	}
-	for _, b := range []*hexutil.Big{p.Number, p.PrevRandao, p.BaseFeePerGas, p.BlobBaseFee} {
+	for _, b := range []*hexutil.Big{p.Number, p.BaseFeePerGas, p.BlobBaseFee} {
 		if b != nil && (b.ToInt().Sign() < 0 || b.ToInt().BitLen() > 256) {
 			return errBadParam
 		}
@@ -144,6 +144,24 @@ func (o *SimBlockOverrides) UnmarshalJSON(data []byte) error {
 		return errBadParam
 	}
 	*o = SimBlockOverrides(p)
+	return nil
+}
+
+// Word is a 32-byte value given as a hash (zero-padded) or as a quantity
+// (prevRandao: the spec types it uint256, clients send a hash).
+type Word common.Hash
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (w *Word) UnmarshalJSON(data []byte) error {
+	var s string
+	if err := unquote(data, &s); err != nil {
+		return errBadParam
+	}
+	h, err := parseLenientHash(s)
+	if err != nil {
+		return errBadParam
+	}
+	*w = Word(h)
 	return nil
 }
 
@@ -315,7 +333,7 @@ func (s *multiSim) header(pb plannedBlock, parent *types.Header, parentHash comm
 		h.GasLimit = uint64(*ov.GasLimit)
 	}
 	if ov.PrevRandao != nil {
-		h.MixDigest = common.BigToHash(ov.PrevRandao.ToInt())
+		h.MixDigest = common.Hash(*ov.PrevRandao)
 	}
 	if s.cfg.IsLondon(h.Number) {
 		switch {
@@ -408,10 +426,9 @@ func (s *multiSim) block(ctx context.Context, pb plannedBlock, parent *types.Hea
 		}
 		if res.Failed() {
 			r.Status = hexutil.Uint64(types.ReceiptStatusFailed)
+			// The revert data is the error's data; returnData is empty,
+			// as in the spec's examples.
 			r.Error = simCallError(res)
-			if errors.Is(res.Err, vm.ErrExecutionReverted) {
-				r.ReturnData = res.Revert()
-			}
 		} else {
 			for _, l := range logs.done {
 				l.BlockNumber = pb.number
