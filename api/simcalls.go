@@ -1,8 +1,10 @@
 package api
 
 import (
+	"bytes"
 	"errors"
 	"math/big"
+	"slices"
 
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
@@ -145,6 +147,10 @@ func simTransaction(a *CallArgs, msg *core.Message, chainID *big.Int) *types.Tra
 // simApplyOverrides checks a block's precompile moves the spec's way and
 // applies its state overrides.
 func simApplyOverrides(st *state.StateDB, o StateOverrides, precompiles vm.PrecompiledContracts) error {
+	// In address order, so that the error about several bad moves names
+	// the same one every time.
+	o = slices.Clone(o)
+	slices.SortFunc(o, func(x, y AccountOverride) int { return bytes.Compare(x.Address[:], y.Address[:]) })
 	dests := map[common.Address]bool{}
 	for _, ao := range o {
 		if ao.MovePrecompileTo == nil {
