@@ -25,12 +25,13 @@ var specDivergences = map[string]string{
 	"ethSimulate-use-as-many-features-as-possible.io": "logIndex counts only the logs kept",
 }
 
-// TestSimulateV1SpecExamples replays execution-apis' tests/eth_simulateV1
-// examples on a node that imported the specification's test chain, and
-// compares the answers byte for byte (as JSON values). The examples are not
-// part of this repository: set EXECUTION_APIS_TESTS to the tests directory
-// of an execution-apis checkout (holding genesis.json, chain.rlp and
-// eth_simulateV1/); the test is skipped otherwise.
+// TestSimulateV1SpecExamples replays execution-apis' examples of
+// eth_simulateV1, eth_getStorageValues and eth_baseFee (tests/<method>/) on
+// a node that imported the specification's test chain, and compares the
+// answers byte for byte (as JSON values). The examples are not part of
+// this repository: set EXECUTION_APIS_TESTS to the tests directory of an
+// execution-apis checkout (holding genesis.json and chain.rlp); the test is
+// skipped otherwise.
 func TestSimulateV1SpecExamples(t *testing.T) {
 	dir := os.Getenv("EXECUTION_APIS_TESTS")
 	if dir == "" {
@@ -45,7 +46,11 @@ func TestSimulateV1SpecExamples(t *testing.T) {
 	}
 	// The examples were made with go-ethereum's default --rpc.gascap.
 	n := testnode.Start(t, data, genesis, "--p2p-enabled=false", "--rpc-simulate-gas-cap=50000000")
-	files, _ := filepath.Glob(filepath.Join(dir, "eth_simulateV1", "*.io"))
+	var files []string
+	for _, method := range []string{"eth_simulateV1", "eth_getStorageValues", "eth_baseFee"} {
+		fs, _ := filepath.Glob(filepath.Join(dir, method, "*.io"))
+		files = append(files, fs...)
+	}
 	if len(files) == 0 {
 		t.Fatal("no examples in " + dir)
 	}
