@@ -104,6 +104,9 @@ type Backend struct {
 	// one eth_simulateV1 request use together; 0 means
 	// DefaultSimulateGasCap.
 	SimulateGasCap uint64
+	// TraceLimit (--rpc-max-trace-size) bounds the bytes of one debug_trace
+	// request's output; 0 means no limit.
+	TraceLimit int
 }
 
 // headerFor resolves a block-or-hash parameter the way Besu's

@@ -48,4 +48,5 @@ func (n *Node) tuneBackend(b *api.Backend) {
 	b.SimulateMaxBlocks, b.SimulateGasCap = cfg.API.SimulateMaxBlocks, cfg.API.SimulateGasCap
 	b.EstimateTolerance = cfg.API.EstimateGasToleranceRatio
 	b.RevertReasons = cfg.RevertReasonEnabled
+	b.TraceLimit = cfg.RPC.MaxTraceSize
 }
