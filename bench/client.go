@@ -23,16 +23,21 @@ type client struct {
 	id   atomic.Uint64
 }
 
-// newClient returns a client that keeps up to conns idle connections to url
-// (one per closed-loop worker, so no worker pays for a new connection).
+// newClient returns a client with at most conns connections to url, all
+// kept alive (one per closed-loop worker, so no worker pays for a new
+// connection).
 func newClient(url string, conns int) *client {
 	tr := &http.Transport{
 		DialContext:         (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
 		MaxIdleConns:        conns + 16,
 		MaxIdleConnsPerHost: conns + 16,
-		MaxConnsPerHost:     0,
-		IdleConnTimeout:     90 * time.Second,
-		DisableCompression:  true,
+		// A hard cap: Go's transport otherwise dials a fresh connection
+		// when a request comes before the last answer's connection is back
+		// in the idle pool, and nodes that limit connections (Besu's and
+		// Basalt's --rpc-http-max-active-connections, 80) reset the excess.
+		MaxConnsPerHost:    conns,
+		IdleConnTimeout:    90 * time.Second,
+		DisableCompression: true,
 	}
 	return &client{url: url, http: &http.Client{Transport: tr, Timeout: 60 * time.Second}}
 }

@@ -64,7 +64,7 @@ func runTPS(ctx context.Context, o tpsOptions, keyHex string, logf func(string, 
 	if o.Txs < 1 || o.Senders < 1 || o.Workers < 1 || o.Stage < 1 || o.Batch < 1 {
 		return nil, errors.New("--txs, --senders, --workers, --stage and --batch must be at least 1")
 	}
-	c := newClient(o.URL, o.Workers+2)
+	c := newClient(o.URL, o.Workers+1) // the workers and the block tracker
 	ci, err := readChain(ctx, c)
 	if err != nil {
 		return nil, err
