@@ -92,6 +92,9 @@ type Config struct {
 	// MinGasPrice is --min-gas-price in wei: the lowest gas price the
 	// transaction pool accepts and the miner includes.
 	MinGasPrice *big.Int
+	// PprofAddress is --Xpprof-address: where Go's runtime profiles are
+	// served, "" for nowhere.
+	PprofAddress string
 	// TxPool holds the --tx-pool-* options.
 	TxPool TxPoolConfig
 	// RPC holds the JSON-RPC options.

@@ -672,6 +672,18 @@ func nodeOptions() []option {
 				c.Metrics.TimersDisabled = !on
 				return err
 			}},
+		{name: "Xpprof-address", typ: "host:port", hidden: true, status: own,
+			usage: "Serve Go's runtime profiles (net/http/pprof: CPU, heap, allocations, mutex and block) on this address, for performance diagnosis",
+			apply: func(c *Config, v string) error {
+				if v = strings.TrimSpace(v); v == "" {
+					return nil
+				}
+				if _, _, err := net.SplitHostPort(v); err != nil {
+					return errors.New("expected host:port")
+				}
+				c.PprofAddress = v
+				return nil
+			}},
 		{name: "Xp2p-static-reconnect-seconds", typ: "int", def: "60", hidden: true, status: own,
 			usage: "Seconds between redials of dropped static nodes",
 			apply: func(c *Config, v string) error {
