@@ -42,6 +42,11 @@ func newClient(url string, conns int) *client {
 	return &client{url: url, http: &http.Client{Transport: tr, Timeout: 60 * time.Second}}
 }
 
+// close drops the client's idle connections: nodes limit open connections
+// (80 by default in Besu and Basalt), so a run must not leave its
+// keep-alive connections behind for the next one to trip on.
+func (c *client) close() { c.http.CloseIdleConnections() }
+
 // rpcError is a JSON-RPC error object.
 type rpcError struct {
 	Code    int    `json:"code"`

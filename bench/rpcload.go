@@ -30,7 +30,7 @@ type rpcResult struct {
 	Side        string  `json:"side,omitempty"`
 	Method      string  `json:"method"`
 	Concurrency int     `json:"concurrency"`
-	Requests    int     `json:"requests"`
+	Requests    int     `json:"requests"` // sent, errors included (ReqPerSec counts answers only)
 	Errors      int     `json:"errors"`
 	FirstError  string  `json:"firstError,omitempty"`
 	Seconds     float64 `json:"seconds"`
@@ -94,6 +94,7 @@ func rpcSetup(ctx context.Context, c *client, o rpcOptions, keyHex string) (hold
 func runRPC(ctx context.Context, o rpcOptions, keyHex string, logf func(string, ...any)) ([]rpcResult, error) {
 	maxConc := slices.Max(o.Concurrency)
 	c := newClient(o.URL, maxConc)
+	defer c.close()
 	holder, view, err := rpcSetup(ctx, c, o, keyHex)
 	if err != nil {
 		return nil, err
@@ -186,7 +187,7 @@ func closedLoop(ctx context.Context, c *client, body []byte, conc int, warmup, d
 		}
 	}
 	r.Requests = len(all)
-	r.ReqPerSec = float64(r.Requests) / elapsed.Seconds()
+	r.ReqPerSec = float64(r.Requests-r.Errors) / elapsed.Seconds() // answered requests only
 	slices.Sort(all)
 	r.P50ms, r.P90ms, r.P99ms = ms(quantile(all, 0.50)), ms(quantile(all, 0.90)), ms(quantile(all, 0.99))
 	if len(all) > 0 {

@@ -65,6 +65,7 @@ func runTPS(ctx context.Context, o tpsOptions, keyHex string, logf func(string, 
 		return nil, errors.New("--txs, --senders, --workers, --stage and --batch must be at least 1")
 	}
 	c := newClient(o.URL, o.Workers+1) // the workers and the block tracker
+	defer c.close()
 	ci, err := readChain(ctx, c)
 	if err != nil {
 		return nil, err
