@@ -88,3 +88,15 @@ func TestUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestImportTimeParse reads the import time each client prints.
+func TestImportTimeParse(t *testing.T) {
+	basalt := "Imported 1000 blocks (0 skipped, 100000 transactions) in 6.81s: 146.8 blocks/s, 399.3 Mgas/s. Head 1000 0x6d"
+	if m := basaltImported.FindStringSubmatch(basalt); m == nil || m[1] != "6.81" {
+		t.Errorf("basalt: %v", m)
+	}
+	geth := "INFO [11-25|06:14:24.000] Imported new chain segment\nImport done in 10.987654321s.\n"
+	if m := gethImportDone.FindStringSubmatch(geth); m == nil || m[1] != "10.987654321s" {
+		t.Errorf("geth: %v", m)
+	}
+}

@@ -44,7 +44,7 @@ type importRun struct {
 	CPUSecs   float64 `json:"cpuSeconds"`
 	MaxRSSMiB float64 `json:"maxRSSMiB"`
 	// ImportSecs is the import time the client reports itself (basalt's
-	// "Imported … in Xs", go-ethereum's "Import done in=…"), 0 if none.
+	// "Imported … in Xs", go-ethereum's "Import done in …"), 0 if none.
 	ImportSecs float64 `json:"importSeconds"`
 	Mgasps     float64 `json:"mgasPerSec"`
 }
@@ -123,7 +123,7 @@ func runImport(ctx context.Context, o importOptions, logf func(string, ...any)) 
 
 var (
 	basaltImported = regexp.MustCompile(`Imported \d+ blocks .* in ([0-9.]+)s`)
-	gethImportDone = regexp.MustCompile(`Import done\s+in=(\S+)`)
+	gethImportDone = regexp.MustCompile(`Import done in ([0-9.]+[a-zµ]+)`)
 )
 
 // importOnce runs one client's import into a fresh data directory.
