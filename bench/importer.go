@@ -25,8 +25,8 @@ import (
 type importOptions struct {
 	Genesis string
 	Chain   string
-	// Clients are NAME:PATH pairs; NAME (basalt or geth) says how to run
-	// the binary at PATH.
+	// Clients are NAME:PATH pairs; NAME (basalt or geth, optionally with a
+	// suffix: basalt-main) says how to run the binary at PATH.
 	Clients []string
 	Runs    int
 	WorkDir string
@@ -129,7 +129,7 @@ var (
 // importOnce runs one client's import into a fresh data directory.
 func importOnce(ctx context.Context, name, bin, dir, genesis, chainFile string) (*importRun, error) {
 	var steps [][]string
-	switch name {
+	switch kind, _, _ := strings.Cut(name, "-"); kind {
 	case "basalt":
 		steps = [][]string{{"--data-path=" + dir, "--genesis-file=" + genesis, "blocks", "import", "--no-progress", "--from=" + chainFile}}
 	case "geth":
@@ -138,7 +138,7 @@ func importOnce(ctx context.Context, name, bin, dir, genesis, chainFile string) 
 			{"--datadir", dir, "import", chainFile},
 		}
 	default:
-		return nil, fmt.Errorf("unknown client %q (basalt or geth)", name)
+		return nil, fmt.Errorf("unknown client %q (basalt or geth, optionally with a -suffix)", name)
 	}
 	r := &importRun{Client: name}
 	for i, args := range steps {

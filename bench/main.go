@@ -141,7 +141,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	case "import":
 		fs.StringVar(&impO.Genesis, "genesis", "", "genesis file (go-ethereum or Besu spelling)")
 		fs.StringVar(&impO.Chain, "chain", "", "chain file: concatenated RLP blocks after the genesis")
-		fs.Var(&clients, "client", "NAME:PATH of a client binary, NAME basalt or geth (repeatable; runs are interleaved)")
+		fs.Var(&clients, "client", "NAME:PATH of a client binary, NAME basalt or geth, optionally with a suffix (basalt-main) (repeatable; runs are interleaved)")
 		fs.IntVar(&impO.Runs, "runs", 3, "imports per client (the median is reported)")
 		fs.IntVar(&impO.Generate, "generate", 0, "without --chain: generate a dev-network chain of this many blocks (Basalt only)")
 		fs.IntVar(&impO.GenerateTxs, "generate-txs", 100, "transfers per generated block")
