@@ -167,7 +167,7 @@ func (j *Journal) flushLocked() {
 	j.mu.Unlock()
 	_, err := f.Write(buf)
 	if err == nil {
-		err = f.Sync()
+		err = syncData(f)
 	}
 	j.mu.Lock()
 	j.flushing = false

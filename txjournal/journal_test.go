@@ -237,3 +237,28 @@ func FuzzOpen(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkAppend appends from 64 concurrent submitters, as the JSON-RPC
+// server does under a burst: each Append returns once its record is
+// fsynced, and fsyncs are shared (syncs/op shows how many).
+//
+//	go test -run '^$' -bench Append ./txjournal/
+func BenchmarkAppend(b *testing.B) {
+	j, _, err := Open(filepath.Join(b.TempDir(), "journal"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer j.Close()
+	tx := signed(b, testKey, 0)
+	b.SetParallelism(64)
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if err := j.Append(tx); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	b.ReportMetric(float64(j.Syncs())/float64(b.N), "syncs/op")
+}
