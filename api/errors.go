@@ -46,6 +46,9 @@ var (
 	ErrP2PNotRunning = errors.New("peer-to-peer network is not running")
 	// ErrLocalPeer is a request to add the local node as its own peer.
 	ErrLocalPeer = errors.New("cannot add the local node as a peer")
+	// ErrPeerNotPermitted is admin_addPeer of a node the nodes allowlist
+	// does not permit.
+	ErrPeerNotPermitted = errors.New("node not on the nodes allowlist")
 	// ErrLogsUnavailable is a log query to a backend without a filter
 	// system.
 	ErrLogsUnavailable = errors.New("log queries are not available")
@@ -77,6 +80,8 @@ const (
 	ParamCall Param = "call"
 	// ParamStorageKeys is a list of storage slots.
 	ParamStorageKeys Param = "storage keys"
+	// ParamTraceOptions is a debug_trace method's options object.
+	ParamTraceOptions Param = "trace options"
 )
 
 // InvalidParamsError is a request whose parameters decode but cannot be

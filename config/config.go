@@ -104,6 +104,8 @@ type Config struct {
 	HostAllowlist []string
 	// P2P holds the peer-to-peer options.
 	P2P P2PConfig
+	// Permissions holds the --permissions-*-config-file options.
+	Permissions PermissionsConfig
 	// GraphQL holds the --graphql-http-* options.
 	GraphQL GraphQLConfig
 	// Metrics holds the --metrics-* options.
@@ -280,6 +282,9 @@ type RPCConfig struct {
 	// MaxLogsRange is --rpc-max-logs-range: the most blocks one
 	// eth_getLogs may cover; 0 means no limit.
 	MaxLogsRange int64
+	// MaxTraceSize is --rpc-max-trace-size: the most bytes of one
+	// debug_trace* answer; 0 means no limit.
+	MaxTraceSize int
 
 	// WSEnabled is --rpc-ws-enabled.
 	WSEnabled bool
@@ -360,6 +365,24 @@ type P2PConfig struct {
 	// redialed: 60 seconds as in Besu; the hidden
 	// --Xp2p-static-reconnect-seconds shortens it for tests.
 	StaticReconnectInterval time.Duration
+}
+
+// PermissionsFile is the default --permissions-accounts-config-file and
+// --permissions-nodes-config-file, in the data path.
+const PermissionsFile = "permissions_config.toml"
+
+// PermissionsConfig holds the local permissioning options.
+type PermissionsConfig struct {
+	// AccountsEnabled is --permissions-accounts-config-file-enabled.
+	AccountsEnabled bool
+	// AccountsFile is --permissions-accounts-config-file (default
+	// <data-path>/permissions_config.toml).
+	AccountsFile string
+	// NodesEnabled is --permissions-nodes-config-file-enabled.
+	NodesEnabled bool
+	// NodesFile is --permissions-nodes-config-file (default
+	// <data-path>/permissions_config.toml).
+	NodesFile string
 }
 
 // Slog levels for Besu's logging levels that slog lacks.
@@ -533,6 +556,12 @@ func (c *Config) finish() error {
 	}
 	if c.P2P.StaticNodesFile == "" {
 		c.P2P.StaticNodesFile = filepath.Join(c.DataPath, StaticNodesFile)
+	}
+	if c.Permissions.AccountsFile == "" {
+		c.Permissions.AccountsFile = filepath.Join(c.DataPath, PermissionsFile)
+	}
+	if c.Permissions.NodesFile == "" {
+		c.Permissions.NodesFile = filepath.Join(c.DataPath, PermissionsFile)
 	}
 	c.ClientID = version.ClientID(ClientName, c.Identity)
 	if err := c.checkBesuRules(); err != nil {
