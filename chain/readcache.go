@@ -21,9 +21,10 @@ const (
 	// sharedRoots is how many roots keep a shared reader: the head, and
 	// the few before it that clients still ask about.
 	sharedRoots = 8
-	// sharedEntries bounds the entries one reader caches; past it reads go
-	// to the underlying reader uncached.
-	sharedEntries = 1 << 17
+	// sharedEntries bounds the entries one reader caches (about 8 MB of
+	// accounts, so all roots together stay under 64 MB even when clients
+	// scan addresses); past it reads go to the underlying reader uncached.
+	sharedEntries = 1 << 15
 )
 
 // nilAccount stands for "no such account" in sharedReader.accounts.
