@@ -143,3 +143,32 @@ func BenchmarkStateReads(b *testing.B) {
 		})
 	}
 }
+
+// TestSharedReaderBound: a full reader still answers, from the underlying
+// reader, without caching more.
+func TestSharedReaderBound(t *testing.T) {
+	c := readChain(t)
+	root := c.CurrentHeader().Root
+	r, err := c.readers.get(root, c.stateDB.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.entries.Store(sharedEntries)
+	a, err := r.Account(viewAddr)
+	if err != nil || a == nil || a.Nonce != 3 {
+		t.Fatalf("account %+v, %v", a, err)
+	}
+	if _, cached := r.accounts.Load(viewAddr); cached {
+		t.Error("a full reader cached another account")
+	}
+	if v, _ := r.Storage(viewAddr, common.Hash{1}); v != (common.Hash{42}) {
+		t.Errorf("slot %x", v)
+	}
+	if r.entries.Load() != sharedEntries {
+		t.Errorf("entries %d", r.entries.Load())
+	}
+	// Another root gets a reader of its own; the same root the same one.
+	if again, _ := c.readers.get(root, c.stateDB.Reader); again != r {
+		t.Error("same root, new reader")
+	}
+}
