@@ -111,10 +111,13 @@ func jsonrpcError(err error) *rpc.Error {
 		missing *BlockNotFoundError
 		revert  *RevertError
 		halt    *HaltError
+		sim     *SpecError
 		// tooLarge keeps its message: it names the flag to change.
 		tooLarge *TraceTooLargeError
 	)
 	switch {
+	case errors.As(err, &sim):
+		return rpc.NewError(sim.Code, sim.Message)
 	case errors.As(err, &pool):
 		// Besu answers a refused submission with the catalogued error
 		// alone. A refusal Besu has no code for (oversized data, init code

@@ -67,6 +67,8 @@ type Chain struct {
 	bodyCache     *lru.Cache[common.Hash, *types.Body]
 	receiptsCache *lru.Cache[common.Hash, types.Receipts]
 	readers       readerCache // shared, cached readers of recent roots (readcache.go)
+
+	bad badBlocks // invalid blocks refused, for debug_getBadBlocks
 }
 
 type headInfo struct {

@@ -154,6 +154,10 @@ type APIConfig struct {
 	EstimateGasToleranceRatio float64
 	// GasCap is --rpc-gas-cap; 0 means the block's gas limit.
 	GasCap uint64
+	// SimulateMaxBlocks is --rpc-simulate-max-blocks.
+	SimulateMaxBlocks uint64
+	// SimulateGasCap is --rpc-simulate-gas-cap.
+	SimulateGasCap uint64
 }
 
 // Notice is a start-up line about an option or environment variable.

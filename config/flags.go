@@ -391,6 +391,20 @@ func nodeOptions() []option {
 				c.API.GasCap = uint64(n)
 				return err
 			}},
+		{name: "rpc-simulate-max-blocks", typ: "count", def: "256",
+			usage: "Most blocks one eth_simulateV1 request may simulate, gaps in its block numbers included",
+			apply: func(c *Config, v string) error {
+				n, err := parseInt64(v, 1, 1<<16)
+				c.API.SimulateMaxBlocks = uint64(n)
+				return err
+			}},
+		{name: "rpc-simulate-gas-cap", typ: "gas", def: "500000000",
+			usage: "Most gas the calls of one eth_simulateV1 request may use together (a call's gas is lowered to what is left)",
+			apply: func(c *Config, v string) error {
+				n, err := parseInt64(v, 1, math.MaxInt64)
+				c.API.SimulateGasCap = uint64(n)
+				return err
+			}},
 		{name: "revert-reason-enabled", kind: kindBool, def: "false",
 			usage: "Add the revert reason (revertReason) to the receipts of reverted transactions",
 			apply: func(c *Config, v string) (err error) { c.RevertReasonEnabled, err = parseBoolValue(v); return err }},

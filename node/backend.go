@@ -46,6 +46,7 @@ func (n *Node) tuneBackend(b *api.Backend) {
 		b.GasPriceOracle = &api.GasPriceOracle{Blocks: cfg.API.GasPriceBlocks, Percentile: cfg.API.GasPricePercentile, Max: cfg.API.GasPriceMax}
 	}
 	b.GasCap = cfg.API.GasCap
+	b.SimulateMaxBlocks, b.SimulateGasCap = cfg.API.SimulateMaxBlocks, cfg.API.SimulateGasCap
 	b.EstimateTolerance = cfg.API.EstimateGasToleranceRatio
 	b.RevertReasons = cfg.RevertReasonEnabled
 	b.TraceLimit = cfg.RPC.MaxTraceSize
