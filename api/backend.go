@@ -180,7 +180,7 @@ func (b *Backend) stateOf(header *types.Header, hash common.Hash) (*state.StateD
 	if err := b.EnsureState(header, hash); err != nil {
 		return nil, err
 	}
-	st, err := b.Chain.StateAt(header.Root)
+	st, err := b.Chain.ReadState(header.Root)
 	if err != nil {
 		return nil, ErrWorldStateUnavailable
 	}

@@ -123,6 +123,10 @@ func jsonrpcError(err error) *rpc.Error {
 		// alone. A refusal Besu has no code for (oversized data, init code
 		// too large, …) answers -32602 with the pool's detail, where Besu
 		// would say "Internal error".
+		if pool.Reason == txpool.TxPoolFull && pool.Detail != "" {
+			// Besu's message, with what the sender can do about it.
+			return errPoolFull.WithReason(pool.Detail)
+		}
 		if e := reasonErrors[pool.Reason]; e != nil {
 			return e
 		}

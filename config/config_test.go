@@ -64,8 +64,9 @@ func TestDefaults(t *testing.T) {
 		API: APIConfig{GasPriceBlocks: 100, GasPricePercentile: 50, GasPriceMax: big.NewInt(500_000_000_000), EstimateGasToleranceRatio: 0.015,
 			SimulateMaxBlocks: 256, SimulateGasCap: 500_000_000},
 		MinGasPrice: cfg.MinGasPrice,
-		TxPool: TxPoolConfig{MaxSize: 4096, RetentionHours: 13, Implementation: "LAYERED", PriceBump: 10, MaxFutureBySender: 200,
-			LimitByAccountPercentage: 0.001, MaxFutureNonceGap: 200, TxFeeCap: big.NewInt(params.Ether)},
+		TxPool: TxPoolConfig{MaxSize: 27000, RetentionHours: 13, Implementation: "LAYERED", PriceBump: 10, MaxFutureBySender: 200,
+			LimitByAccountPercentage: 0.001, MaxFutureNonceGap: 200, TxFeeCap: big.NewInt(params.Ether),
+			LayerMaxCapacity: 12_500_000, MaxPrioritized: 2000, SaveFile: DefaultTxPoolSaveFile, Journal: true},
 		given: map[string]cliconf.Value{},
 		RPC: RPCConfig{
 			HTTPHost:         "127.0.0.1",

@@ -16,7 +16,7 @@ func newBackend(n *Node) *api.Backend {
 	cfg := n.cfg
 	b := &api.Backend{
 		Chain:         n.chain,
-		Pool:          n.pool,
+		Pool:          n.frontPool(),
 		Miner:         n.miner,
 		NetworkID:     cfg.NetworkID,
 		ClientVersion: n.clientID(),

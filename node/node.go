@@ -59,6 +59,7 @@ type Node struct {
 	caps    engineCaps // what the engine can do beyond consensus.Engine
 	chain   *chain.Chain
 	pool    *txpool.Pool
+	txStore *txStore // the pool's journal and save file
 	miner   *miner.Miner
 	backend *api.Backend // what every front end calls
 	rpc     *rpcServers
@@ -240,6 +241,12 @@ func newNode(cfg *config.Config, log *slog.Logger, newEngine engineFactory, opts
 	if perms.AccountsEnabled() {
 		n.pool.SetSenderFilter(perms.AccountPermitted)
 	}
+	// After the allowlist: a replayed transaction is checked like a new one.
+	if n.txStore, err = openTxStore(cfg, n.pool, log); err != nil {
+		n.pool.Close()
+		n.closeStorage()
+		return nil, err
+	}
 	n.miner = miner.New(c, poolSource{n.pool}, miner.Config{
 		Coinbase:  n.coinbase(),
 		ExtraData: cfg.Miner.ExtraData,
@@ -249,6 +256,7 @@ func newNode(cfg *config.Config, log *slog.Logger, newEngine engineFactory, opts
 		Producer:  n.caps.producer,
 	}, log)
 	if n.p2p, err = newP2P(n); err != nil {
+		n.txStore.abort()
 		n.pool.Close()
 		n.closeStorage()
 		return nil, err
@@ -262,6 +270,7 @@ func newNode(cfg *config.Config, log *slog.Logger, newEngine engineFactory, opts
 		n.graphql, err = newGraphQLServer(n)
 	}
 	if err != nil {
+		n.txStore.abort()
 		n.pool.Close()
 		n.closeStorage()
 		return nil, err
@@ -385,6 +394,7 @@ func (n *Node) followHead(heads <-chan chain.HeadEvent) {
 				continue
 			}
 			n.pool.Reset(ev.Header, newStateView(st), reorgedTxs(ev))
+			n.txStore.afterHead()
 		}
 	}
 }
@@ -429,6 +439,9 @@ func (n *Node) Close() error {
 		n.backend.Filters.Stop()
 	}
 	n.wg.Wait()
+	if n.txStore != nil {
+		n.txStore.close()
+	}
 	n.pool.Close()
 	return n.closeStorage()
 }

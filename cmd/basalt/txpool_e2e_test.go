@@ -37,7 +37,7 @@ func TestTxPoolMethods(t *testing.T) {
 		MaxSize, LocalCount, RemoteCount *int
 	}
 	n.MustCall(&stats, "txpool_besuStatistics")
-	if stats.MaxSize == nil || *stats.MaxSize != 4096 || *stats.LocalCount != 2 || *stats.RemoteCount != 0 {
+	if stats.MaxSize == nil || *stats.MaxSize != 27000 || *stats.LocalCount != 2 || *stats.RemoteCount != 0 {
 		t.Errorf("txpool_besuStatistics %+v", stats)
 	}
 
