@@ -30,6 +30,7 @@ import (
 	"github.com/basaltchain/basalt/consensus/clique"
 	"github.com/basaltchain/basalt/consensus/ethash"
 	"github.com/basaltchain/basalt/consensus/ibft2"
+	"github.com/basaltchain/basalt/consensus/qbft"
 	"github.com/basaltchain/basalt/internal/version"
 	"github.com/basaltchain/basalt/metrics"
 	"github.com/basaltchain/basalt/miner"
@@ -99,9 +100,13 @@ func NewEngine(g *config.Genesis) (consensus.Engine, error) {
 func NewEngineWith(g *config.Genesis, env EngineEnv) (consensus.Engine, error) {
 	switch g.Consensus {
 	case "ibft2":
+		if g.QBFT != nil && g.QBFT.StartBlock > 0 {
+			// A migration: IBFT 2.0 up to the block before, QBFT from it.
+			return qbft.New(g, ibft2.Options{Key: env.Key})
+		}
 		return ibft2.New(g.IBFT2, ibft2.Options{Key: env.Key}), nil
 	case "qbft":
-		return nil, errors.New("qbft consensus is not supported yet")
+		return qbft.New(g, ibft2.Options{Key: env.Key})
 	case "clique":
 		return newCliqueEngine(g, env)
 	}

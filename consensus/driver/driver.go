@@ -31,6 +31,7 @@ type Protocol interface {
 	BlockRound(block *types.Block) (uint32, error)
 	WithRound(block *types.Block, round uint32) (*types.Block, error)
 	Sign(m *bft.Message) error
+	SealHash(block *types.Block, round uint32) (common.Hash, error)
 	CommitSeal(digest common.Hash) ([]byte, error)
 	SealSigner(digest common.Hash, seal []byte) (common.Address, error)
 
@@ -308,7 +309,10 @@ func (b *backend) BlockRound(block *types.Block) (uint32, error) {
 func (b *backend) WithRound(block *types.Block, round uint32) (*types.Block, error) {
 	return b.cfg.Protocol.WithRound(block, round)
 }
-func (b *backend) Sign(m *bft.Message) error                { return b.cfg.Protocol.Sign(m) }
+func (b *backend) Sign(m *bft.Message) error { return b.cfg.Protocol.Sign(m) }
+func (b *backend) SealHash(block *types.Block, round uint32) (common.Hash, error) {
+	return b.cfg.Protocol.SealHash(block, round)
+}
 func (b *backend) CommitSeal(d common.Hash) ([]byte, error) { return b.cfg.Protocol.CommitSeal(d) }
 func (b *backend) SealSigner(d common.Hash, s []byte) (common.Address, error) {
 	return b.cfg.Protocol.SealSigner(d, s)
