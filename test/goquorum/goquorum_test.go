@@ -155,10 +155,11 @@ type rpcBlock struct {
 // (debug_getBlockRlp) and checks, with Basalt's QBFT codec, that its hash
 // is the one every node reported, that its commit seals are from distinct
 // validators and at least a quorum, and that it has no base fee. It
-// returns how many blocks each validator proposed.
-func checkBlocks(t *testing.T, g *gethNode, to uint64, hashes map[uint64]string, validators []common.Address) map[common.Address]int {
+// returns how many blocks each validator proposed and the blocks committed
+// in a round above 0.
+func checkBlocks(t *testing.T, g *gethNode, to uint64, hashes map[uint64]string, validators []common.Address) (proposed map[common.Address]int, lateRounds []string) {
 	t.Helper()
-	proposed := map[common.Address]int{}
+	proposed = map[common.Address]int{}
 	quorum := (2*len(validators) + 2) / 3
 	for h := uint64(1); h <= to; h++ {
 		var raw string
@@ -193,8 +194,13 @@ func checkBlocks(t *testing.T, g *gethNode, to uint64, hashes map[uint64]string,
 			t.Fatalf("block %d: %d seals, quorum %d", h, len(seen), quorum)
 		}
 		proposed[header.Coinbase]++
+		if extra, err := qbft.DecodeExtraData(header.Extra); err != nil {
+			t.Fatalf("block %d: %v", h, err)
+		} else if extra.Round > 0 {
+			lateRounds = append(lateRounds, fmt.Sprintf("%d (round %d, by %s)", h, extra.Round, header.Coinbase))
+		}
 	}
-	return proposed
+	return proposed, lateRounds
 }
 
 // transfer sends a legacy transfer (GoQuorum 24.4.1 has no London) of
@@ -258,6 +264,7 @@ func TestMixedNetwork(t *testing.T) {
 	viaGeth := transfer(t, gq, 1, to, 2000)
 	block = waitReceipt(t, bas, viaGeth)
 	t.Logf("transfer sent to GoQuorum mined in block %d (receipt from Basalt)", block)
+	waitHeight(t, time.Minute, block, all...)
 	for _, node := range all {
 		if got := balance(t, node, to); got.Cmp(big.NewInt(3000)) != 0 {
 			t.Fatalf("recipient balance %v on %s, want 3000", got, node.URL)
@@ -267,8 +274,8 @@ func TestMixedNetwork(t *testing.T) {
 	const blocks = 100
 	waitHeight(t, 5*time.Minute, blocks, all...)
 	hashes := sameHashes(t, 0, blocks, all...)
-	proposed := checkBlocks(t, n.geth[0], blocks, hashes, n.validators)
-	t.Logf("blocks 0..%d: same hash on all 4 nodes; blocks proposed per validator: %v", blocks, proposed)
+	proposed, late := checkBlocks(t, n.geth[0], blocks, hashes, n.validators)
+	t.Logf("blocks 0..%d: same hash on all 4 nodes; blocks proposed per validator: %v; committed after a round change: %v", blocks, proposed, late)
 	for _, v := range n.validators {
 		if proposed[v] == 0 {
 			t.Fatalf("validator %s proposed none of blocks 1..%d: %v", v, blocks, proposed)
@@ -300,6 +307,33 @@ func TestMixedNetwork(t *testing.T) {
 	final := gq.BlockNumber()
 	waitHeight(t, time.Minute, final, n.running()...)
 	hashes = sameHashes(t, 0, final, n.running()...)
-	checkBlocks(t, n.geth[0], final, hashes, n.validators)
-	t.Logf("heights 0..%d: same hash on the 3 running nodes, seals verified", final)
+	_, late = checkBlocks(t, n.geth[0], final, hashes, n.validators)
+	t.Logf("heights 0..%d: same hash on the 3 running nodes, seals verified; committed after a round change: %v", final, late)
+	if len(late) == 0 {
+		t.Fatal("no block was committed after a round change, though proposers were down")
+	}
+	for i, g := range n.geth {
+		if g.node == nil {
+			continue
+		}
+		for _, line := range strings.Split(g.node.Logs(), "\n") {
+			for _, bad := range gethRejections {
+				if strings.Contains(line, bad) {
+					t.Errorf("GoQuorum node %d rejected a message or block: %s", i, line)
+				}
+			}
+		}
+	}
+}
+
+// gethRejections are what GoQuorum 24.4.1 logs when it refuses a QBFT
+// message or a block (consensus/istanbul/qbft/core, core/blockchain.go).
+var gethRejections = []string{
+	"QBFT: invalid message", // undecodable, bad signature, signer not a validator
+	"QBFT: invalid PRE-PREPARE",
+	"QBFT: ignore PRE-PREPARE message from non proposer",
+	"QBFT: invalid PREPARE message digest",
+	"QBFT: invalid COMMIT message digest",
+	"QBFT: failed to add ROUND-CHANGE",
+	"BAD BLOCK",
 }
