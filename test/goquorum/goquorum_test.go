@@ -54,6 +54,7 @@ type mixedNetwork struct {
 	basalt     []*testnode.P2PNode
 	basaltKeys []*ecdsa.PrivateKey
 	geth       []*gethNode
+	genesis    string
 }
 
 // running returns the JSON-RPC views of the nodes that are up, Basalt
@@ -80,6 +81,7 @@ func startMixed(t *testing.T, bin string) *mixedNetwork {
 	keys := validatorKeys(t, 4)
 	n := &mixedNetwork{t: t, validators: sortedAddresses(keys), basaltKeys: keys[:2]}
 	genesis := writeGenesis(t, t.TempDir(), n.validators)
+	n.genesis = genesis
 	for _, k := range keys[2:] {
 		n.geth = append(n.geth, newGeth(t, bin, genesis, k))
 	}
@@ -250,7 +252,7 @@ func balance(t *testing.T, node *testnode.P2PNode, addr common.Address) *big.Int
 // propose; a transfer sent to either client is mined and seen by the
 // other; the chain goes on while a GoQuorum validator is down, the
 // restarted GoQuorum node catches up, and the chain goes on while a Basalt
-// validator is down.
+// validator is down; a Basalt node syncs the whole chain from GoQuorum.
 func TestMixedNetwork(t *testing.T) {
 	bin := gethBinary(t)
 	n := startMixed(t, bin)
@@ -312,6 +314,16 @@ func TestMixedNetwork(t *testing.T) {
 	if len(late) == 0 {
 		t.Fatal("no block was committed after a round change, though proposers were down")
 	}
+
+	// A Basalt node that is no validator syncs the mixed chain from
+	// scratch from a GoQuorum node alone, verifying every block.
+	observer := testnode.StartP2P(t, t.TempDir(), "--genesis-file="+n.genesis, "--rpc-http-api=ETH,NET,WEB3,ADMIN,QBFT")
+	var added bool
+	observer.MustCall(&added, "admin_addPeer", n.geth[0].enode())
+	top = gq.BlockNumber()
+	waitHeight(t, 2*time.Minute, top, observer)
+	sameHashes(t, 0, top, gq, observer)
+	t.Logf("a Basalt non-validator synced heights 0..%d from GoQuorum alone, same hashes", top)
 	for i, g := range n.geth {
 		if g.node == nil {
 			continue
