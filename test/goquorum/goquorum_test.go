@@ -1,7 +1,7 @@
 // Package goquorum runs Basalt QBFT validators in one network with
 // GoQuorum validators. GoQuorum is not part of the build: the test runs
 // only when BASALT_GOQUORUM_GETH names a GoQuorum `geth` binary (built from
-// github.com/Consensys/quorum, see README.md "QBFT with GoQuorum"), and is
+// github.com/Consensys/quorum: see README.md in this folder), and is
 // skipped otherwise.
 package goquorum
 
