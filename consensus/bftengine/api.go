@@ -122,7 +122,7 @@ func (a *bftAPI) getValidatorsByBlockHash(hash common.Hash) ([]common.Address, e
 // validatorList is the validators of the block that h is (its extraData),
 // never null.
 func (a *bftAPI) validatorList(h *types.Header) ([]common.Address, error) {
-	v, err := a.e.Validators(h)
+	v, err := a.e.ValidatorsOf(a.chain, h)
 	if err != nil {
 		return nil, rpc.ErrInternal
 	}
@@ -163,7 +163,7 @@ func (a *bftAPI) getSignerMetrics(from, to *api.BlockNumber) ([]signerMetric, er
 	}
 	index := map[common.Address]int{}
 	var out []signerMetric
-	if vals, err := a.e.Validators(toH); err == nil {
+	if vals, err := a.e.ValidatorsOf(a.chain, toH); err == nil {
 		for _, v := range vals {
 			index[v] = len(out)
 			out = append(out, signerMetric{Address: v})

@@ -39,6 +39,7 @@ var (
 	ErrInvalidCoinbase   = errors.New("coinbase is not a validator")
 	ErrInsufficientSeals = errors.New("fewer commit seals than the quorum")
 	ErrInvalidCommitSeal = errors.New("invalid commit seal")
+	ErrContractModeExtra = errors.New("extraData carries validators or a vote under contract validator selection")
 )
 
 // MixDigest is the mixHash of every IBFT 2.0 and QBFT block: ASCII "tical
@@ -57,6 +58,11 @@ type Segment struct {
 	// Validators, when set, replace the validator set at From without a
 	// vote (a transition's "validators").
 	Validators []common.Address
+	// Contract, when set, selects the validators of each block of the
+	// segment by calling this contract's getValidators() at the parent
+	// block's state (validatorselectionmode "contract"); headers then carry
+	// no validators and no vote.
+	Contract *common.Address
 }
 
 // Engine is a BFT engine over a schedule of segments. It is safe for
@@ -214,7 +220,12 @@ func (e *Engine) VerifyHeader(chain consensus.ChainReader, header, parent *types
 	if err != nil {
 		return err
 	}
-	if !slices.Equal(extra.Validators, tally.Validators()) {
+	if contract := e.Segment(n).Contract; contract != nil {
+		// Besu leaves the list empty; GoQuorum writes the contract's set.
+		if (len(extra.Validators) != 0 && !slices.Equal(extra.Validators, tally.Validators())) || extra.Vote != nil {
+			return ErrContractModeExtra
+		}
+	} else if !slices.Equal(extra.Validators, tally.Validators()) {
 		return ErrInvalidValidators
 	}
 	if !tally.IsValidator(header.Coinbase) {
@@ -299,10 +310,13 @@ func (e *Engine) Prepare(chain consensus.ChainReader, header, parent *types.Head
 		return &consensus.CannotSealError{Reason: consensus.ReasonNotAuthorised}
 	}
 	var vote *Vote
-	if a, add, ok := e.proposals.Next(e.self, tally); ok {
+	vals := tally.Validators()
+	if e.Segment(headerNumber(header)).Contract != nil {
+		vals = nil // the contract holds them; votes do not apply
+	} else if a, add, ok := e.proposals.Next(e.self, tally); ok {
 		vote = &Vote{Recipient: a, Add: add}
 	}
-	header.Extra = e.format(headerNumber(header)).EncodeExtra(tally.Validators(), vote)
+	header.Extra = e.format(headerNumber(header)).EncodeExtra(vals, vote)
 	header.Coinbase = e.self
 	header.Difficulty = big.NewInt(1)
 	header.MixDigest = MixDigest
@@ -342,6 +356,9 @@ func (e *Engine) Close() error { return nil }
 // extraData is read in its own protocol's layout, so the set carries over
 // a switch of protocol.
 func (e *Engine) tallyAfter(chain consensus.ChainReader, header *types.Header) (*bft.Tally, error) {
+	if next := e.Segment(header.Number.Uint64() + 1); next.Contract != nil {
+		return e.contractTally(chain, header, *next.Contract)
+	}
 	var (
 		pending []*types.Header
 		base    *bft.Tally
@@ -356,6 +373,21 @@ func (e *Engine) tallyAfter(chain consensus.ChainReader, header *types.Header) (
 		n := h.Number.Uint64()
 		if next := e.Segment(n + 1); next.From == n+1 && next.Validators != nil {
 			base = bft.NewTally(next.Validators)
+			e.tallies.Add(hash, base.Copy())
+			break
+		}
+		if seg := e.Segment(n); n > 0 && seg.Contract != nil {
+			// Back from contract selection: the votes start from the
+			// validators the contract gave the last contract block.
+			parent := chain.GetHeader(h.ParentHash, n-1)
+			if parent == nil {
+				return nil, fmt.Errorf("tally of block %d: %w", n, consensus.ErrUnknownAncestor)
+			}
+			t, err := e.contractTally(chain, parent, *seg.Contract)
+			if err != nil {
+				return nil, err
+			}
+			base = t.Copy()
 			e.tallies.Add(hash, base.Copy())
 			break
 		}
@@ -391,6 +423,37 @@ func (e *Engine) tallyAfter(chain consensus.ChainReader, header *types.Header) (
 		e.tallies.Add(e.Hash(h), base.Copy())
 	}
 	return base, nil
+}
+
+// contractTally is the tally after parent under contract selection: the
+// contract's validators at parent's state, no votes. It is cached by
+// parent's hash like every tally.
+func (e *Engine) contractTally(chain consensus.ChainReader, parent *types.Header, contract common.Address) (*bft.Tally, error) {
+	hash := e.Hash(parent)
+	if t, ok := e.tallies.Get(hash); ok {
+		return t.Copy(), nil
+	}
+	vals, err := contractValidators(chain, parent, contract)
+	if err != nil {
+		return nil, err
+	}
+	t := bft.NewTally(vals)
+	e.tallies.Add(hash, t.Copy())
+	return t, nil
+}
+
+// ValidatorsOf returns the validators of header's block: its extraData's,
+// or under contract selection the contract's at its parent's state.
+func (e *Engine) ValidatorsOf(chain consensus.ChainReader, header *types.Header) ([]common.Address, error) {
+	n := headerNumber(header)
+	if seg := e.Segment(n); n > 0 && seg.Contract != nil {
+		parent := chain.GetHeader(header.ParentHash, n-1)
+		if parent == nil {
+			return nil, consensus.ErrUnknownAncestor
+		}
+		return e.ValidatorsAfter(chain, parent)
+	}
+	return e.Validators(header)
 }
 
 // ValidatorsAfter returns the validators of the block after header.

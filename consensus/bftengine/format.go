@@ -40,6 +40,9 @@ type Extra struct {
 type Format interface {
 	// Name names the protocol in logs and errors ("IBFT 2.0", "QBFT").
 	Name() string
+	// Key is its genesis config key ("ibft2", "qbft"), which also names
+	// its metrics (besu_consensus_<key>_...).
+	Key() string
 	// RPCPrefix is the prefix of its JSON-RPC methods ("ibft", "qbft") and
 	// RPCGroup the group that enables them.
 	RPCPrefix() string

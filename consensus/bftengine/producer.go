@@ -55,7 +55,7 @@ func (e *Engine) Produce(ctx context.Context, host consensus.Host) error {
 // SetMetrics implements consensus.Instrumented: the node hands over its
 // registry before the engine produces (see driver.NewMetrics).
 func (e *Engine) SetMetrics(r *metrics.Registry) {
-	e.metrics = driver.NewMetrics(r, e.segs[len(e.segs)-1].Format.RPCPrefix())
+	e.metrics = driver.NewMetrics(r, e.segs[len(e.segs)-1].Format.Key())
 }
 
 // protocol is the schedule as the driver sees it: each function answers

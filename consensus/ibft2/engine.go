@@ -54,6 +54,9 @@ var _ bftengine.Format = Format{}
 // Name is "IBFT 2.0".
 func (Format) Name() string { return "IBFT 2.0" }
 
+// Key is "ibft2".
+func (Format) Key() string { return "ibft2" }
+
 // RPCPrefix is "ibft".
 func (Format) RPCPrefix() string { return "ibft" }
 
@@ -139,4 +142,3 @@ func Validators(header *types.Header) ([]common.Address, error) {
 	}
 	return extra.Validators, nil
 }
-

@@ -19,6 +19,9 @@ var _ bftengine.Format = Format{}
 // Name is "QBFT".
 func (Format) Name() string { return "QBFT" }
 
+// Key is "qbft".
+func (Format) Key() string { return "qbft" }
+
 // RPCPrefix is "qbft".
 func (Format) RPCPrefix() string { return "qbft" }
 
@@ -90,7 +93,9 @@ func (Format) ProtocolLength() uint64 { return ProtocolLength }
 func (Format) Code(k bft.Kind) uint64 { return Code(k) }
 
 // DecodeMessage decodes an istanbul/100 QBFT message.
-func (Format) DecodeMessage(code uint64, data []byte) (*bft.Message, error) { return Decode(code, data) }
+func (Format) DecodeMessage(code uint64, data []byte) (*bft.Message, error) {
+	return Decode(code, data)
+}
 
 // Sign signs and encodes m.
 func (Format) Sign(m *bft.Message, key *ecdsa.PrivateKey) error { return Sign(m, key) }

@@ -9,10 +9,6 @@ import (
 	"github.com/basaltchain/basalt/consensus/ibft2"
 )
 
-// ErrContractSelection is returned for a genesis that selects validators by
-// contract: the engine reads validators from block headers only so far.
-var ErrContractSelection = errors.New("QBFT validator selection by contract is not supported yet")
-
 // Schedule returns the engine segments of a genesis with config.qbft: QBFT
 // from block 0, or IBFT 2.0 (config.ibft2) up to config.qbft.startblock and
 // QBFT from it; each QBFT transition starts a segment with its options.
@@ -20,9 +16,6 @@ func Schedule(g *config.Genesis) ([]bftengine.Segment, error) {
 	qc := g.QBFT
 	if qc == nil {
 		return nil, errors.New("genesis has no config.qbft")
-	}
-	if qc.ValidatorContractAddress != nil {
-		return nil, fmt.Errorf("config.qbft.validatorcontractaddress: %w", ErrContractSelection)
 	}
 	var segs []bftengine.Segment
 	if qc.StartBlock > 0 {
@@ -32,10 +25,25 @@ func Schedule(g *config.Genesis) ([]bftengine.Segment, error) {
 		segs = append(segs, bftengine.Segment{From: 0, Format: ibft2.Format{}, Config: g.IBFT2})
 	}
 	opts := qc.IBFT2Config
-	segs = append(segs, bftengine.Segment{From: qc.StartBlock, Format: Format{}, Config: &opts})
+	// Contract selection from the start when config.qbft names a contract
+	// (Besu: validatorcontractaddress without transitions).
+	contract := qc.ValidatorContractAddress
+	first := opts
+	segs = append(segs, bftengine.Segment{From: qc.StartBlock, Format: Format{}, Config: &first, Contract: contract})
+	address := contract
 	for i, t := range qc.Transitions {
-		if t.ValidatorSelectionMode == "contract" || t.ValidatorContractAddress != nil {
-			return nil, fmt.Errorf("config.transitions.qbft[%d]: %w", i, ErrContractSelection)
+		if t.ValidatorContractAddress != nil {
+			address = t.ValidatorContractAddress
+		}
+		switch t.ValidatorSelectionMode {
+		case "contract":
+			contract = address
+		case "blockheader":
+			contract = nil
+		default:
+			if t.ValidatorContractAddress != nil && contract != nil {
+				contract = address // a new contract, same mode
+			}
 		}
 		if t.Block < qc.StartBlock {
 			return nil, fmt.Errorf("config.transitions.qbft[%d].block: %d is before config.qbft.startblock %d", i, t.Block, qc.StartBlock)
@@ -55,7 +63,11 @@ func Schedule(g *config.Genesis) ([]bftengine.Segment, error) {
 		}
 		opts = next
 		cfg := next
-		segs = append(segs, bftengine.Segment{From: t.Block, Format: Format{}, Config: &cfg, Validators: t.Validators})
+		if t.Validators != nil && contract != nil {
+			return nil, fmt.Errorf("config.transitions.qbft[%d].validators: not with contract validator selection", i)
+		}
+		segs = append(segs, bftengine.Segment{From: t.Block, Format: Format{}, Config: &cfg, Validators: t.Validators,
+			Contract: contract})
 	}
 	return segs, nil
 }
