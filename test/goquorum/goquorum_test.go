@@ -77,8 +77,8 @@ func (n *mixedNetwork) running() []*testnode.P2PNode {
 // startMixed starts the 4 validators: the Basalt nodes first, then the
 // GoQuorum nodes with every validator in their static-nodes.json, so each
 // GoQuorum node dials all three others; the Basalt nodes dial each other.
-func startMixed(t *testing.T, bin string) *mixedNetwork {
-	keys := validatorKeys(t, 4)
+// keys are the validators' (Basalt, Basalt, GoQuorum, GoQuorum).
+func startMixed(t *testing.T, bin string, keys []*ecdsa.PrivateKey) *mixedNetwork {
 	n := &mixedNetwork{t: t, validators: sortedAddresses(keys), basaltKeys: keys[:2]}
 	genesis := writeGenesis(t, t.TempDir(), n.validators)
 	n.genesis = genesis
@@ -164,27 +164,7 @@ func checkBlocks(t *testing.T, g *gethNode, to uint64, hashes map[uint64]string,
 	proposed = map[common.Address]int{}
 	quorum := (2*len(validators) + 2) / 3
 	for h := uint64(1); h <= to; h++ {
-		var raw string
-		g.node.MustCall(&raw, "debug_getBlockRlp", h)
-		data, err := hexutil.Decode("0x" + strings.TrimPrefix(raw, "0x"))
-		if err != nil {
-			t.Fatalf("block %d RLP: %v", h, err)
-		}
-		var block types.Block
-		if err := rlp.DecodeBytes(data, &block); err != nil {
-			t.Fatalf("block %d: %v", h, err)
-		}
-		header := block.Header()
-		if got := qbft.BlockHash(header).Hex(); got != hashes[h] {
-			t.Fatalf("block %d: Basalt's QBFT hash %s, the nodes report %s", h, got, hashes[h])
-		}
-		if header.BaseFee != nil {
-			t.Fatalf("block %d has a base fee", h)
-		}
-		signers, err := qbft.SealSigners(header)
-		if err != nil {
-			t.Fatalf("block %d seals: %v", h, err)
-		}
+		header, signers := gethBlock(t, g, h, hashes[h])
 		seen := map[common.Address]bool{}
 		for _, s := range signers {
 			if !slices.Contains(validators, s) || seen[s] {
@@ -203,6 +183,61 @@ func checkBlocks(t *testing.T, g *gethNode, to uint64, hashes map[uint64]string,
 		}
 	}
 	return proposed, lateRounds
+}
+
+// gethBlock fetches block h as GoQuorum stores it (debug_getBlockRlp) and
+// checks, with Basalt's QBFT codec, that it hashes to hash, has no base
+// fee and that its commit seals recover; it returns the header and the
+// seals' signers.
+func gethBlock(t *testing.T, g *gethNode, h uint64, hash string) (*types.Header, []common.Address) {
+	t.Helper()
+	var raw string
+	g.node.MustCall(&raw, "debug_getBlockRlp", h)
+	header := decodeBlockHeader(t, h, raw)
+	if got := qbft.BlockHash(header).Hex(); got != hash {
+		t.Fatalf("block %d: Basalt's QBFT hash %s, the nodes report %s", h, got, hash)
+	}
+	if header.BaseFee != nil {
+		t.Fatalf("block %d has a base fee", h)
+	}
+	signers, err := qbft.SealSigners(header)
+	if err != nil {
+		t.Fatalf("block %d seals: %v", h, err)
+	}
+	return header, signers
+}
+
+// decodeBlockHeader decodes debug_getBlockRlp's answer (hex, with or
+// without 0x) for block h and returns its header.
+func decodeBlockHeader(t *testing.T, h uint64, raw string) *types.Header {
+	t.Helper()
+	data, err := hexutil.Decode("0x" + strings.TrimPrefix(raw, "0x"))
+	if err != nil {
+		t.Fatalf("block %d RLP: %v", h, err)
+	}
+	var block types.Block
+	if err := rlp.DecodeBytes(data, &block); err != nil {
+		t.Fatalf("block %d: %v", h, err)
+	}
+	return block.Header()
+}
+
+// checkGethLogs fails the test for every message or block a running
+// GoQuorum node logged that it refused.
+func (n *mixedNetwork) checkGethLogs() {
+	n.t.Helper()
+	for i, g := range n.geth {
+		if g.node == nil {
+			continue
+		}
+		for _, line := range strings.Split(g.node.Logs(), "\n") {
+			for _, bad := range gethRejections {
+				if strings.Contains(line, bad) {
+					n.t.Errorf("GoQuorum node %d rejected a message or block: %s", i, line)
+				}
+			}
+		}
+	}
 }
 
 // transfer sends a legacy transfer (GoQuorum 24.4.1 has no London) of
@@ -255,7 +290,7 @@ func balance(t *testing.T, node *testnode.P2PNode, addr common.Address) *big.Int
 // validator is down; a Basalt node syncs the whole chain from GoQuorum.
 func TestMixedNetwork(t *testing.T) {
 	bin := gethBinary(t)
-	n := startMixed(t, bin)
+	n := startMixed(t, bin, validatorKeys(t, 4))
 	all := n.running()
 	bas, gq := n.basalt[0], n.geth[0].node
 
@@ -324,18 +359,7 @@ func TestMixedNetwork(t *testing.T) {
 	waitHeight(t, 2*time.Minute, top, observer)
 	sameHashes(t, 0, top, gq, observer)
 	t.Logf("a Basalt non-validator synced heights 0..%d from GoQuorum alone, same hashes", top)
-	for i, g := range n.geth {
-		if g.node == nil {
-			continue
-		}
-		for _, line := range strings.Split(g.node.Logs(), "\n") {
-			for _, bad := range gethRejections {
-				if strings.Contains(line, bad) {
-					t.Errorf("GoQuorum node %d rejected a message or block: %s", i, line)
-				}
-			}
-		}
-	}
+	n.checkGethLogs()
 }
 
 // gethRejections are what GoQuorum 24.4.1 logs when it refuses a QBFT
