@@ -57,6 +57,24 @@ type mixedNetwork struct {
 	genesis    string
 }
 
+// basaltAddresses are the Basalt validators' addresses.
+func (n *mixedNetwork) basaltAddresses() []common.Address {
+	var out []common.Address
+	for _, k := range n.basaltKeys {
+		out = append(out, crypto.PubkeyToAddress(k.PublicKey))
+	}
+	return out
+}
+
+// proposedByBasalt tells whether block number (as node reports it) was
+// proposed by a Basalt validator.
+func (n *mixedNetwork) proposedByBasalt(node *testnode.P2PNode, number uint64) bool {
+	n.t.Helper()
+	var b rpcBlock
+	node.MustCall(&b, "eth_getBlockByNumber", hexutil.EncodeUint64(number), false)
+	return slices.Contains(n.basaltAddresses(), b.Miner)
+}
+
 // running returns the JSON-RPC views of the nodes that are up, Basalt
 // first.
 func (n *mixedNetwork) running() []*testnode.P2PNode {
@@ -92,7 +110,7 @@ func startMixed(t *testing.T, bin string, keys []*ecdsa.PrivateKey) *mixedNetwor
 			t.Fatal(err)
 		}
 		b := testnode.StartP2P(t, t.TempDir(), "--genesis-file="+genesis, "--node-private-key-file="+keyFile,
-			"--rpc-http-api=ETH,NET,WEB3,ADMIN,QBFT,TXPOOL", "--min-gas-price=0")
+			"--rpc-http-api=ETH,NET,WEB3,ADMIN,QBFT,TXPOOL")
 		n.basalt = append(n.basalt, b)
 		enodes = append(enodes, b.Enode())
 	}
@@ -241,13 +259,13 @@ func (n *mixedNetwork) checkGethLogs() {
 }
 
 // transfer sends a legacy transfer (GoQuorum 24.4.1 has no London) of
-// value wei from the dev account with nonce to via node, returning its
-// hash.
-func transfer(t *testing.T, via *testnode.P2PNode, nonce uint64, to common.Address, value int64) common.Hash {
+// value wei at gasPrice from the dev account with nonce to via node,
+// returning its hash.
+func transfer(t *testing.T, via *testnode.P2PNode, nonce uint64, to common.Address, value int64, gasPrice *big.Int) common.Hash {
 	t.Helper()
 	key, _ := crypto.HexToECDSA(devKeyHex)
 	tx := types.MustSignNewTx(key, types.NewEIP155Signer(big.NewInt(chainID)), &types.LegacyTx{
-		Nonce: nonce, GasPrice: big.NewInt(1e9), Gas: 21000, To: &to, Value: big.NewInt(value)})
+		Nonce: nonce, GasPrice: gasPrice, Gas: 21000, To: &to, Value: big.NewInt(value)})
 	data, _ := tx.MarshalBinary()
 	var hash common.Hash
 	via.MustCall(&hash, "eth_sendRawTransaction", hexutil.Encode(data))
@@ -295,10 +313,10 @@ func TestMixedNetwork(t *testing.T) {
 	bas, gq := n.basalt[0], n.geth[0].node
 
 	to := common.HexToAddress("0x00000000000000000000000000000000000000aa")
-	viaBasalt := transfer(t, bas, 0, to, 1000)
+	viaBasalt := transfer(t, bas, 0, to, 1000, big.NewInt(1e9))
 	block := waitReceipt(t, gq, viaBasalt)
 	t.Logf("transfer sent to Basalt mined in block %d (receipt from GoQuorum)", block)
-	viaGeth := transfer(t, gq, 1, to, 2000)
+	viaGeth := transfer(t, gq, 1, to, 2000, big.NewInt(1e9))
 	block = waitReceipt(t, bas, viaGeth)
 	t.Logf("transfer sent to GoQuorum mined in block %d (receipt from Basalt)", block)
 	waitHeight(t, time.Minute, block, all...)
@@ -307,6 +325,37 @@ func TestMixedNetwork(t *testing.T) {
 			t.Fatalf("recipient balance %v on %s, want 3000", got, node.URL)
 		}
 	}
+	// A stream of transfers, one every 250 ms to each node in turn: a
+	// Basalt proposer includes what is pending when its turn comes, so
+	// GoQuorum executes transactions in blocks Basalt built.
+	nonce := uint64(2)
+	var stream []common.Hash
+	for i := range 8 {
+		stream = append(stream, transfer(t, all[i%len(all)], nonce, to, 1, big.NewInt(1e9)))
+		nonce++
+		time.Sleep(250 * time.Millisecond)
+	}
+	var basaltBuilt []uint64
+	for _, h := range stream {
+		if block := waitReceipt(t, gq, h); n.proposedByBasalt(gq, block) && !slices.Contains(basaltBuilt, block) {
+			basaltBuilt = append(basaltBuilt, block)
+		}
+	}
+	if len(basaltBuilt) == 0 {
+		t.Fatal("no Basalt-proposed block carried a transfer")
+	}
+	// GoQuorum builds its block when the parent arrives and leaves out
+	// what comes later, so in a stream its blocks tend to be empty. A
+	// transfer priced below Basalt's minimum gas price (1000 wei by
+	// default) is one GoQuorum (--miner.gasprice 0) alone takes: it is
+	// mined in a block GoQuorum built, which the Basalt nodes execute.
+	cheap := transfer(t, gq, nonce, to, 1, big.NewInt(1))
+	nonce++
+	cheapBlock := waitReceipt(t, bas, cheap)
+	if n.proposedByBasalt(bas, cheapBlock) {
+		t.Fatalf("the transfer below Basalt's minimum gas price was mined by Basalt in block %d", cheapBlock)
+	}
+	t.Logf("transfers mined in blocks built by Basalt %v and (1 wei gas price) by GoQuorum [%d]", basaltBuilt, cheapBlock)
 
 	const blocks = 100
 	waitHeight(t, 5*time.Minute, blocks, all...)
@@ -337,7 +386,7 @@ func TestMixedNetwork(t *testing.T) {
 	waitHeight(t, 2*time.Minute, from+5, n.running()...)
 	t.Logf("Basalt validator %s stopped at height %d; the others reached %d",
 		crypto.PubkeyToAddress(n.basaltKeys[1].PublicKey), from, from+5)
-	viaGeth = transfer(t, gq, 2, to, 4000)
+	viaGeth = transfer(t, gq, nonce, to, 4000, big.NewInt(1e9))
 	block = waitReceipt(t, bas, viaGeth)
 	t.Logf("transfer sent to GoQuorum during the Basalt outage mined in block %d", block)
 
