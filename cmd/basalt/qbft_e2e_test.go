@@ -6,16 +6,14 @@ import (
 	"fmt"
 	"math/big"
 	"os"
-	"path/filepath"
 	"slices"
-	"syscall"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
-	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/basaltchain/basalt/consensus/ibft2"
 	"github.com/basaltchain/basalt/consensus/qbft"
@@ -112,40 +110,35 @@ func TestQBFTFourValidators(t *testing.T) {
 	if len(metrics) != 4 {
 		t.Fatalf("qbft_getSignerMetrics %v", metrics)
 	}
+	var info struct {
+		Protocols map[string]json.RawMessage `json:"protocols"`
+	}
+	n[0].MustCall(&info, "admin_nodeInfo")
+	if !strings.Contains(string(info.Protocols["eth"]), `"qbft":{"blockPeriodSeconds":1,"epochLength":30000,"requestTimeoutSeconds":2}`) {
+		t.Fatalf("admin_nodeInfo eth config %s", info.Protocols["eth"])
+	}
+	var peers []struct {
+		Caps []string `json:"caps"`
+	}
+	n[0].MustCall(&peers, "admin_peers")
+	if len(peers) == 0 || !slices.Contains(peers[0].Caps, "istanbul/100") {
+		t.Fatalf("admin_peers caps %+v", peers)
+	}
 }
 
-// TestQBFTFaults: with 1 of 4 validators stopped the chain goes on; with 2
-// it halts; with one back it resumes; then a 2|2 partition halts both
-// halves and, healed, the network goes on on one chain.
+// TestQBFTFaults: the IBFT 2.0 fault scenarios on QBFT: with 1 of 4
+// validators stopped the chain goes on, with 2 it halts, with one back it
+// resumes; then, all four back, a 2|2 partition halts both halves and,
+// healed, the network goes on on one chain.
 func TestQBFTFaults(t *testing.T) {
 	net := generateQBFT(t, 4, 1)
 	net.start()
 	n := net.nodes
-	waitHeight(t, 60*time.Second, 2, n...)
-
-	n[3].Stop(syscall.SIGTERM)
-	progresses(t, 60*time.Second, n[:3]...)
-	n[2].Stop(syscall.SIGTERM)
-	halted(t, n[:2]...)
-	n[2].Restart()
+	stopValidators(t, n)
 	n[3].Restart()
 	testnode.Connect(t, n...)
 	progresses(t, 90*time.Second, n...)
-	sameChain(t, n...)
-
-	for _, a := range n[2:] {
-		for _, b := range n[:2] {
-			removePeer(t, a, b)
-			removePeer(t, b, a)
-		}
-	}
-	testnode.WaitFor(t, 20*time.Second, "partition", func() bool {
-		return n[0].PeerCount() == 1 && n[3].PeerCount() == 1
-	})
-	halted(t, n...)
-	testnode.Connect(t, n...)
-	progresses(t, 90*time.Second, n...)
-	sameChain(t, n...)
+	partition(t, n)
 }
 
 // TestQBFTVoting votes a fifth validator in with qbft_proposeValidatorVote
@@ -153,65 +146,7 @@ func TestQBFTFaults(t *testing.T) {
 func TestQBFTVoting(t *testing.T) {
 	net := generateQBFT(t, 4, 1)
 	net.start()
-	n := net.nodes
-	waitHeight(t, 60*time.Second, 2, n...)
-
-	key, _ := crypto.GenerateKey()
-	fifth := crypto.PubkeyToAddress(key.PublicKey)
-	keyFile := filepath.Join(t.TempDir(), "key")
-	if err := os.WriteFile(keyFile, []byte(hexutil.Encode(crypto.FromECDSA(key))), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	e := testnode.StartP2P(t, t.TempDir(), "--genesis-file="+net.genesis, "--node-private-key-file="+keyFile,
-		"--rpc-http-api=ETH,NET,WEB3,ADMIN,QBFT")
-	all := append(slices.Clone(n), e)
-	testnode.Connect(t, all...)
-
-	qvote := func(a common.Address, add bool, voters ...*testnode.P2PNode) {
-		t.Helper()
-		for _, v := range voters {
-			var ok bool
-			v.MustCall(&ok, "qbft_proposeValidatorVote", a, add)
-			if !ok {
-				t.Fatal("qbft_proposeValidatorVote returned false")
-			}
-		}
-	}
-	qvalidators := func() []common.Address {
-		var v []common.Address
-		n[0].MustCall(&v, "qbft_getValidatorsByBlockNumber", "latest")
-		return v
-	}
-	qvote(fifth, true, n[:3]...)
-	var pending map[string]bool
-	n[0].MustCall(&pending, "qbft_getPendingVotes")
-	if len(pending) != 1 {
-		t.Fatalf("pending votes %v", pending)
-	}
-	testnode.WaitFor(t, 60*time.Second, "fifth validator voted in", func() bool {
-		return slices.Contains(qvalidators(), fifth)
-	})
-	for _, v := range n[:3] {
-		var ok bool
-		v.MustCall(&ok, "qbft_discardValidatorVote", fifth)
-	}
-	// Five validators: quorum 4, so with one of the four stopped the new
-	// one must seal.
-	n[3].Stop(syscall.SIGTERM)
-	live := []*testnode.P2PNode{n[0], n[1], n[2], e}
-	progresses(t, 90*time.Second, live...)
-	head := n[0].BlockNumber()
-	if s, err := qbft.SealSigners(rawHeader(t, n[0], head)); err != nil || !slices.Contains(s, fifth) || len(s) < 4 {
-		t.Fatalf("block %d sealed by %v (%v); want 4 seals including %s", head, s, err, fifth)
-	}
-	gone := net.addrs[3]
-	qvote(gone, false, n[0], n[1], e)
-	testnode.WaitFor(t, 90*time.Second, "validator voted out", func() bool {
-		v := qvalidators()
-		return len(v) == 4 && !slices.Contains(v, gone)
-	})
-	progresses(t, 60*time.Second, live...)
-	sameChain(t, live...)
+	voting(t, net, bftMethods{"qbft", qbft.SealSigners})
 }
 
 // migrationStart is the first QBFT block of the migration test: small, so
@@ -288,10 +223,10 @@ func validatorContractCode(vals []common.Address) string {
 
 // TestQBFTContractTransition: 4 QBFT validators select validators by
 // block header until block 3, where a transition switches to a validator
-// contract whose getValidators() names 3 of them: from block 3 headers
-// carry no validators, qbft_getValidatorsByBlockNumber answers the
-// contract's set, the chain goes on with the 3, and the fourth no longer
-// seals.
+// contract whose getValidators() names 3 of them, and to 2 s blocks: from
+// block 3 headers are 2 s apart and carry no validators,
+// qbft_getValidatorsByBlockNumber answers the contract's set, the chain
+// goes on with the 3, and the fourth no longer seals.
 func TestQBFTContractTransition(t *testing.T) {
 	const switchAt = 3
 	contract := common.HexToAddress("0x0000000000000000000000000000000000008888")
@@ -308,7 +243,8 @@ func TestQBFTContractTransition(t *testing.T) {
 	}
 	cfg := g["config"].(map[string]any)
 	cfg["transitions"] = map[string]any{"qbft": []any{map[string]any{
-		"block": switchAt, "validatorselectionmode": "contract", "validatorcontractaddress": contract.Hex()}}}
+		"block": switchAt, "validatorselectionmode": "contract", "validatorcontractaddress": contract.Hex(),
+		"blockperiodseconds": 2}}}
 	g["alloc"].(map[string]any)[contract.Hex()[2:]] = map[string]any{"balance": "0x0", "code": validatorContractCode(kept)}
 	raw, _ = json.Marshal(g)
 	if err := os.WriteFile(net.genesis, raw, 0o644); err != nil {
@@ -338,6 +274,9 @@ func TestQBFTContractTransition(t *testing.T) {
 		}
 		if slices.Contains(seals, net.addrs[3]) || len(seals) < 2 { // quorum of 3 is 2
 			t.Fatalf("block %d sealed by %v", h, seals)
+		}
+		if parent := rawHeader(t, n[0], h-1); hdr.Time < parent.Time+2 {
+			t.Fatalf("block %d %d s after its parent; the transition's period is 2 s", h, hdr.Time-parent.Time)
 		}
 	}
 }

@@ -44,11 +44,12 @@ func (e *Engine) Produce(ctx context.Context, host consensus.Host) error {
 			FutureMessagesMaxDistance: cfg.FutureMessagesMaxDistance,
 			Rules:                     e.format(next).Rules(),
 		},
-		Protocol:         protocol{e},
-		Network:          router{e},
-		Inbox:            e.inbox,
-		EmptyBlockPeriod: cfg.EmptyBlockPeriodSeconds,
-		Metrics:          e.metrics,
+		Protocol:           protocol{e},
+		Network:            router{e},
+		Inbox:              e.inbox,
+		EmptyBlockPeriod:   cfg.EmptyBlockPeriodSeconds,
+		EmptyBlockPeriodAt: func(n uint64) uint64 { return e.cfg(n).EmptyBlockPeriodSeconds },
+		Metrics:            e.metrics,
 	})
 }
 
