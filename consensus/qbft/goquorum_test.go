@@ -9,6 +9,8 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
+
+	"github.com/basaltchain/basalt/consensus/bft"
 )
 
 // goQuorumVectors are consensus messages a 4-validator GoQuorum 24.4.1
@@ -118,5 +120,108 @@ func TestGoQuorumMessages(t *testing.T) {
 	}
 	if seen != [4]int{2, 6, 6, 3} {
 		t.Fatalf("messages per type %v", seen)
+	}
+}
+
+// TestGoQuorumPreparedCertificate decodes messages that GoQuorum 24.4.1's
+// own message types encoded and signed (a small program built against its
+// consensus/istanbul/qbft/types): the prepares of round 1 for a block with
+// a transaction, round changes to round 2 of which two carry the prepared
+// round, digest, block and those prepares and one prepared nothing, and
+// the round-2 proposal re-proposing the prepared block justified by the
+// round changes and the prepares. Each re-encodes to the same bytes.
+func TestGoQuorumPreparedCertificate(t *testing.T) {
+	data, err := os.ReadFile("testdata/goquorum-24.4.1-prepared.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v goQuorumVectors
+	if err := json.Unmarshal(data, &v); err != nil {
+		t.Fatal(err)
+	}
+	genesis, err := DecodeExtraData(v.GenesisExtraData)
+	if err != nil {
+		t.Fatal(err)
+	}
+	validators := genesis.Validators
+	var digest common.Hash
+	for _, m := range v.Messages {
+		if m.Code == CodeProposal {
+			digest = m.BlockHash
+		}
+	}
+	checkPrepares := func(what string, ps []*Prepare) {
+		t.Helper()
+		if len(ps) != 3 {
+			t.Fatalf("%s: %d prepares", what, len(ps))
+		}
+		for _, p := range ps {
+			if p.Digest != digest || p.View != (bft.View{Sequence: 7, Round: 1}) || !slices.Contains(validators, p.Author) {
+				t.Fatalf("%s: prepare %+v", what, p)
+			}
+		}
+	}
+	prepared := 0
+	for i, m := range v.Messages {
+		msg, err := DecodeMessage(m.Code, m.Payload)
+		if err != nil {
+			t.Fatalf("message %d (code %#x): %v", i, m.Code, err)
+		}
+		var (
+			author  common.Address
+			view    bft.View
+			encoded []byte
+		)
+		switch msg := msg.(type) {
+		case *Prepare:
+			author, view, encoded = msg.Author, msg.View, msg.Encode()
+			checkPrepares("prepare message", []*Prepare{msg, msg, msg})
+		case *RoundChange:
+			author, view = msg.Author, msg.View
+			if msg.Prepared != nil {
+				prepared++
+				if msg.Prepared.Round != 1 || msg.Prepared.Digest != digest || msg.PreparedBlock == nil ||
+					BlockHash(msg.PreparedBlock.Header()) != digest || len(msg.PreparedBlock.Transactions()) != 1 {
+					t.Fatalf("round change %d: prepared %+v, block %v", i, msg.Prepared, msg.PreparedBlock)
+				}
+				checkPrepares("round change", msg.Prepares)
+			} else if msg.PreparedBlock != nil || len(msg.Prepares) != 0 {
+				t.Fatalf("round change %d: a block or prepares without a prepared round", i)
+			}
+			encoded, err = msg.Encode()
+		case *Proposal:
+			author, view = msg.Author, msg.View
+			if BlockHash(msg.Block.Header()) != digest || len(msg.RoundChanges) != 3 {
+				t.Fatalf("proposal: block %s, %d round changes", BlockHash(msg.Block.Header()), len(msg.RoundChanges))
+			}
+			claims := 0
+			for _, rc := range msg.RoundChanges {
+				if rc.View != (bft.View{Sequence: 7, Round: 2}) || !slices.Contains(validators, rc.Author) {
+					t.Fatalf("proposal justification %+v", rc)
+				}
+				if rc.Prepared != nil && *rc.Prepared == (Prepared{Round: 1, Digest: digest}) {
+					claims++
+				}
+			}
+			if claims != 2 {
+				t.Fatalf("proposal: %d round changes claim the prepared block, want 2", claims)
+			}
+			checkPrepares("proposal", msg.Prepares)
+			encoded, err = msg.Encode()
+		default:
+			t.Fatalf("message %d: %T", i, msg)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if author != m.Author || view != (bft.View{Sequence: m.Sequence, Round: m.Round}) {
+			t.Fatalf("message %d: author %s view %+v, want %s %d/%d", i, author, view, m.Author, m.Sequence, m.Round)
+		}
+		if !bytes.Equal(encoded, m.Payload) {
+			t.Fatalf("message %d re-encodes as\n%x\nGoQuorum's types encode\n%x", i, encoded, []byte(m.Payload))
+		}
+	}
+	if prepared != 2 {
+		t.Fatalf("%d round changes carried a prepared certificate, want 2", prepared)
 	}
 }
