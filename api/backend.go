@@ -18,6 +18,7 @@ import (
 	"github.com/basaltchain/basalt/chain"
 	"github.com/basaltchain/basalt/filters"
 	"github.com/basaltchain/basalt/miner"
+	"github.com/basaltchain/basalt/permissioning"
 	"github.com/basaltchain/basalt/txpool"
 )
 
@@ -97,9 +98,19 @@ type Backend struct {
 	// RevertReasons (--revert-reason-enabled) adds revertReason to the
 	// receipts of reverted transactions.
 	RevertReasons bool
+	// SimulateMaxBlocks (--rpc-simulate-max-blocks) bounds the blocks of
+	// one eth_simulateV1 request; 0 means DefaultSimulateMaxBlocks.
+	SimulateMaxBlocks uint64
+	// SimulateGasCap (--rpc-simulate-gas-cap) bounds the gas all calls of
+	// one eth_simulateV1 request use together; 0 means
+	// DefaultSimulateGasCap.
+	SimulateGasCap uint64
 	// TraceLimit (--rpc-max-trace-size) bounds the bytes of one debug_trace
 	// request's output; 0 means no limit.
 	TraceLimit int
+	// Permissions are the local allowlists (PERM, and admin_addPeer's
+	// check); nil means neither is enabled.
+	Permissions *permissioning.Allowlists
 }
 
 // headerFor resolves a block-or-hash parameter the way Besu's

@@ -84,6 +84,7 @@ var sentinelErrors = []struct {
 	{ErrP2PDisabled, rpc.ErrP2PDisabled},
 	{ErrP2PNotRunning, rpc.ErrP2PNetworkNotRunning},
 	{ErrLocalPeer, rpc.ErrCantConnectToLocalPeer},
+	{ErrPeerNotPermitted, rpc.ErrNonPermittedNodeCannotBeAddedAsAPeer},
 	// A request that needs notifications is not served over HTTP, as in
 	// Besu: a known method that is not enabled there.
 	{ErrNotificationsUnavailable, rpc.ErrMethodNotEnabled},
@@ -110,10 +111,13 @@ func jsonrpcError(err error) *rpc.Error {
 		missing *BlockNotFoundError
 		revert  *RevertError
 		halt    *HaltError
+		sim     *SpecError
 		// tooLarge keeps its message: it names the flag to change.
 		tooLarge *TraceTooLargeError
 	)
 	switch {
+	case errors.As(err, &sim):
+		return rpc.NewError(sim.Code, sim.Message)
 	case errors.As(err, &pool):
 		// Besu answers a refused submission with the catalogued error
 		// alone. A refusal Besu has no code for (oversized data, init code

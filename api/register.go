@@ -14,7 +14,7 @@ func Register(r *rpc.Registry, groups ...rpc.Group) error {
 
 // Groups returns the method groups the backend's services serve: ETH
 // (with the filter methods when b.Filters is set), NET, WEB3, MINER, ADMIN,
-// TXPOOL and DEBUG (but debug_metrics, which the node adds). Groups provided by a consensus engine (CLIQUE, IBFT, QBFT) are not
+// TXPOOL, DEBUG (but debug_metrics, which the node adds) and PERM. Groups provided by a consensus engine (CLIQUE, IBFT, QBFT) are not
 // among them.
 func Groups(b *Backend) []rpc.Group {
 	e, n, w, m := &Eth{b}, &Net{b}, &Web3{b}, &Miner{b}
@@ -71,6 +71,11 @@ func Groups(b *Backend) []rpc.Group {
 		{Name: "eth_getUncleByBlockNumberAndIndex", Fn: e.GetUncleByBlockNumberAndIndex, ParamErrors: []*rpc.Error{block, uncleIx}},
 		{Name: "eth_call", Fn: e.Call, ParamErrors: []*rpc.Error{call, block, call}, ParamOrder: blockSecond, ParamDefaults: latestSecond},
 		{Name: "eth_estimateGas", Fn: e.EstimateGas, ParamErrors: []*rpc.Error{call, block, call}, ParamOrder: blockSecond},
+		{Name: "eth_simulateV1", Fn: e.SimulateV1, ParamErrors: []*rpc.Error{rpc.ErrInvalidParams, block}, ParamDefaults: latestSecond},
+		{Name: "eth_baseFee", Fn: e.BaseFee},
+		{Name: "eth_capabilities", Fn: e.Capabilities},
+		{Name: "eth_getStorageValues", Fn: e.GetStorageValues, ParamErrors: []*rpc.Error{rpc.ErrInvalidParams, block}, ParamDefaults: latestSecond},
+		{Name: "eth_fillTransaction", Fn: e.FillTransaction, ParamErrors: []*rpc.Error{call}},
 		{Name: "eth_createAccessList", Fn: e.CreateAccessList, ParamErrors: []*rpc.Error{call, block, call}, ParamOrder: blockSecond},
 		{Name: "eth_mining", Fn: e.Mining},
 		{Name: "eth_hashrate", Fn: e.Hashrate},
@@ -101,5 +106,8 @@ func Groups(b *Backend) []rpc.Group {
 		adminGroup(b),
 		txPoolGroup(b),
 		debugGroup(b),
+		badBlocksGroup(b),
+		permGroup(b, false),
+		permGroup(b, true),
 	}
 }

@@ -67,6 +67,8 @@ type Chain struct {
 	bodyCache     *lru.Cache[common.Hash, *types.Body]
 	receiptsCache *lru.Cache[common.Hash, types.Receipts]
 	accountCache  *lru.Cache[accountKey, *types.StateAccount]
+
+	bad badBlocks // invalid blocks refused, for debug_getBadBlocks
 }
 
 // accountKey names an account in one state; the state under a root never

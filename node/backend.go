@@ -22,6 +22,7 @@ func newBackend(n *Node) *api.Backend {
 		ClientVersion: n.clientID(),
 		MinGasPrice:   cfg.MinGasPrice,
 		Filters:       filters.New(n.chain, n.pool, filters.Config{MaxLogsRange: cfg.RPC.MaxLogsRange, Logger: n.log}),
+		Permissions:   n.perms,
 	}
 	if pow := n.caps.pow; pow != nil {
 		b.Hashrate = func() uint64 { return uint64(pow.Hashrate()) }
@@ -45,6 +46,7 @@ func (n *Node) tuneBackend(b *api.Backend) {
 		b.GasPriceOracle = &api.GasPriceOracle{Blocks: cfg.API.GasPriceBlocks, Percentile: cfg.API.GasPricePercentile, Max: cfg.API.GasPriceMax}
 	}
 	b.GasCap = cfg.API.GasCap
+	b.SimulateMaxBlocks, b.SimulateGasCap = cfg.API.SimulateMaxBlocks, cfg.API.SimulateGasCap
 	b.EstimateTolerance = cfg.API.EstimateGasToleranceRatio
 	b.RevertReasons = cfg.RevertReasonEnabled
 	b.TraceLimit = cfg.RPC.MaxTraceSize
