@@ -2,8 +2,8 @@ package qbft
 
 import (
 	"crypto/ecdsa"
-	"errors"
 	"encoding/json"
+	"errors"
 	"os"
 	"testing"
 	"time"
