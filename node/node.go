@@ -202,7 +202,7 @@ func newNode(cfg *config.Config, log *slog.Logger, newEngine engineFactory, opts
 	if err != nil {
 		return nil, err
 	}
-	db, c, err := openChain(cfg.DataPath, g, newEngine, EngineEnv{Key: key, Log: log}, o.exec...)
+	db, c, err := openChain(cfg.DataPath, g, newEngine, EngineEnv{Key: key, Log: log}, append(privacyExecOptions(cfg.Privacy), o.exec...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -236,6 +236,13 @@ func newNode(cfg *config.Config, log *slog.Logger, newEngine engineFactory, opts
 		return nil, err
 	}
 	n.backend = newBackend(n)
+	if cfg.Privacy.Enabled {
+		if n.backend.Privacy, err = n.newPrivacy(); err != nil {
+			n.pool.Close()
+			n.closeStorage()
+			return nil, err
+		}
+	}
 	n.rpc, err = newRPCServers(n)
 	if err == nil {
 		n.graphql, err = newGraphQLServer(n)
@@ -278,6 +285,10 @@ func (n *Node) Start() error {
 	// (GraphQL's too) need no events.
 	if n.rpc.serving() {
 		n.backend.Filters.Start()
+	}
+	if s := n.backend.Privacy; s != nil {
+		n.wg.Add(1)
+		go func() { defer n.wg.Done(); s.Run(n.ctx) }()
 	}
 	// GraphQL first: a client that sees JSON-RPC answer finds GraphQL up.
 	if err := n.graphql.start(); err != nil {
