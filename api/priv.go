@@ -34,12 +34,14 @@ func PrivGroups(b *Backend) []rpc.Group {
 	raw := []*rpc.Error{rpc.ErrInvalidParams}
 	return []rpc.Group{
 		{Name: rpc.GroupEEA, Errors: privError, Methods: []rpc.Method{
-			{Name: "eea_sendRawTransaction", Fn: p.SendRawTransaction, ParamErrors: raw, ExactParamCount: true},
+			// Besu reads the one parameter it needs (getRequiredParameter):
+			// missing or not hex is "Invalid params", more are ignored.
+			{Name: "eea_sendRawTransaction", Fn: p.SendRawTransaction, ParamErrors: raw, AllowExtraParams: true},
 		}},
 		{Name: rpc.GroupPriv, Errors: privError, Methods: []rpc.Method{
-			{Name: "priv_distributeRawTransaction", Fn: p.DistributeRawTransaction, ParamErrors: raw, ExactParamCount: true},
-			{Name: "priv_getTransactionCount", Fn: p.GetTransactionCount, ExactParamCount: true},
-			{Name: "priv_getEeaTransactionCount", Fn: p.GetEeaTransactionCount, ExactParamCount: true},
+			{Name: "priv_distributeRawTransaction", Fn: p.DistributeRawTransaction, ParamErrors: raw, AllowExtraParams: true},
+			{Name: "priv_getTransactionCount", Fn: p.GetTransactionCount, ParamErrors: []*rpc.Error{rpc.ErrInvalidParams, rpc.ErrInvalidParams}},
+			{Name: "priv_getEeaTransactionCount", Fn: p.GetEeaTransactionCount, ParamErrors: []*rpc.Error{rpc.ErrInvalidParams, rpc.ErrInvalidParams, rpc.ErrInvalidParams}},
 			{Name: "priv_getPrivateTransaction", Fn: p.GetPrivateTransaction, ParamErrors: []*rpc.Error{rpc.ErrInvalidTransactionHashParams}},
 			{Name: "priv_getTransactionReceipt", Fn: p.GetTransactionReceipt, ParamErrors: []*rpc.Error{rpc.ErrInvalidTransactionHashParams}},
 			{Name: "priv_createPrivacyGroup", Fn: p.CreatePrivacyGroup},
