@@ -65,7 +65,7 @@ func TestDefaults(t *testing.T) {
 		MinGasPrice:        cfg.MinGasPrice,
 		TxPool: TxPoolConfig{MaxSize: 4096, RetentionHours: 13, Implementation: "LAYERED", PriceBump: 10, MaxFutureBySender: 200,
 			LimitByAccountPercentage: 0.001, MaxFutureNonceGap: 200, TxFeeCap: big.NewInt(params.Ether)},
-		given: map[string]cliconf.Value{},
+		given:   map[string]cliconf.Value{},
 		Privacy: PrivacyConfig{URL: DefaultPrivacyURL, PrecompiledAddress: common.HexToAddress("0x7e")},
 		RPC: RPCConfig{
 			HTTPHost:         "127.0.0.1",

@@ -45,7 +45,8 @@ type PrivacyConfig struct {
 // DefaultPrivacyURL is Besu's --privacy-url default.
 const DefaultPrivacyURL = "http://localhost:8888"
 
-// privacyOptions are the --privacy-* options.
+// privacyOptions are the --privacy-* options. They are persistent: `blocks
+// import` rebuilds private state with them.
 func privacyOptions() []option {
 	str := func(dst func(c *Config) *string) func(c *Config, v string) error {
 		return func(c *Config, v string) error { *dst(c) = strings.TrimSpace(v); return nil }
@@ -54,10 +55,10 @@ func privacyOptions() []option {
 		return func(c *Config, v string) (err error) { *dst(c), err = parseBoolValue(v); return err }
 	}
 	return []option{
-		{name: "privacy-enabled", kind: kindBool, def: "false",
+		{name: "privacy-enabled", persistent: true, kind: kindBool, def: "false",
 			usage: "Enable private transactions (EEA and PRIV methods, the privacy precompile, private state)",
 			apply: boolean(func(c *Config) *bool { return &c.Privacy.Enabled })},
-		{name: "privacy-url", typ: "url", def: DefaultPrivacyURL,
+		{name: "privacy-url", persistent: true, typ: "url", def: DefaultPrivacyURL,
 			usage: "Client API URL of the privacy manager (basalt-privacy, Orion)",
 			apply: func(c *Config, v string) error {
 				v = strings.TrimSpace(v)
@@ -68,10 +69,10 @@ func privacyOptions() []option {
 				c.Privacy.URL = v
 				return nil
 			}},
-		{name: "privacy-public-key-file", typ: "file",
+		{name: "privacy-public-key-file", persistent: true, typ: "file",
 			usage: "File holding the node's privacy manager public key (Base64)",
 			apply: str(func(c *Config) *string { return &c.Privacy.PublicKeyFile })},
-		{name: "privacy-precompiled-address", typ: "integer", def: "126",
+		{name: "privacy-precompiled-address", persistent: true, typ: "integer", def: "126",
 			usage: "Address of the privacy precompile, as an integer (Besu 1.4)",
 			apply: func(c *Config, v string) error {
 				n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
@@ -81,25 +82,25 @@ func privacyOptions() []option {
 				c.Privacy.PrecompiledAddress = common.BigToAddress(bigOf(n))
 				return nil
 			}},
-		{name: "privacy-marker-transaction-signing-key-file", typ: "file",
+		{name: "privacy-marker-transaction-signing-key-file", persistent: true, typ: "file",
 			usage: "Hex private key that signs privacy marker transactions (default: a fresh key for each, free-gas networks only)",
 			apply: str(func(c *Config) *string { return &c.Privacy.MarkerSigningKeyFile })},
-		{name: "privacy-multi-tenancy-enabled", kind: kindBool, def: "false",
+		{name: "privacy-multi-tenancy-enabled", persistent: true, kind: kindBool, def: "false",
 			usage: "Take the enclave key of each request from its JWT's privacyPublicKey claim (needs RPC authentication)",
 			apply: boolean(func(c *Config) *bool { return &c.Privacy.MultiTenancy })},
-		{name: "privacy-nonce-always-increments", kind: kindBool, def: "false",
+		{name: "privacy-nonce-always-increments", persistent: true, kind: kindBool, def: "false",
 			usage: "Increment the sender's private nonce even when the private transaction fails",
 			apply: boolean(func(c *Config) *bool { return &c.Privacy.NonceAlwaysIncrements })},
-		{name: "privacy-tls-enabled", kind: kindBool, def: "false",
+		{name: "privacy-tls-enabled", persistent: true, kind: kindBool, def: "false",
 			usage: "Reach the privacy manager over TLS",
 			apply: boolean(func(c *Config) *bool { return &c.Privacy.TLSEnabled })},
-		{name: "privacy-tls-keystore-file", typ: "file",
+		{name: "privacy-tls-keystore-file", persistent: true, typ: "file",
 			usage: "PKCS#12 keystore with the client certificate presented to the privacy manager",
 			apply: str(func(c *Config) *string { return &c.Privacy.TLSKeystoreFile })},
-		{name: "privacy-tls-keystore-password-file", typ: "file",
+		{name: "privacy-tls-keystore-password-file", persistent: true, typ: "file",
 			usage: "File holding the password of --privacy-tls-keystore-file",
 			apply: str(func(c *Config) *string { return &c.Privacy.TLSPasswordFile })},
-		{name: "privacy-tls-known-enclave-file", typ: "file",
+		{name: "privacy-tls-known-enclave-file", persistent: true, typ: "file",
 			usage: "Known privacy managers: \"host:port sha256-fingerprint\" lines; the manager's certificate must be listed",
 			apply: str(func(c *Config) *string { return &c.Privacy.TLSKnownFile })},
 		{name: "privacy-flexible-groups-enabled", aliases: []string{"privacy-onchain-groups-enabled"}, kind: kindBool, def: "false",

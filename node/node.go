@@ -202,7 +202,7 @@ func newNode(cfg *config.Config, log *slog.Logger, newEngine engineFactory, opts
 	if err != nil {
 		return nil, err
 	}
-	db, c, err := openChain(cfg.DataPath, g, newEngine, EngineEnv{Key: key, Log: log}, append(privacyExecOptions(cfg.Privacy), o.exec...)...)
+	db, c, err := openChain(cfg.DataPath, g, newEngine, EngineEnv{Key: key, Log: log}, append(PrivacyExecOptions(cfg.Privacy), o.exec...)...)
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/ecdsa"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"os"
 	"strings"
@@ -14,11 +15,12 @@ import (
 	"github.com/basaltchain/basalt/config"
 	"github.com/basaltchain/basalt/privacy"
 	"github.com/basaltchain/basalt/privacy/enclave"
+	"github.com/basaltchain/basalt/privacy/privstate"
 )
 
-// privacyExecOptions are the block executor's options for privacy: the
+// PrivacyExecOptions are the block executor's options for privacy: the
 // precompile at its configured address.
-func privacyExecOptions(cfg config.PrivacyConfig) []chain.ExecOption {
+func PrivacyExecOptions(cfg config.PrivacyConfig) []chain.ExecOption {
 	if !cfg.Enabled {
 		return nil
 	}
@@ -46,11 +48,11 @@ func NewPrivacyClient(cfg config.PrivacyConfig) (*enclave.Client, error) {
 	return enclave.New(ec)
 }
 
-// newPrivacy builds the node's privacy service and installs its processor
-// as the chain's block hook. The manager must answer /upcheck: a node that
-// cannot reach it would stop at the first private transaction.
-func (n *Node) newPrivacy() (*privacy.Service, error) {
-	cfg := n.cfg.Privacy
+// AttachPrivacy connects c to the privacy manager cfg names and installs
+// the processor of private transactions as c's block hook, for tools that
+// insert blocks without a node (blocks import). The manager must answer
+// /upcheck: without it the first private transaction would stop the chain.
+func AttachPrivacy(c *chain.Chain, cfg config.PrivacyConfig, log *slog.Logger) (*enclave.Client, error) {
 	client, err := NewPrivacyClient(cfg)
 	if err != nil {
 		return nil, err
@@ -59,6 +61,18 @@ func (n *Node) newPrivacy() (*privacy.Service, error) {
 	defer cancel()
 	if err := client.Upcheck(ctx); err != nil {
 		return nil, fmt.Errorf("privacy manager at %s (--privacy-url) is not up: %w", cfg.URL, err)
+	}
+	c.SetBlockHook(privacy.NewProcessor(c, privstate.Open(c.Database()), client, cfg.PrecompiledAddress, cfg.NonceAlwaysIncrements, log))
+	return client, nil
+}
+
+// newPrivacy builds the node's privacy service and installs its processor
+// as the chain's block hook (see AttachPrivacy).
+func (n *Node) newPrivacy() (*privacy.Service, error) {
+	cfg := n.cfg.Privacy
+	client, err := AttachPrivacy(n.chain, cfg, n.log)
+	if err != nil {
+		return nil, err
 	}
 	pc := privacy.Config{Address: cfg.PrecompiledAddress, MultiTenancy: cfg.MultiTenancy, NonceAlwaysIncrements: cfg.NonceAlwaysIncrements}
 	if cfg.PublicKeyFile != "" {
