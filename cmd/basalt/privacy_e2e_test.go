@@ -20,6 +20,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/gorilla/websocket"
 	"golang.org/x/crypto/scrypt"
@@ -539,6 +540,91 @@ func TestPrivacyNetwork(t *testing.T) {
 		}
 		if v := stored(t, b, groupID, contract, "latest"); v != word(104) {
 			t.Fatalf("B reads %s after the restart", v)
+		}
+	})
+
+	t.Run("manager down stops the member at that block", func(t *testing.T) {
+		var nonce hexutil.Uint64
+		a.MustCall(&nonce, "priv_getTransactionCount", dev1, groupID)
+		tx := &privtx.Transaction{Nonce: uint64(nonce), GasPrice: new(big.Int), Gas: 100000, To: &contract, Value: new(big.Int),
+			Data: common.BigToHash(big.NewInt(200)).Bytes(), PrivateFrom: b64key(a.key), PrivateFor: [][]byte{b64key(b.key)},
+			Restriction: privtx.Restricted}
+		// The payload reaches B's manager, which then goes down before the
+		// marker (made here by hand, as Besu builds one) is mined.
+		var key hexutil.Bytes
+		a.MustCall(&key, "priv_distributeRawTransaction", signPriv(t, tx, config.DevAccounts[1].PrivateKey, privChainID))
+		b.ptm.Stop(syscall.SIGTERM)
+		k, _ := crypto.GenerateKey()
+		pc := common.HexToAddress("0x7e")
+		marker, err := types.SignTx(types.NewTx(&types.LegacyTx{GasPrice: new(big.Int), Gas: 100000, To: &pc, Value: new(big.Int), Data: key}),
+			types.HomesteadSigner{}, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := marker.MarshalBinary()
+		var hash common.Hash
+		a.MustCall(&hash, "eth_sendRawTransaction", hexutil.Encode(raw))
+		at := waitMined(t, a, hash)
+		testnode.WaitFor(t, 30*time.Second, "A to move on", func() bool { return a.BlockNumber() >= at+3 })
+		if n := b.BlockNumber(); n >= at {
+			t.Fatalf("B is at block %d without its manager; the marker is in block %d", n, at)
+		}
+		b.ptm.Restart()
+		r := waitPrivReceipt(t, b, hash)
+		if r.Status != "0x1" || uint64(r.BlockNumber) != at {
+			t.Fatalf("B's receipt after the manager is back: %+v", r)
+		}
+		if va, vb := stored(t, a, groupID, contract, "latest"), stored(t, b, groupID, contract, hexutil.EncodeUint64(at)); va != word(200) || vb != va {
+			t.Fatalf("A reads %s, B reads %s", va, vb)
+		}
+		ptmtest.WaitFor(t, 30*time.Second, "A's manager to know B's again", func() bool {
+			r, err := a.ptm.Do("GET", "/knownnodes", "", nil)
+			var known []any
+			return err == nil && r.Status == 200 && json.Unmarshal(r.Body, &known) == nil && len(known) == 2
+		})
+	})
+
+	t.Run("transaction signed by ethers.js", func(t *testing.T) {
+		script, _ := filepath.Abs("../../test/ethers/privtx.mjs")
+		if _, err := os.Stat(filepath.Join(filepath.Dir(script), "node_modules")); err != nil {
+			t.Skip("test/ethers/node_modules is absent: run `npm ci` in test/ethers")
+		}
+		nodeJS, err := exec.LookPath("node")
+		if err != nil {
+			t.Skip("Node.js is not on PATH")
+		}
+		dev0 := config.DevAccounts[0]
+		cmd := exec.Command(nodeJS, script)
+		cmd.Env = append(os.Environ(), "KEY=0x"+dev0.PrivateKey, "CHAIN_ID="+strconv.Itoa(privChainID), "NONCE=0", "GAS=200000",
+			"TO="+contract.Hex(), "DATA="+word(300), "PRIVATE_FROM="+a.key, "PRIVATE_FOR="+b.key)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", script, err, out)
+		}
+		rawHex := strings.TrimSpace(string(out))
+		// Our codec reads what ethers wrote, and writes it back byte for byte.
+		raw, err := hexutil.Decode(rawHex)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dec, err := privtx.Decode(raw)
+		if err != nil {
+			t.Fatalf("decode ethers' transaction: %v", err)
+		}
+		if from, err := dec.Sender(); err != nil || from != dev0.Address {
+			t.Fatalf("sender %s %v, want %s", from.Hex(), err, dev0.Address.Hex())
+		}
+		if again, _ := dec.MarshalBinary(); hexutil.Encode(again) != rawHex {
+			t.Fatalf("re-encoded %x, ethers wrote %s", again, rawHex)
+		}
+		var hash common.Hash
+		a.MustCall(&hash, "eea_sendRawTransaction", rawHex)
+		r := waitPrivReceipt(t, b, hash)
+		if r.Status != "0x1" || r.From != dev0.Address {
+			t.Fatalf("receipt %+v", r)
+		}
+		if v := stored(t, b, groupID, contract, "latest"); v != word(300) {
+			t.Fatalf("B reads %s", v)
 		}
 	})
 }
