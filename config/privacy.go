@@ -112,7 +112,9 @@ func privacyOptions() []option {
 }
 
 // checkPrivacy applies Besu's start-up rules of the --privacy-* options
-// (PrivacyOptions / BesuCommand), with its wording.
+// (PrivacyOptions / BesuCommand), with its wording. The free-gas rule
+// (no marker signing key needs --min-gas-price=0) is the node's
+// (FreeGasError): it does not concern `blocks import`.
 func (c *Config) checkPrivacy() error {
 	p := &c.Privacy
 	if p.URL == "" {
@@ -131,8 +133,6 @@ func (c *Config) checkPrivacy() error {
 		return errors.New("Please specify Enclave public key file path to enable privacy (--privacy-public-key-file)")
 	case p.MultiTenancy && !c.RPC.HTTPAuth.Enabled && !c.RPC.WSAuth.Enabled:
 		return errors.New("Privacy multi-tenancy requires either http authentication to be enabled or WebSocket authentication to be enabled")
-	case p.MarkerSigningKeyFile == "" && c.MinGasPrice != nil && c.MinGasPrice.Sign() > 0:
-		return fmt.Errorf("Not a free gas network. --privacy-marker-transaction-signing-key-file must be specified and must be a funded account. Private transactions cannot be signed by random (non-funded) accounts in paid gas networks (--min-gas-price is %s)", c.MinGasPrice)
 	case !p.TLSEnabled && (p.TLSKeystoreFile != "" || p.TLSKnownFile != ""):
 		return errors.New("--privacy-tls-keystore-file and --privacy-tls-known-enclave-file need --privacy-tls-enabled")
 	case p.TLSEnabled && !strings.HasPrefix(strings.ToLower(p.URL), "https://"):
@@ -142,3 +142,14 @@ func (c *Config) checkPrivacy() error {
 }
 
 func bigOf(n int64) *big.Int { return big.NewInt(n) }
+
+// FreeGasError is Besu's refusal to start a node that would sign privacy
+// marker transactions with fresh, unfunded keys on a network where gas has
+// a price; nil when the options are fine.
+func (c *Config) FreeGasError() error {
+	p := c.Privacy
+	if p.Enabled && p.MarkerSigningKeyFile == "" && c.MinGasPrice != nil && c.MinGasPrice.Sign() > 0 {
+		return fmt.Errorf("Not a free gas network. --privacy-marker-transaction-signing-key-file must be specified and must be a funded account. Private transactions cannot be signed by random (non-funded) accounts in paid gas networks (--min-gas-price is %s)", c.MinGasPrice)
+	}
+	return nil
+}

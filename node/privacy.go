@@ -69,6 +69,9 @@ func AttachPrivacy(c *chain.Chain, cfg config.PrivacyConfig, log *slog.Logger) (
 // newPrivacy builds the node's privacy service and installs its processor
 // as the chain's block hook (see AttachPrivacy).
 func (n *Node) newPrivacy() (*privacy.Service, error) {
+	if err := n.cfg.FreeGasError(); err != nil {
+		return nil, err
+	}
 	cfg := n.cfg.Privacy
 	client, err := AttachPrivacy(n.chain, cfg, n.log)
 	if err != nil {

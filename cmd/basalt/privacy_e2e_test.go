@@ -98,6 +98,7 @@ func startPrivacyNetwork(t *testing.T) []*privNode {
 	})
 	genesis := privacyGenesis(t, cliqueAddr(0), cliqueAddr(1), cliqueAddr(2))
 	nodes := make([]*privNode, 3)
+	t.Setenv("BASALT_TEST_PRIVACY_GENESIS", genesis)
 	for i := range nodes {
 		data := t.TempDir()
 		keyFile := filepath.Join(data, "key")
@@ -105,16 +106,21 @@ func startPrivacyNetwork(t *testing.T) []*privNode {
 			t.Fatal(err)
 		}
 		ws := testnode.FreePort(t)
-		n := testnode.StartP2P(t, data, "--genesis-file="+genesis, "--node-private-key-file="+keyFile,
+		n := testnode.StartP2P(t, data, append([]string{"--genesis-file=" + genesis, "--node-private-key-file=" + keyFile,
 			"--rpc-http-api=ETH,NET,WEB3,ADMIN,CLIQUE,EEA,PRIV", "--Xp2p-static-reconnect-seconds=1",
-			"--rpc-ws-enabled", "--rpc-ws-host=127.0.0.1", "--rpc-ws-port="+strconv.Itoa(ws), "--rpc-ws-api=ETH,PRIV",
-			"--min-gas-price=0", "--privacy-enabled",
-			fmt.Sprintf("--privacy-url=http://127.0.0.1:%d", ptms[i].Conf.ClientPort),
-			"--privacy-public-key-file="+filepath.Join(ptms[i].Conf.Dir, ptms[i].Conf.Keys[0]+".pub"))
+			"--rpc-ws-enabled", "--rpc-ws-host=127.0.0.1", "--rpc-ws-port=" + strconv.Itoa(ws), "--rpc-ws-api=ETH,PRIV"},
+			privacyArgs(ptms[i])...)...)
 		nodes[i] = &privNode{P2PNode: n, ptm: ptms[i], key: ptms[i].Keys[0].String(), wsURL: "ws://127.0.0.1:" + strconv.Itoa(ws)}
 	}
 	testnode.Connect(t, nodes[0].P2PNode, nodes[1].P2PNode, nodes[2].P2PNode)
 	return nodes
+}
+
+// privacyArgs are the options of a free-gas node whose manager is p.
+func privacyArgs(p *ptmtest.Process) []string {
+	return []string{"--min-gas-price=0", "--privacy-enabled",
+		fmt.Sprintf("--privacy-url=http://127.0.0.1:%d", p.Conf.ClientPort),
+		"--privacy-public-key-file=" + filepath.Join(p.Conf.Dir, p.Conf.Keys[0]+".pub")}
 }
 
 // startPrivacySigner runs basalt-signer in front of node with dev account
@@ -627,4 +633,68 @@ func TestPrivacyNetwork(t *testing.T) {
 			t.Fatalf("B reads %s", v)
 		}
 	})
+
+	t.Run("full sync and blocks import rebuild a member's private state", func(t *testing.T) {
+		genesis := os.Getenv("BASALT_TEST_PRIVACY_GENESIS")
+		head := a.BlockNumber()
+		// D, a new node with B's manager, syncs the chain from A.
+		dDir := t.TempDir()
+		d := testnode.StartP2P(t, dDir, append([]string{"--genesis-file=" + genesis, "--rpc-http-api=ETH,PRIV"}, privacyArgs(b.ptm)...)...)
+		d.AddPeer(a.P2PNode)
+		testnode.WaitFor(t, 60*time.Second, "D to sync", func() bool { return d.BlockNumber() >= head })
+		dn := &privNode{P2PNode: d}
+		samePrivateState := func(n *privNode, to uint64) {
+			t.Helper()
+			for h := uint64(1); h <= to; h++ {
+				at := hexutil.EncodeUint64(h)
+				if vb, vn := stored(t, b, groupID, contract, at), stored(t, n, groupID, contract, at); vb != vn {
+					t.Fatalf("block %d: B reads %s, %s reads %s", h, vb, n.URL, vn)
+				}
+			}
+		}
+		samePrivateState(dn, head)
+		if v := stored(t, dn, groupID, contract, hexutil.EncodeUint64(head)); v != word(300) && v != word(200) {
+			t.Fatalf("D reads %s at %d", v, head)
+		}
+		// Its blocks, exported and imported into an empty data path with
+		// privacy on, give the same private state.
+		d.Stop(syscall.SIGTERM)
+		file := filepath.Join(t.TempDir(), "blocks.rlp")
+		if out, err := exec.Command(testnode.Binary(t), "--data-path="+dDir, "--genesis-file="+genesis, "blocks", "export",
+			"--to="+file, "--end-block="+strconv.FormatUint(head, 10)).CombinedOutput(); err != nil {
+			t.Fatalf("export: %v\n%s", err, out)
+		}
+		eDir := t.TempDir()
+		// --min-gas-price (privacyArgs' first) is the node's, not import's.
+		args := append([]string{"--data-path=" + eDir, "--genesis-file=" + genesis}, privacyArgs(b.ptm)[1:]...)
+		if out, err := exec.Command(testnode.Binary(t), append(args, "blocks", "import", "--from="+file, "--no-progress")...).CombinedOutput(); err != nil {
+			t.Fatalf("import: %v\n%s", err, out)
+		}
+		e := testnode.Start(t, eDir, append([]string{"--genesis-file=" + genesis, "--rpc-http-api=ETH,PRIV"}, privacyArgs(b.ptm)...)...)
+		samePrivateState(&privNode{P2PNode: &testnode.P2PNode{Node: e}}, head)
+	})
+}
+
+// TestPrivacyStartupErrors: a node with privacy on refuses to start, with
+// Besu's message or one naming the option, when it could not work.
+func TestPrivacyStartupErrors(t *testing.T) {
+	dir := t.TempDir()
+	pub := filepath.Join(dir, "k.pub")
+	os.WriteFile(pub, []byte(base64.StdEncoding.EncodeToString(make([]byte, 32))+"\n"), 0o644)
+	down := "http://127.0.0.1:" + strconv.Itoa(testnode.FreePort(t))
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--privacy-enabled", "--privacy-public-key-file=" + pub, "--privacy-url=" + down},
+			"Not a free gas network. --privacy-marker-transaction-signing-key-file must be specified"},
+		{[]string{"--privacy-enabled", "--privacy-public-key-file=" + pub, "--privacy-url=" + down, "--min-gas-price=0"},
+			"privacy manager at " + down + " (--privacy-url) is not up"},
+		{[]string{"--privacy-enabled", "--min-gas-price=0"}, "Please specify Enclave public key file path to enable privacy"},
+	} {
+		out, err := exec.Command(testnode.Binary(t), append([]string{"--data-path=" + t.TempDir(), "--network=dev"}, tc.args...)...).CombinedOutput()
+		if err == nil || !strings.Contains(string(out), tc.want) {
+			t.Errorf("%v: %v\n%s\nwant %q", tc.args, err, out, tc.want)
+		}
+	}
 }
