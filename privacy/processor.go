@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -52,28 +54,42 @@ func NewProcessor(c *chain.Chain, store *privstate.Store, client *enclave.Client
 	return &Processor{chain: c, store: store, enclave: client, address: address, nonceAlways: nonceAlways, log: log, now: time.Now}
 }
 
-// ProcessBlock implements chain.BlockHook.
+// fetchWorkers bounds the concurrent /receive requests of one block.
+const fetchWorkers = 16
+
+// ProcessBlock implements chain.BlockHook. The block's payloads are
+// fetched concurrently, then its private transactions run in block order;
+// each group touched is committed once, at the end of the block.
 func (p *Processor) ProcessBlock(ctx context.Context, block *types.Block, hash common.Hash, receipts types.Receipts, post *state.StateDB) error {
 	parent, err := p.store.Record(block.ParentHash())
 	if err != nil {
 		return err
 	}
-	rec := &privstate.Record{Roots: slices.Clone(parent.Roots)}
 	header := block.Header()
+	number := header.Number.Uint64()
+	var markers []int
+	for i, tx := range block.Transactions() {
+		if p.IsMarker(tx) && i < len(receipts) && receipts[i].Status == types.ReceiptStatusSuccessful {
+			markers = append(markers, i)
+		}
+	}
+	if len(markers) == 0 && len(parent.Roots) == 0 {
+		return nil // no private state yet: nothing to record
+	}
+	payloads, err := p.fetch(ctx, block.Transactions(), markers, number)
+	if err != nil {
+		return err
+	}
+	rec := &privstate.Record{Roots: slices.Clone(parent.Roots)}
 	rules := chain.Rules(p.chain.Config(), header)
 	blockCtx := p.chain.Executor().BlockContext(header)
-	open := map[common.Hash]*state.StateDB{} // groups touched by this block, at their running state
-	for i, tx := range block.Transactions() {
-		if !p.IsMarker(tx) || i >= len(receipts) || receipts[i].Status != types.ReceiptStatusSuccessful {
-			continue
-		}
-		got, err := p.receive(ctx, tx.Data(), header.Number.Uint64())
-		if err != nil {
-			return err
-		}
+	open := map[common.Hash]*state.StateDB{} // groups this block changes, at their running state
+	for k, i := range markers {
+		got := payloads[k]
 		if got == nil {
 			continue // not ours
 		}
+		tx := block.Transactions()[i]
 		ptx, err := privtx.Decode(got.Payload)
 		if err != nil {
 			p.log.Warn("Private transaction undecodable: skipped", "pmt", tx.Hash().Hex(), "err", err)
@@ -98,20 +114,12 @@ func (p *Processor) ProcessBlock(ctx context.Context, block *types.Block, hash c
 		}
 		privHash := crypto.Keccak256Hash(got.Payload)
 		out := run(p.chain.Config(), blockCtx, st, post, ptx, sender, group, privHash, p.nonceAlways)
+		root := rec.Root(group)
 		if out.changed {
-			root, err := p.store.CommitState(st, rules, header.Number.Uint64())
-			if err != nil {
-				return fmt.Errorf("commit private state: %w", err)
-			}
-			setRoot(rec, group, root)
-			// A committed StateDB is spent: reopen at the new root.
-			if open[group], err = p.store.StateAt(root); err != nil {
-				return err
-			}
+			root = st.IntermediateRoot(rules)
 		}
 		r := privstate.Receipt{PMT: tx.Hash(), PMTIndex: uint64(i), TxHash: privHash, Group: group, From: sender,
-			Status: out.status, Output: out.output, Revert: out.revert, Logs: out.logs, RawTx: got.Payload,
-			StateRoot: rec.Root(group)}
+			Status: out.status, Output: out.output, Revert: out.revert, Logs: out.logs, RawTx: got.Payload, StateRoot: root}
 		if ptx.To != nil {
 			r.To = ptx.To.Bytes()
 		}
@@ -120,10 +128,54 @@ func (p *Processor) ProcessBlock(ctx context.Context, block *types.Block, hash c
 		}
 		rec.Receipts = append(rec.Receipts, r)
 	}
-	if len(rec.Roots) == 0 && len(rec.Receipts) == 0 {
-		return nil // no private state yet: nothing to record
+	for group, st := range open {
+		root, err := p.store.CommitState(st, rules, number)
+		if err != nil {
+			return fmt.Errorf("commit private state: %w", err)
+		}
+		setRoot(rec, group, root)
 	}
 	return p.store.WriteRecord(hash, rec)
+}
+
+// fetch receives the payloads of the markers at the given indexes of txs,
+// concurrently; a nil entry is a payload that is not ours.
+func (p *Processor) fetch(ctx context.Context, txs types.Transactions, markers []int, number uint64) ([]*enclave.Received, error) {
+	out := make([]*enclave.Received, len(markers))
+	if len(markers) == 0 {
+		return out, nil
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		wg      sync.WaitGroup
+		next    atomic.Int64
+		errOnce sync.Once
+		first   error
+	)
+	for w := 0; w < min(fetchWorkers, len(markers)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				k := int(next.Add(1) - 1)
+				if k >= len(markers) || ctx.Err() != nil {
+					return
+				}
+				got, err := p.receive(ctx, txs[markers[k]].Data(), number)
+				if err != nil {
+					errOnce.Do(func() { first = err; cancel() })
+					return
+				}
+				out[k] = got
+			}
+		}()
+	}
+	wg.Wait()
+	if first != nil {
+		return nil, first
+	}
+	return out, nil
 }
 
 // IsMarker reports whether tx is a privacy marker transaction: sent to the
