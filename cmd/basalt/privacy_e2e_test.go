@@ -56,7 +56,7 @@ type privNode struct {
 
 // privacyGenesis is a free-gas Clique genesis (Berlin: no base fee) with the
 // given signers and one-second blocks.
-func privacyGenesis(t *testing.T, signers ...common.Address) string {
+func privacyGenesis(t testing.TB, signers ...common.Address) string {
 	t.Helper()
 	extra := clique.GenesisExtra(signers...)
 	g := fmt.Sprintf(`{
@@ -74,8 +74,9 @@ func privacyGenesis(t *testing.T, signers ...common.Address) string {
 
 // startPrivacyNetwork starts three basalt-privacy processes (B and C boot
 // from A; payloads in Pebble, so they survive restarts) and three Clique
-// signer nodes, each with privacy on against its own manager.
-func startPrivacyNetwork(t *testing.T) []*privNode {
+// signer nodes, each with privacy on against its own manager (and
+// nodeArgs).
+func startPrivacyNetwork(t testing.TB, nodeArgs ...string) []*privNode {
 	t.Helper()
 	dir := t.TempDir()
 	var ptms []*ptmtest.Process
@@ -109,7 +110,7 @@ func startPrivacyNetwork(t *testing.T) []*privNode {
 		n := testnode.StartP2P(t, data, append([]string{"--genesis-file=" + genesis, "--node-private-key-file=" + keyFile,
 			"--rpc-http-api=ETH,NET,WEB3,ADMIN,CLIQUE,EEA,PRIV", "--Xp2p-static-reconnect-seconds=1",
 			"--rpc-ws-enabled", "--rpc-ws-host=127.0.0.1", "--rpc-ws-port=" + strconv.Itoa(ws), "--rpc-ws-api=ETH,PRIV"},
-			privacyArgs(ptms[i])...)...)
+			append(privacyArgs(ptms[i]), nodeArgs...)...)...)
 		nodes[i] = &privNode{P2PNode: n, ptm: ptms[i], key: ptms[i].Keys[0].String(), wsURL: "ws://127.0.0.1:" + strconv.Itoa(ws)}
 	}
 	testnode.Connect(t, nodes[0].P2PNode, nodes[1].P2PNode, nodes[2].P2PNode)
@@ -125,7 +126,7 @@ func privacyArgs(p *ptmtest.Process) []string {
 
 // startPrivacySigner runs basalt-signer in front of node with dev account
 // 1's key.
-func startPrivacySigner(t *testing.T, nodeURL string) string {
+func startPrivacySigner(t testing.TB, nodeURL string) string {
 	t.Helper()
 	dir := t.TempDir()
 	key, err := crypto.HexToECDSA(config.DevAccounts[1].PrivateKey)
@@ -185,7 +186,7 @@ func startPrivacySigner(t *testing.T, nodeURL string) string {
 }
 
 // rpcCall posts a JSON-RPC request to url and decodes the result into v.
-func rpcCall(t *testing.T, url string, v any, method string, params ...any) {
+func rpcCall(t testing.TB, url string, v any, method string, params ...any) {
 	t.Helper()
 	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
 	resp, err := http.Post(url, "application/json", strings.NewReader(string(body)))
