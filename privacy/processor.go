@@ -61,7 +61,7 @@ const fetchWorkers = 16
 // fetched concurrently, then its private transactions run in block order;
 // each group touched is committed once, at the end of the block.
 func (p *Processor) ProcessBlock(ctx context.Context, block *types.Block, hash common.Hash, receipts types.Receipts, post *state.StateDB) error {
-	parent, err := p.store.Record(block.ParentHash())
+	parent, err := p.store.Roots(block.ParentHash())
 	if err != nil {
 		return err
 	}

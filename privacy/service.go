@@ -276,7 +276,7 @@ func (s *Service) nonceAt(block common.Hash, group common.Hash, sender common.Ad
 // groupState opens group's private state after the block with the given
 // hash.
 func (s *Service) groupState(block, group common.Hash) (*state.StateDB, error) {
-	rec, err := s.store.Record(block)
+	rec, err := s.store.Roots(block)
 	if err != nil {
 		return nil, err
 	}

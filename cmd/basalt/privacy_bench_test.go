@@ -72,7 +72,7 @@ func (w *minedWatcher) wait(h common.Hash) <-chan struct{} {
 }
 
 func (w *minedWatcher) run(url string, stop <-chan struct{}) {
-	var seen uint64
+	hashes := map[uint64]common.Hash{} // the blocks seen, to notice reorgs
 	for {
 		select {
 		case <-stop:
@@ -83,14 +83,24 @@ func (w *minedWatcher) run(url string, stop <-chan struct{}) {
 		if benchCall(url, &head, "eth_blockNumber") != nil {
 			continue
 		}
-		for seen < uint64(head) {
+		// Blocks not seen yet, and the last few again: a Clique reorg may
+		// have replaced them.
+		from := uint64(1)
+		if uint64(head) > 8 {
+			from = uint64(head) - 8
+		}
+		for n := from; n <= uint64(head); n++ {
 			var blk struct {
+				Hash         common.Hash   `json:"hash"`
 				Transactions []common.Hash `json:"transactions"`
 			}
-			if benchCall(url, &blk, "eth_getBlockByNumber", hexutil.EncodeUint64(seen+1), false) != nil {
+			if benchCall(url, &blk, "eth_getBlockByNumber", hexutil.EncodeUint64(n), false) != nil {
 				break
 			}
-			seen++
+			if hashes[n] == blk.Hash {
+				continue
+			}
+			hashes[n] = blk.Hash
 			w.mu.Lock()
 			for _, h := range blk.Transactions {
 				w.mined[h] = true

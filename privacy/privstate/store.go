@@ -23,6 +23,7 @@ import (
 	"fmt"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/lru"
 	"github.com/ethereum/go-ethereum/core/rawdb"
 	"github.com/ethereum/go-ethereum/core/state"
 	"github.com/ethereum/go-ethereum/core/types"
@@ -36,21 +37,32 @@ import (
 // prefix keeps private data apart from the chain's in the shared database.
 const prefix = "basalt-private-"
 
-// recordKey prefixes a block's record.
-var recordKey = []byte("block-")
+// Keys of a block's record: its roots apart from its receipts, so that the
+// nonce and state lookups of every request read the roots alone.
+var (
+	rootsKey    = []byte("roots-")
+	receiptsKey = []byte("receipts-")
+)
+
+func key(prefix []byte, block common.Hash) []byte {
+	return append(append(make([]byte, 0, len(prefix)+common.HashLength), prefix...), block[:]...)
+}
 
 // Store is a node's private state store. It is safe for concurrent use.
 type Store struct {
 	db     ethdb.Database // the prefixed table
 	triedb *triedb.Database
 	states state.Database
+	// roots caches blocks' roots (never changed once written).
+	roots *lru.Cache[common.Hash, []GroupRoot]
 }
 
 // Open returns the store kept in db (the chain's database).
 func Open(db ethdb.Database) *Store {
 	t := rawdb.NewTable(db, prefix)
 	tdb := triedb.NewDatabase(t, &triedb.Config{HashDB: &hashdb.Config{CleanCacheSize: 32 << 20}})
-	return &Store{db: t, triedb: tdb, states: state.NewDatabase(tdb, state.NewCodeDB(t))}
+	return &Store{db: t, triedb: tdb, states: state.NewDatabase(tdb, state.NewCodeDB(t)),
+		roots: lru.NewCache[common.Hash, []GroupRoot](64)}
 }
 
 // GroupRoot is one group's private state root after a block.
@@ -113,34 +125,66 @@ func (r *Record) Receipt(pmt common.Hash) *Receipt {
 	return nil
 }
 
+// Roots returns the group roots after the block with the given hash, in a
+// Record without receipts (empty when the block has no record).
+func (s *Store) Roots(block common.Hash) (*Record, error) {
+	if roots, ok := s.roots.Get(block); ok {
+		return &Record{Roots: roots}, nil
+	}
+	r := new(Record)
+	b, err := s.db.Get(key(rootsKey, block))
+	if err != nil || len(b) == 0 {
+		return r, nil
+	}
+	if err := rlp.DecodeBytes(b, &r.Roots); err != nil {
+		return nil, fmt.Errorf("private state roots of block %s: %w", block.Hex(), err)
+	}
+	s.roots.Add(block, r.Roots)
+	return r, nil
+}
+
 // Record returns the record of the block with the given hash, an empty one
 // when there is none.
 func (s *Store) Record(block common.Hash) (*Record, error) {
-	b, err := s.db.Get(append(recordKey[:len(recordKey):len(recordKey)], block[:]...))
-	if err != nil || len(b) == 0 {
-		return &Record{}, nil
+	r, err := s.Roots(block)
+	if err != nil {
+		return nil, err
 	}
-	r := new(Record)
-	if err := rlp.DecodeBytes(b, r); err != nil {
-		return nil, fmt.Errorf("private record of block %s: %w", block.Hex(), err)
+	b, err := s.db.Get(key(receiptsKey, block))
+	if err != nil || len(b) == 0 {
+		return r, nil
+	}
+	if err := rlp.DecodeBytes(b, &r.Receipts); err != nil {
+		return nil, fmt.Errorf("private receipts of block %s: %w", block.Hex(), err)
 	}
 	return r, nil
 }
 
 // HasRecord reports whether the block with the given hash has a record.
 func (s *Store) HasRecord(block common.Hash) bool {
-	ok, _ := s.db.Has(append(recordKey[:len(recordKey):len(recordKey)], block[:]...))
+	ok, _ := s.db.Has(key(rootsKey, block))
 	return ok
 }
 
-// WriteRecord stores a block's record. Its states must be committed first
-// (CommitState).
+// WriteRecord stores a block's record, receipts first, in one batch. Its
+// states must be committed first (CommitState).
 func (s *Store) WriteRecord(block common.Hash, r *Record) error {
-	b, err := rlp.EncodeToBytes(r)
+	roots, err := rlp.EncodeToBytes(r.Roots)
 	if err != nil {
 		return err
 	}
-	return s.db.Put(append(recordKey[:len(recordKey):len(recordKey)], block[:]...), b)
+	receipts, err := rlp.EncodeToBytes(r.Receipts)
+	if err != nil {
+		return err
+	}
+	batch := s.db.NewBatch()
+	if err := batch.Put(key(receiptsKey, block), receipts); err != nil {
+		return err
+	}
+	if err := batch.Put(key(rootsKey, block), roots); err != nil {
+		return err
+	}
+	return batch.Write()
 }
 
 // StateAt opens the private state with the given root.

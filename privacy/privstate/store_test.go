@@ -38,6 +38,9 @@ func TestStore(t *testing.T) {
 	if err := s.WriteRecord(block, rec); err != nil {
 		t.Fatal(err)
 	}
+	if r, _ := s.Roots(block); r.Root(group) != root || len(r.Receipts) != 0 {
+		t.Fatalf("roots %+v", r)
+	}
 	s2 := Open(db)
 	got, err := s2.Record(block)
 	if err != nil || got.Root(group) != root || got.Receipt(common.HexToHash("0xabc")) == nil || got.Receipt(common.Hash{}) != nil {
@@ -48,7 +51,7 @@ func TestStore(t *testing.T) {
 		t.Fatalf("state after reopening: %v", err)
 	}
 	// Private data stays under its prefix, apart from the chain's.
-	if v, _ := db.Get(append([]byte("block-"), block[:]...)); v != nil {
+	if v, _ := db.Get(append([]byte("roots-"), block[:]...)); v != nil {
 		t.Fatal("record written without the private prefix")
 	}
 }
