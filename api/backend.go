@@ -101,6 +101,9 @@ type Backend struct {
 	// RevertReasons (--revert-reason-enabled) adds revertReason to the
 	// receipts of reverted transactions.
 	RevertReasons bool
+	// TraceLimit (--rpc-max-trace-size) bounds the bytes of one debug_trace
+	// request's output; 0 means no limit.
+	TraceLimit int
 }
 
 // headerFor resolves a block-or-hash parameter the way Besu's

@@ -77,6 +77,8 @@ const (
 	ParamCall Param = "call"
 	// ParamStorageKeys is a list of storage slots.
 	ParamStorageKeys Param = "storage keys"
+	// ParamTraceOptions is a debug_trace method's options object.
+	ParamTraceOptions Param = "trace options"
 )
 
 // InvalidParamsError is a request whose parameters decode but cannot be

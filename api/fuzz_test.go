@@ -24,6 +24,25 @@ func FuzzBlockParam(f *testing.F) {
 		_ = k.UnmarshalJSON(data)
 		var ks StorageKeys
 		_ = ks.UnmarshalJSON(data)
+		var rk RangeKey
+		_ = rk.UnmarshalJSON(data)
+	})
+}
+
+func FuzzTraceConfig(f *testing.F) {
+	for _, s := range []string{`{"disableStorage":true,"disableMemory":true,"disableStack":true}`,
+		`{"tracer":"callTracer","tracerConfig":{"onlyTopCall":true}}`, `{"enableMemory":false}`,
+		`{"tracer":"prestateTracer","stateOverrides":{"0x01":{"code":"0x00"}}}`, `{"tracer":1}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var c TraceCallConfig
+		if json.Unmarshal(data, &c) == nil {
+			d := &Debug{b: &Backend{}}
+			if c.Tracer == "" || !namedTracers[c.Tracer] {
+				_, _ = d.newTracer(&c.TraceConfig, newTraceBudget(1<<10), nil)
+			}
+		}
 	})
 }
 

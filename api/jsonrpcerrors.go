@@ -60,11 +60,12 @@ var reasonErrors = map[txpool.Reason]*rpc.Error{
 
 // paramErrors are Besu's -32602 errors for the parameters services check.
 var paramErrors = map[Param]*rpc.Error{
-	ParamAny:         rpc.ErrInvalidParams,
-	ParamBlockNumber: rpc.ErrInvalidBlockNumberParams,
-	ParamBlockCount:  rpc.ErrInvalidBlockCountParams,
-	ParamCall:        rpc.ErrInvalidCallParams,
-	ParamStorageKeys: rpc.ErrInvalidStorageKeysParams,
+	ParamAny:          rpc.ErrInvalidParams,
+	ParamBlockNumber:  rpc.ErrInvalidBlockNumberParams,
+	ParamBlockCount:   rpc.ErrInvalidBlockCountParams,
+	ParamCall:         rpc.ErrInvalidCallParams,
+	ParamStorageKeys:  rpc.ErrInvalidStorageKeysParams,
+	ParamTraceOptions: rpc.ErrInvalidTransactionTraceParams,
 }
 
 // sentinelErrors are Besu's errors for the services' conditions.
@@ -74,6 +75,7 @@ var sentinelErrors = []struct {
 }{
 	{ErrWorldStateUnavailable, rpc.ErrWorldStateUnavailable},
 	{ErrNotCanonical, errNotCanonical},
+	{ErrGenesisNotTraceable, rpc.ErrGenesisBlockNotTraceable},
 	{ErrPoolDisabled, rpc.ErrTxPoolDisabled},
 	{ErrNoSigningKeys, rpc.ErrEthSendTxNotAvailable},
 	{ErrCoinbaseNotSpecified, rpc.ErrCoinbaseNotSpecified},
@@ -108,6 +110,8 @@ func jsonrpcError(err error) *rpc.Error {
 		missing *BlockNotFoundError
 		revert  *RevertError
 		halt    *HaltError
+		// tooLarge keeps its message: it names the flag to change.
+		tooLarge *TraceTooLargeError
 	)
 	switch {
 	case errors.As(err, &pool):
@@ -150,6 +154,8 @@ func jsonrpcError(err error) *rpc.Error {
 		return rpc.Revert(revert.Data)
 	case errors.As(err, &halt):
 		return rpc.ErrExecutionHalted.WithReason(halt.Reason)
+	case errors.As(err, &tooLarge):
+		return rpc.NewError(-32000, tooLarge.Error())
 	case errors.Is(err, filters.ErrTooManyResults):
 		return errTooManyLogs.WithReason(err.Error() + "; narrow the block range or the filter")
 	}

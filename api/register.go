@@ -13,8 +13,8 @@ func Register(r *rpc.Registry, groups ...rpc.Group) error {
 }
 
 // Groups returns the method groups the backend's services serve: ETH
-// (with the filter methods when b.Filters is set), NET, WEB3, MINER, ADMIN
-// and TXPOOL. Groups provided by a consensus engine (CLIQUE, IBFT, QBFT) are not
+// (with the filter methods when b.Filters is set), NET, WEB3, MINER, ADMIN,
+// TXPOOL and DEBUG (but debug_metrics, which the node adds). Groups provided by a consensus engine (CLIQUE, IBFT, QBFT) are not
 // among them.
 func Groups(b *Backend) []rpc.Group {
 	e, n, w, m := &Eth{b}, &Net{b}, &Web3{b}, &Miner{b}
@@ -100,5 +100,6 @@ func Groups(b *Backend) []rpc.Group {
 		}},
 		adminGroup(b),
 		txPoolGroup(b),
+		debugGroup(b),
 	}
 }

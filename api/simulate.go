@@ -162,6 +162,9 @@ func (s *simulation) run(ctx context.Context, gas uint64) (*core.ExecutionResult
 	msg.SkipNonceCheck().SkipEOACheck().SkipGasLimitCapCheck()
 
 	opts := chain.CallOptions{Tracer: s.tracer, Precompiles: precompiles}
+	if s.tracer != nil {
+		opts.Tx = messageTx(msg) // debug_traceCall's tracers start from the transaction
+	}
 	if s.mode.allowExceedingBalance {
 		// A free call runs in a block whose fees read zero.
 		opts.ZeroBaseFee, opts.ZeroBlobBaseFee = true, true

@@ -204,6 +204,11 @@ type CallOptions struct {
 	// call with state overrides that move precompiles passes a changed
 	// copy of Precompiles(header).
 	Precompiles vm.PrecompiledContracts
+	// Tx, when set, is the transaction the message stands for: the tracer
+	// hears the run as that transaction's (OnTxStart before, OnTxEnd after,
+	// with a receipt carrying the gas used), as it would in a block —
+	// debug_traceCall's tracers read the sender and the gas limit there.
+	Tx *types.Transaction
 }
 
 // ApplyMessage runs msg on statedb in the block of header, outside any
@@ -237,11 +242,29 @@ func (x *Executor) ApplyMessage(ctx context.Context, header *types.Header, state
 		case <-done:
 		}
 	}()
+	if opts.Tx != nil && tracer != nil && tracer.OnTxStart != nil {
+		tracer.OnTxStart(evm.GetVMContext(), opts.Tx, msg.From)
+	}
 	res, err := core.ApplyMessage(evm, msg, core.NewGasPool(gasPool))
+	if opts.Tx != nil && tracer != nil && tracer.OnTxEnd != nil {
+		if err != nil {
+			tracer.OnTxEnd(nil, err)
+		} else {
+			tracer.OnTxEnd(&types.Receipt{GasUsed: res.UsedGas, Status: receiptStatus(res)}, nil)
+		}
+	}
 	if evm.Cancelled() {
 		return nil, ctx.Err()
 	}
 	return res, err
+}
+
+// receiptStatus is the status a receipt of res would carry.
+func receiptStatus(res *core.ExecutionResult) uint64 {
+	if res.Failed() {
+		return types.ReceiptStatusFailed
+	}
+	return types.ReceiptStatusSuccessful
 }
 
 // Precompiles returns a copy of the precompiled contracts an EVM for header

@@ -246,6 +246,9 @@ type RPCConfig struct {
 	// MaxLogsRange is --rpc-max-logs-range: the most blocks one
 	// eth_getLogs may cover; 0 means no limit.
 	MaxLogsRange int64
+	// MaxTraceSize is --rpc-max-trace-size: the most bytes of one
+	// debug_trace* answer; 0 means no limit.
+	MaxTraceSize int
 
 	// WSEnabled is --rpc-ws-enabled.
 	WSEnabled bool

@@ -73,6 +73,7 @@ func TestDefaults(t *testing.T) {
 			HTTPAPIs:         []string{"ETH", "NET", "WEB3"},
 			HTTPMaxBatchSize: 1024,
 			MaxLogsRange:     5000,
+			MaxTraceSize:     256 << 20,
 
 			WSHost:                 "127.0.0.1",
 			WSPort:                 8546,

@@ -452,6 +452,16 @@ func nodeOptions() []option {
 				c.RPC.MaxLogsRange = int64(n)
 				return nil
 			}},
+		{name: "rpc-max-trace-size", typ: "bytes", def: "268435456",
+			usage: "Most bytes one debug_traceTransaction, debug_traceBlockByNumber, debug_traceBlockByHash or debug_traceCall answer may hold (a larger trace fails with an error naming this option); 0 for no limit",
+			apply: func(c *Config, v string) error {
+				n, err := parseIntValue(v, 0)
+				if err != nil {
+					return err
+				}
+				c.RPC.MaxTraceSize = n
+				return nil
+			}},
 		{name: "rpc-ws-enabled", kind: kindBool, def: "false",
 			usage: "Enable the JSON-RPC WebSocket service",
 			apply: func(c *Config, v string) (err error) { c.RPC.WSEnabled, err = parseBoolValue(v); return err }},

@@ -47,4 +47,5 @@ func (n *Node) tuneBackend(b *api.Backend) {
 	b.GasCap = cfg.API.GasCap
 	b.EstimateTolerance = cfg.API.EstimateGasToleranceRatio
 	b.RevertReasons = cfg.RevertReasonEnabled
+	b.TraceLimit = cfg.RPC.MaxTraceSize
 }
