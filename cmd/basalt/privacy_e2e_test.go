@@ -369,6 +369,8 @@ func TestPrivacyNetwork(t *testing.T) {
 	if err := ws.ReadJSON(&subAns); err != nil || subAns.Result == "" {
 		t.Fatalf("priv_subscribe: %+v %v", subAns, err)
 	}
+	var filterID string
+	a.MustCall(&filterID, "priv_newFilter", groupID, map[string]any{})
 	set := &privtx.Transaction{Nonce: 0, GasPrice: new(big.Int), Gas: 100000, To: &contract, Value: new(big.Int),
 		Data: common.BigToHash(big.NewInt(7)).Bytes(), PrivateFrom: b64key(b.key), PrivateFor: [][]byte{b64key(a.key)},
 		Restriction: privtx.Restricted}
@@ -398,6 +400,25 @@ func TestPrivacyNetwork(t *testing.T) {
 	}
 	var logs []struct {
 		Data hexutil.Bytes `json:"data"`
+	}
+	a.MustCall(&logs, "priv_getFilterChanges", groupID, filterID)
+	if len(logs) != 1 || hexutil.Encode(logs[0].Data) != word(7) {
+		t.Fatalf("priv_getFilterChanges: %+v", logs)
+	}
+	a.MustCall(&logs, "priv_getFilterChanges", groupID, filterID)
+	if len(logs) != 0 {
+		t.Fatalf("second priv_getFilterChanges: %+v", logs)
+	}
+	a.MustCall(&logs, "priv_getFilterLogs", groupID, filterID)
+	if len(logs) != 1 {
+		t.Fatalf("priv_getFilterLogs: %+v", logs)
+	}
+	var uninstalled bool
+	if a.MustCall(&uninstalled, "priv_uninstallFilter", groupID, filterID); !uninstalled {
+		t.Fatal("priv_uninstallFilter: false")
+	}
+	if _, err := a.Call("priv_getFilterChanges", groupID, filterID); err == nil || !strings.Contains(err.Error(), "Filter not found") {
+		t.Fatalf("uninstalled filter: %v", err)
 	}
 	a.MustCall(&logs, "priv_getLogs", groupID, map[string]any{"fromBlock": "earliest"})
 	if len(logs) != 1 || hexutil.Encode(logs[0].Data) != word(7) {
