@@ -720,3 +720,41 @@ func TestPrivacyStartupErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestPrivacyMultiTenancy: with --privacy-multi-tenancy-enabled the
+// manager key a request acts for is its JWT's privacyPublicKey claim.
+func TestPrivacyMultiTenancy(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a manager and a node")
+	}
+	p := ptmtest.StartProcess(t, ptmtest.Conf{Dir: t.TempDir(), Keys: []string{"t1", "t2"}})
+	t1, t2 := p.Keys[0].String(), p.Keys[1].String()
+	hash, err := exec.Command(testnode.Binary(t), "password", "hash", "--password=pw").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	creds := filepath.Join(t.TempDir(), "auth.toml")
+	os.WriteFile(creds, []byte(fmt.Sprintf("[Users.tenant1]\npassword = %q\npermissions = [\"*:*\"]\nprivacyPublicKey = %q\n",
+		strings.TrimSpace(string(hash)), t1)), 0o600)
+	n := testnode.Start(t, t.TempDir(), "--network=dev", "--min-gas-price=0", "--rpc-http-api=ETH,PRIV,EEA",
+		"--rpc-http-authentication-enabled", "--rpc-http-authentication-credentials-file="+creds,
+		"--privacy-enabled", "--privacy-multi-tenancy-enabled", fmt.Sprintf("--privacy-url=http://127.0.0.1:%d", p.Conf.ClientPort))
+	n.Token = loginAt(t, n.URL, "tenant1", "pw")
+	dev1 := config.DevAccounts[1].Address
+	var count hexutil.Uint64
+	n.MustCall(&count, "priv_getEeaTransactionCount", dev1, t1, []string{t2})
+	if count != 0 {
+		t.Fatalf("count %d", count)
+	}
+	// Another tenant's key is refused.
+	if _, err := n.Call("priv_getEeaTransactionCount", dev1, t2, []string{t1}); err == nil ||
+		!strings.Contains(err.Error(), "Private from does not match enclave public key") {
+		t.Fatalf("other tenant's key: %v", err)
+	}
+	// A group is created on behalf of the tenant's key.
+	var id string
+	n.MustCall(&id, "priv_createPrivacyGroup", map[string]any{"addresses": []string{t1, t2}})
+	if id == "" {
+		t.Fatal("no group id")
+	}
+}
