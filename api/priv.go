@@ -24,12 +24,23 @@ type Priv struct {
 	fil *privFilters
 }
 
-// PrivGroups returns the EEA and PRIV groups; none when the backend has no
-// privacy service (--privacy-enabled=false).
+// PrivGroups returns the EEA and PRIV groups. Without a privacy service
+// (--privacy-enabled=false) every method answers -50100 "Privacy is not
+// enabled", as Besu's do.
 func PrivGroups(b *Backend) []rpc.Group {
+	groups := privGroups(b)
 	if b.Privacy == nil {
-		return nil
+		disabled := func() error { return privacy.ErrDisabled }
+		for g := range groups {
+			for m := range groups[g].Methods {
+				groups[g].Methods[m] = rpc.Method{Name: groups[g].Methods[m].Name, Fn: disabled, AllowExtraParams: true}
+			}
+		}
 	}
+	return groups
+}
+
+func privGroups(b *Backend) []rpc.Group {
 	p := &Priv{b: b, s: b.Privacy, fil: newPrivFilters()}
 	raw := []*rpc.Error{rpc.ErrInvalidParams}
 	return []rpc.Group{
@@ -64,7 +75,7 @@ func PrivGroups(b *Backend) []rpc.Group {
 // privSentinels are the privacy service's errors answered -50100 with
 // their own text, and the ones that share Besu's transaction errors.
 var (
-	privSentinels = []error{privacy.ErrDecode, privacy.ErrValueNotZero, privacy.ErrUnsupportedType,
+	privSentinels = []error{privacy.ErrDisabled, privacy.ErrDecode, privacy.ErrValueNotZero, privacy.ErrUnsupportedType,
 		privacy.ErrPrivateFromMismatch, privacy.ErrEnclave, privacy.ErrCreateGroup, privacy.ErrDeleteGroup,
 		privacy.ErrFindGroup, privacy.ErrNonce, privacy.ErrGroupNotFound}
 	privShared = []struct {

@@ -9,6 +9,9 @@ import (
 // (reference/privacy.md §10.1); the JSON-RPC front end maps them to their
 // codes (api/priv.go).
 var (
+	// ErrDisabled is a privacy method called on a node without
+	// --privacy-enabled.
+	ErrDisabled = errors.New("Privacy is not enabled")
 	// ErrDecode is a raw private transaction that does not decode.
 	ErrDecode = errors.New("Unable to decode the private signed raw transaction")
 	// ErrValueNotZero is a private transaction with a value.

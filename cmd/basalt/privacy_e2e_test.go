@@ -758,3 +758,15 @@ func TestPrivacyMultiTenancy(t *testing.T) {
 		t.Fatal("no group id")
 	}
 }
+
+// TestPrivacyDisabled: the EEA and PRIV methods of a node without
+// --privacy-enabled answer Besu's -50100 "Privacy is not enabled".
+func TestPrivacyDisabled(t *testing.T) {
+	n := testnode.Start(t, t.TempDir(), "--network=dev", "--rpc-http-api=ETH,EEA,PRIV")
+	for _, m := range []string{"eea_sendRawTransaction", "priv_getPrivacyPrecompileAddress", "priv_getTransactionCount"} {
+		_, err := n.Call(m, "0x00")
+		if e, ok := err.(*testnode.RPCError); !ok || e.Code != -50100 || e.Message != "Privacy is not enabled" {
+			t.Errorf("%s: %v", m, err)
+		}
+	}
+}
