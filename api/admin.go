@@ -61,6 +61,9 @@ func (a *Admin) AddPeer(url EnodeURL) (bool, error) {
 	if url.ID() == net.Self().ID() {
 		return false, ErrLocalPeer
 	}
+	if !a.b.Permissions.NodePermitted(url.ID(), url.IP(), url.TCP()) {
+		return false, ErrPeerNotPermitted
+	}
 	return net.AddPeer(url.Node), nil
 }
 

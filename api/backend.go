@@ -18,6 +18,7 @@ import (
 	"github.com/basaltchain/basalt/chain"
 	"github.com/basaltchain/basalt/filters"
 	"github.com/basaltchain/basalt/miner"
+	"github.com/basaltchain/basalt/permissioning"
 	"github.com/basaltchain/basalt/privacy"
 	"github.com/basaltchain/basalt/txpool"
 )
@@ -104,6 +105,9 @@ type Backend struct {
 	// TraceLimit (--rpc-max-trace-size) bounds the bytes of one debug_trace
 	// request's output; 0 means no limit.
 	TraceLimit int
+	// Permissions are the local allowlists (PERM, and admin_addPeer's
+	// check); nil means neither is enabled.
+	Permissions *permissioning.Allowlists
 }
 
 // headerFor resolves a block-or-hash parameter the way Besu's

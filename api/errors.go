@@ -46,6 +46,9 @@ var (
 	ErrP2PNotRunning = errors.New("peer-to-peer network is not running")
 	// ErrLocalPeer is a request to add the local node as its own peer.
 	ErrLocalPeer = errors.New("cannot add the local node as a peer")
+	// ErrPeerNotPermitted is admin_addPeer of a node the nodes allowlist
+	// does not permit.
+	ErrPeerNotPermitted = errors.New("node not on the nodes allowlist")
 	// ErrLogsUnavailable is a log query to a backend without a filter
 	// system.
 	ErrLogsUnavailable = errors.New("log queries are not available")

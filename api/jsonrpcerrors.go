@@ -84,6 +84,7 @@ var sentinelErrors = []struct {
 	{ErrP2PDisabled, rpc.ErrP2PDisabled},
 	{ErrP2PNotRunning, rpc.ErrP2PNetworkNotRunning},
 	{ErrLocalPeer, rpc.ErrCantConnectToLocalPeer},
+	{ErrPeerNotPermitted, rpc.ErrNonPermittedNodeCannotBeAddedAsAPeer},
 	// A request that needs notifications is not served over HTTP, as in
 	// Besu: a known method that is not enabled there.
 	{ErrNotificationsUnavailable, rpc.ErrMethodNotEnabled},

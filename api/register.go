@@ -14,7 +14,7 @@ func Register(r *rpc.Registry, groups ...rpc.Group) error {
 
 // Groups returns the method groups the backend's services serve: ETH
 // (with the filter methods when b.Filters is set), NET, WEB3, MINER, ADMIN,
-// TXPOOL and DEBUG (but debug_metrics, which the node adds). Groups provided by a consensus engine (CLIQUE, IBFT, QBFT) are not
+// TXPOOL, DEBUG (but debug_metrics, which the node adds) and PERM. Groups provided by a consensus engine (CLIQUE, IBFT, QBFT) are not
 // among them.
 func Groups(b *Backend) []rpc.Group {
 	e, n, w, m := &Eth{b}, &Net{b}, &Web3{b}, &Miner{b}
@@ -101,5 +101,7 @@ func Groups(b *Backend) []rpc.Group {
 		adminGroup(b),
 		txPoolGroup(b),
 		debugGroup(b),
+		permGroup(b, false),
+		permGroup(b, true),
 	}
 }

@@ -32,8 +32,6 @@ const (
 	layeredOnly = "Basalt's pool is bounded by transaction count (--tx-pool-max-size), not by Besu's layered-pool limits"
 
 	noPlugins = "Basalt loads no plugins"
-
-	permFilePending = "local permissioning is not built yet: the file is not read"
 )
 
 // besuOptions are the options of Besu's reference Basalt accepts without
@@ -232,16 +230,9 @@ func besuOptions() []option {
 		// Metrics: built by another part of the project.
 		{name: "metrics-protocol", def: "PROMETHEUS", check: checkEnum("PROMETHEUS", "OPENTELEMETRY", "NONE"), status: differs, basalt: "Basalt serves Prometheus only (GET /metrics, or the push gateway)"},
 
-		// Permissioning: refusing the enabled options keeps a node that was
-		// meant to admit only listed nodes and accounts from admitting all.
-		{name: "permissions-nodes-config-file-enabled", kind: kindBool, def: "false", status: refused,
-			check:  refuseTrue("local permissioning is not built yet: refusing to start rather than admit every node (remove the option until it is)"),
-			basalt: "refused when true: local node permissioning is not built yet"},
-		{name: "permissions-accounts-config-file-enabled", kind: kindBool, def: "false", status: refused,
-			check:  refuseTrue("local permissioning is not built yet: refusing to start rather than admit every account's transactions (remove the option until it is)"),
-			basalt: "refused when true: local account permissioning is not built yet"},
-		{name: "permissions-nodes-config-file", def: "", check: checkAny, status: pending, basalt: permFilePending},
-		{name: "permissions-accounts-config-file", def: "", check: checkAny, status: pending, basalt: permFilePending},
+		// Contract permissioning: refusing the enabled options keeps a node
+		// that was meant to admit only listed nodes and accounts from
+		// admitting all. Local (file) permissioning is in flags.go.
 		{name: "permissions-nodes-contract-enabled", kind: kindBool, def: "false", status: refused,
 			check:  refuseTrue("contract permissioning is not built: refusing to start rather than admit every node"),
 			basalt: "refused when true: contract permissioning is not built (Besu 1.x–24.x option)"},

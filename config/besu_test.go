@@ -157,8 +157,6 @@ func TestBesuOptionsRefused(t *testing.T) {
 		{args: []string{"--rpc-http-tls-enabled"}, want: `invalid value "true" for --rpc-http-tls-enabled: Basalt serves JSON-RPC over plain HTTP only`},
 		{env: map[string]string{"BESU_RPC_WS_SSL_ENABLED": "true"}, want: `for --rpc-ws-ssl-enabled (from environment variable BESU_RPC_WS_SSL_ENABLED): Basalt serves JSON-RPC over plain WebSocket only`},
 		{args: []string{"--graphql-tls-enabled=true"}, want: `for --graphql-tls-enabled: Basalt serves GraphQL over plain HTTP only`},
-		{args: []string{"--permissions-nodes-config-file-enabled"}, want: `for --permissions-nodes-config-file-enabled: local permissioning is not built yet: refusing to start rather than admit every node`},
-		{args: []string{"--permissions-accounts-config-file-enabled"}, want: `for --permissions-accounts-config-file-enabled: local permissioning is not built yet`},
 		{args: []string{"--permissions-accounts-contract-enabled"}, want: `for --permissions-accounts-contract-enabled: contract permissioning is not built`},
 		{args: []string{"--security-module=hsm"}, want: `invalid value "hsm" for --security-module: Basalt loads no security module plugin`},
 		{args: []string{"--required-block=6485846=0x43f0cd1e5b1f9c4d5cda26c240b59ee4f1b510d0a185aa8fd476d091b0097a80"}, want: `for --required-block: Basalt cannot require peers to hold a block`},
@@ -269,5 +267,21 @@ func TestExampleConfig(t *testing.T) {
 	}
 	if len(cfg.Notices) != 1 || cfg.Notices[0].Option != "--data-storage-format" {
 		t.Errorf("notices %+v", cfg.Notices)
+	}
+}
+
+// TestPermissionsOptions checks the local permissioning options: both
+// files default to permissions_config.toml in the data path, and each
+// option sets its field.
+func TestPermissionsOptions(t *testing.T) {
+	cfg := mustLoad(t, nil, "--data-path=/var/lib/basalt", "--permissions-accounts-config-file-enabled", "--permissions-nodes-config-file-enabled=true")
+	want := PermissionsConfig{AccountsEnabled: true, AccountsFile: "/var/lib/basalt/permissions_config.toml",
+		NodesEnabled: true, NodesFile: "/var/lib/basalt/permissions_config.toml"}
+	if cfg.Permissions != want {
+		t.Fatalf("got %+v, want %+v", cfg.Permissions, want)
+	}
+	cfg = mustLoad(t, nil, "--permissions-accounts-config-file=/etc/a.toml", "--permissions-nodes-config-file=/etc/n.toml")
+	if cfg.Permissions.AccountsEnabled || cfg.Permissions.AccountsFile != "/etc/a.toml" || cfg.Permissions.NodesFile != "/etc/n.toml" {
+		t.Fatalf("got %+v", cfg.Permissions)
 	}
 }

@@ -100,6 +100,8 @@ type Config struct {
 	HostAllowlist []string
 	// P2P holds the peer-to-peer options.
 	P2P P2PConfig
+	// Permissions holds the --permissions-*-config-file options.
+	Permissions PermissionsConfig
 	// GraphQL holds the --graphql-http-* options.
 	GraphQL GraphQLConfig
 	// Metrics holds the --metrics-* options.
@@ -331,6 +333,24 @@ type P2PConfig struct {
 	StaticReconnectInterval time.Duration
 }
 
+// PermissionsFile is the default --permissions-accounts-config-file and
+// --permissions-nodes-config-file, in the data path.
+const PermissionsFile = "permissions_config.toml"
+
+// PermissionsConfig holds the local permissioning options.
+type PermissionsConfig struct {
+	// AccountsEnabled is --permissions-accounts-config-file-enabled.
+	AccountsEnabled bool
+	// AccountsFile is --permissions-accounts-config-file (default
+	// <data-path>/permissions_config.toml).
+	AccountsFile string
+	// NodesEnabled is --permissions-nodes-config-file-enabled.
+	NodesEnabled bool
+	// NodesFile is --permissions-nodes-config-file (default
+	// <data-path>/permissions_config.toml).
+	NodesFile string
+}
+
 // Slog levels for Besu's logging levels that slog lacks.
 const (
 	LevelAll   = slog.Level(-1 << 20)
@@ -502,6 +522,12 @@ func (c *Config) finish() error {
 	}
 	if c.P2P.StaticNodesFile == "" {
 		c.P2P.StaticNodesFile = filepath.Join(c.DataPath, StaticNodesFile)
+	}
+	if c.Permissions.AccountsFile == "" {
+		c.Permissions.AccountsFile = filepath.Join(c.DataPath, PermissionsFile)
+	}
+	if c.Permissions.NodesFile == "" {
+		c.Permissions.NodesFile = filepath.Join(c.DataPath, PermissionsFile)
 	}
 	c.ClientID = version.ClientID(ClientName, c.Identity)
 	if err := c.checkBesuRules(); err != nil {

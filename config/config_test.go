@@ -92,6 +92,8 @@ func TestDefaults(t *testing.T) {
 		HostAllowlist: []string{"localhost", "127.0.0.1"},
 		P2P: P2PConfig{Enabled: true, Host: "127.0.0.1", Interface: "0.0.0.0", Port: 30303, MaxPeers: 25, DiscoveryEnabled: true,
 			StaticNodesFile: filepath.Join(DefaultDataPath, "static-nodes.json"), NATMethod: "AUTO", StaticReconnectInterval: time.Minute},
+		Permissions: PermissionsConfig{AccountsFile: filepath.Join(DefaultDataPath, PermissionsFile),
+			NodesFile: filepath.Join(DefaultDataPath, PermissionsFile)},
 		GraphQL: GraphQLConfig{HTTPHost: "127.0.0.1", HTTPPort: 8547},
 		Metrics: MetricsConfig{Host: "127.0.0.1", Port: 9545, PushHost: "127.0.0.1", PushPort: 9001,
 			PushInterval: 15 * time.Second, PushJob: "besu-client"},

@@ -605,6 +605,21 @@ func nodeOptions() []option {
 				}
 				return nil
 			}},
+		{name: "permissions-accounts-config-file-enabled", kind: kindBool, def: "false",
+			usage: "Admit transactions (JSON-RPC, peers, blocks this node builds) only from the accounts of the accounts allowlist in --permissions-accounts-config-file",
+			apply: func(c *Config, v string) (err error) {
+				c.Permissions.AccountsEnabled, err = parseBoolValue(v)
+				return err
+			}},
+		{name: "permissions-accounts-config-file", typ: "path",
+			usage: "TOML file holding accounts-allowlist (or the 1.3-era accounts-whitelist) (default <data-path>/permissions_config.toml)",
+			apply: func(c *Config, v string) error { c.Permissions.AccountsFile = v; return nil }},
+		{name: "permissions-nodes-config-file-enabled", kind: kindBool, def: "false",
+			usage: "Connect only to and from the nodes of the nodes allowlist in --permissions-nodes-config-file (bootnodes and static nodes must be on it)",
+			apply: func(c *Config, v string) (err error) { c.Permissions.NodesEnabled, err = parseBoolValue(v); return err }},
+		{name: "permissions-nodes-config-file", typ: "path",
+			usage: "TOML file holding nodes-allowlist (or the 1.3-era nodes-whitelist) (default <data-path>/permissions_config.toml)",
+			apply: func(c *Config, v string) error { c.Permissions.NodesFile = v; return nil }},
 		{name: "metrics-enabled", kind: kindBool, def: "false",
 			usage: "Serve Prometheus metrics at GET /metrics on --metrics-host:--metrics-port",
 			apply: func(c *Config, v string) (err error) { c.Metrics.Enabled, err = parseBoolValue(v); return err }},

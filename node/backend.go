@@ -22,6 +22,7 @@ func newBackend(n *Node) *api.Backend {
 		ClientVersion: n.clientID(),
 		MinGasPrice:   cfg.MinGasPrice,
 		Filters:       filters.New(n.chain, n.pool, filters.Config{MaxLogsRange: cfg.RPC.MaxLogsRange, Logger: n.log}),
+		Permissions:   n.perms,
 	}
 	if pow := n.caps.pow; pow != nil {
 		b.Hashrate = func() uint64 { return uint64(pow.Hashrate()) }

@@ -180,7 +180,7 @@ func TestEngineRPCGroups(t *testing.T) {
 	}
 	cfg.TxPool.MaxSize = 4096
 	cfg.RPC = config.RPCConfig{
-		HTTPEnabled: true, HTTPHost: "127.0.0.1", HTTPAPIs: []string{"ETH", "CLIQUE", "QBFT", "PERM"},
+		HTTPEnabled: true, HTTPHost: "127.0.0.1", HTTPAPIs: []string{"ETH", "CLIQUE", "QBFT", "PLUGINS"},
 		WSEnabled: true, WSHost: "127.0.0.1", WSAPIs: []string{"QBFT", "PLUGINS"},
 		WSMaxFrameSize: 4096, WSMaxActiveConnections: 4,
 	}
@@ -218,7 +218,7 @@ func TestEngineRPCGroups(t *testing.T) {
 		}
 	}
 	out := logs.String()
-	for _, g := range []string{"QBFT", "PERM", "PLUGINS"} {
+	for _, g := range []string{"QBFT", "PLUGINS"} {
 		if c := strings.Count(out, "group="+g+" "); c != 1 {
 			t.Errorf("group %s named %d times:\n%s", g, c, out)
 		}

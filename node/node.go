@@ -34,6 +34,7 @@ import (
 	"github.com/basaltchain/basalt/metrics"
 	"github.com/basaltchain/basalt/miner"
 	"github.com/basaltchain/basalt/p2p"
+	"github.com/basaltchain/basalt/permissioning"
 	"github.com/basaltchain/basalt/txpool"
 )
 
@@ -61,7 +62,8 @@ type Node struct {
 	backend *api.Backend // what every front end calls
 	rpc     *rpcServers
 	graphql *graphQLServer
-	p2p     *p2p.Service // nil when --p2p-enabled=false
+	p2p     *p2p.Service              // nil when --p2p-enabled=false
+	perms   *permissioning.Allowlists // nil unless --permissions-*-config-file-enabled
 
 	metrics       *metrics.Registry // nil with metrics off
 	metricsServer *metrics.Server   // nil unless --metrics-enabled
@@ -202,13 +204,21 @@ func newNode(cfg *config.Config, log *slog.Logger, newEngine engineFactory, opts
 	if err != nil {
 		return nil, err
 	}
+	perms, err := loadPermissions(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if perms.AccountsEnabled() {
+		o.exec = append(o.exec, accountPolicy(perms))
+	}
 	db, c, err := openChain(cfg.DataPath, g, newEngine, EngineEnv{Key: key, Log: log}, append(PrivacyExecOptions(cfg.Privacy), o.exec...)...)
 	if err != nil {
 		return nil, err
 	}
 	n := &Node{cfg: cfg, log: log, key: key, db: db, chain: c, engine: c.Engine(), caps: capabilitiesOf(c.Engine()),
-		metrics: newRegistry(cfg.Metrics)}
+		metrics: newRegistry(cfg.Metrics), perms: perms}
 	n.caps.setMetrics(n.metrics)
+	perms.SetMetrics(n.metrics)
 	n.registerChainMetrics()
 	st, err := c.State()
 	if err != nil {
@@ -222,6 +232,9 @@ func newNode(cfg *config.Config, log *slog.Logger, newEngine engineFactory, opts
 		n.closeStorage()
 		return nil, err
 	}
+	if perms.AccountsEnabled() {
+		n.pool.SetSenderFilter(perms.AccountPermitted)
+	}
 	n.miner = miner.New(c, poolSource{n.pool}, miner.Config{
 		Coinbase:  n.coinbase(),
 		ExtraData: cfg.Miner.ExtraData,
@@ -234,6 +247,9 @@ func newNode(cfg *config.Config, log *slog.Logger, newEngine engineFactory, opts
 		n.pool.Close()
 		n.closeStorage()
 		return nil, err
+	}
+	if n.p2p != nil && perms.NodesEnabled() {
+		perms.OnNodesChanged(n.p2p.DropUnpermitted)
 	}
 	n.backend = newBackend(n)
 	if cfg.Privacy.Enabled {

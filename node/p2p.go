@@ -90,6 +90,7 @@ func newP2P(n *Node) (*p2p.Service, error) {
 		NetRestrict:       restrict,
 		Banned:            banned,
 		Metrics:           n.metrics,
+		Permissions:       nodeChecker(n.perms),
 	}, n.chain, n.pool, n.miner, n.log)
 }
 

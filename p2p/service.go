@@ -103,6 +103,10 @@ type Config struct {
 	// Metrics receives the service's metrics (peers, p2p messages in and
 	// out, best known block, in sync); nil means none.
 	Metrics *metrics.Registry
+	// Permissions, when set, is the nodes allowlist: the service neither
+	// dials nor keeps a connection with a node it does not permit
+	// (--permissions-nodes-config-file-enabled).
+	Permissions NodeChecker
 }
 
 // Miner is paused while the node syncs (nil when there is none).
@@ -214,6 +218,9 @@ func New(cfg Config, c *chain.Chain, pool *txpool.Pool, miner Miner, log *slog.L
 		NetRestrict:    cfg.NetRestrict,
 		Logger:         gethLogger(log),
 	}}
+	if cfg.Permissions != nil {
+		s.server.Dialer = &permittedDialer{s: s, d: net.Dialer{Timeout: serverDialTimeout}}
+	}
 	return s, nil
 }
 
@@ -222,7 +229,7 @@ func New(cfg Config, c *chain.Chain, pool *txpool.Pool, miner Miner, log *slog.L
 func (s *Service) protocols() ([]gethp2p.Protocol, error) {
 	var protocols []gethp2p.Protocol
 	for _, v := range eth.ProtocolVersions {
-		protocols = append(protocols, s.metered(gethp2p.Protocol{
+		protocols = append(protocols, s.guarded(gethp2p.Protocol{
 			Name:    eth.ProtocolName,
 			Version: v,
 			Length:  eth.ProtocolLength(v),
@@ -245,9 +252,19 @@ func (s *Service) protocols() ([]gethp2p.Protocol, error) {
 			return nil, fmt.Errorf("p2p: sub-protocol %s has no handler or no messages", c)
 		}
 		seen[c] = true
-		protocols = append(protocols, s.metered(p, s.cfg.MessageNames[p.Name]))
+		protocols = append(protocols, s.guarded(p, s.cfg.MessageNames[p.Name]))
 	}
 	return protocols, nil
+}
+
+// guarded is a sub-protocol as the server runs it: metered, and behind the
+// nodes allowlist when there is one.
+func (s *Service) guarded(p gethp2p.Protocol, names func(uint64) string) gethp2p.Protocol {
+	p = s.metered(p, names)
+	if s.cfg.Permissions != nil {
+		p = s.guard(p)
+	}
+	return p
 }
 
 // gethLogger routes go-ethereum's p2p logs into the node's logger, one

@@ -121,6 +121,10 @@ func (s *Service) dial(n *enode.Node) {
 		s.log.Debug("Static node banned", "enode", n.URLv4())
 		return
 	}
+	if s.cfg.Permissions != nil && !s.cfg.Permissions.NodePermitted(n.ID(), n.IP(), n.TCP()) {
+		s.log.Debug("Static node not on the nodes allowlist", "enode", n.URLv4())
+		return
+	}
 	addr := net.JoinHostPort(n.IP().String(), strconv.Itoa(n.TCP()))
 	d := net.Dialer{Timeout: dialTimeout}
 	conn, err := d.DialContext(s.ctx, "tcp", addr)

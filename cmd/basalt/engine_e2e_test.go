@@ -127,10 +127,10 @@ func TestPostMergeHeadIdles(t *testing.T) {
 // methods answer "Method not enabled" while unknown names stay "Method not
 // found".
 func TestUnavailableRPCGroups(t *testing.T) {
-	n := testnode.Start(t, t.TempDir(), "--network=dev", "--rpc-http-api=ETH,PERM,CLIQUE,QBFT")
+	n := testnode.Start(t, t.TempDir(), "--network=dev", "--rpc-http-api=ETH,PLUGINS,CLIQUE,QBFT")
 	logs := n.Logs()
 	for _, want := range []string{
-		`msg="RPC API group not available on this node" group=PERM reason="not implemented yet"`,
+		`msg="RPC API group not available on this node" group=PLUGINS reason="not implemented yet"`,
 		`msg="RPC API group not available on this node" group=CLIQUE reason="needs the clique consensus engine"`,
 		`msg="RPC API group not available on this node" group=QBFT reason="needs the qbft consensus engine"`,
 	} {

@@ -147,7 +147,7 @@ func TestConfigErrors(t *testing.T) {
 // refuse stops with one line naming the option and the file.
 func TestBesuConfigFileErrors(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "config.toml")
-	if err := os.WriteFile(file, []byte("network=\"dev\"\nmetrics-enabled=true\npermissions-accounts-config-file-enabled=true\n"), 0o600); err != nil {
+	if err := os.WriteFile(file, []byte("network=\"dev\"\nmetrics-enabled=true\npermissions-accounts-contract-enabled=true\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	node := new(fakeNode)
@@ -155,7 +155,7 @@ func TestBesuConfigFileErrors(t *testing.T) {
 	if code != exitError || node.cfg != nil {
 		t.Errorf("exit %d, node ran: %v", code, node.cfg != nil)
 	}
-	assertOneLine(t, errOut, `invalid value "true" for --permissions-accounts-config-file-enabled (from "permissions-accounts-config-file-enabled" in config file `+file+`): local permissioning is not built yet`)
+	assertOneLine(t, errOut, `invalid value "true" for --permissions-accounts-contract-enabled (from "permissions-accounts-contract-enabled" in config file `+file+`): contract permissioning is not built`)
 }
 
 func TestConfigFileUnknownKey(t *testing.T) {

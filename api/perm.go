@@ -1,0 +1,133 @@
+package api
+
+import (
+	"errors"
+
+	"github.com/basaltchain/basalt/permissioning"
+	"github.com/basaltchain/basalt/rpc"
+)
+
+// Perm is the PERM method group: the local accounts and nodes allowlists.
+type Perm struct{ b *Backend }
+
+// permGroup is the PERM group under one naming: the 1.3.x names the API
+// documents give (perm_*Whitelist, answering 1.3.x's "whitelist" messages)
+// or current Besu's (perm_*Allowlist, answering its "allowlist" messages).
+// perm_reloadPermissionsFromFile has one name; it comes with the 1.3.x set.
+func permGroup(b *Backend, current bool) rpc.Group {
+	p := &Perm{b}
+	list := []*rpc.Error{rpc.ErrInvalidParams}
+	if current {
+		return rpc.Group{Name: rpc.GroupPerm, Errors: permErrors(allowlistErrors), Methods: []rpc.Method{
+			{Name: "perm_addAccountsToAllowlist", Fn: p.AddAccounts, ParamErrors: list},
+			{Name: "perm_removeAccountsFromAllowlist", Fn: p.RemoveAccounts, ParamErrors: list},
+			{Name: "perm_getAccountsAllowlist", Fn: p.Accounts},
+			{Name: "perm_addNodesToAllowlist", Fn: p.AddNodes, ParamErrors: list},
+			{Name: "perm_removeNodesFromAllowlist", Fn: p.RemoveNodes, ParamErrors: list},
+			{Name: "perm_getNodesAllowlist", Fn: p.Nodes},
+		}}
+	}
+	return rpc.Group{Name: rpc.GroupPerm, Errors: permErrors(whitelistErrors), Methods: []rpc.Method{
+		{Name: "perm_addAccountsToWhitelist", Fn: p.AddAccounts, ParamErrors: list},
+		{Name: "perm_removeAccountsFromWhitelist", Fn: p.RemoveAccounts, ParamErrors: list},
+		{Name: "perm_getAccountsWhitelist", Fn: p.Accounts},
+		{Name: "perm_addNodesToWhitelist", Fn: p.AddNodes, ParamErrors: list},
+		{Name: "perm_removeNodesFromWhitelist", Fn: p.RemoveNodes, ParamErrors: list},
+		{Name: "perm_getNodesWhitelist", Fn: p.Nodes},
+		{Name: "perm_reloadPermissionsFromFile", Fn: p.Reload},
+	}}
+}
+
+// lists are the backend's allowlists; none enabled when it has none.
+func (p *Perm) lists() *permissioning.Allowlists {
+	if l := p.b.Permissions; l != nil {
+		return l
+	}
+	return &permissioning.Allowlists{}
+}
+
+// AddAccounts is perm_addAccountsToWhitelist. A null list is an empty one
+// (Besu's ACCOUNT_WHITELIST_EMPTY_ENTRY).
+func (p *Perm) AddAccounts(accounts []string) error { return p.lists().AddAccounts(accounts) }
+
+// RemoveAccounts is perm_removeAccountsFromWhitelist.
+func (p *Perm) RemoveAccounts(accounts []string) error { return p.lists().RemoveAccounts(accounts) }
+
+// Accounts is perm_getAccountsWhitelist.
+func (p *Perm) Accounts() ([]string, error) { return p.lists().Accounts() }
+
+// AddNodes is perm_addNodesToWhitelist.
+func (p *Perm) AddNodes(urls []string) error { return p.lists().AddNodes(urls) }
+
+// RemoveNodes is perm_removeNodesFromWhitelist.
+func (p *Perm) RemoveNodes(urls []string) error { return p.lists().RemoveNodes(urls) }
+
+// Nodes is perm_getNodesWhitelist.
+func (p *Perm) Nodes() ([]string, error) { return p.lists().Nodes() }
+
+// Reload is perm_reloadPermissionsFromFile.
+func (p *Perm) Reload() error { return p.lists().Reload() }
+
+// permErrors maps the allowlists' errors with table, after the backend's
+// common mapping for anything else.
+func permErrors(table []permError) func(error) *rpc.Error {
+	return func(err error) *rpc.Error {
+		for _, e := range table {
+			if errors.Is(err, e.err) {
+				return e.wire
+			}
+		}
+		return jsonrpcError(err)
+	}
+}
+
+type permError struct {
+	err  error
+	wire *rpc.Error
+}
+
+// whitelistErrors are Besu 1.3.x's answers (JsonRpcError), which the
+// perm_*Whitelist names give.
+var whitelistErrors = []permError{
+	{permissioning.ErrAccountsNotEnabled, rpc.NewError(-32000, "Account whitelisting has not been enabled")},
+	{permissioning.ErrAccountsEmpty, rpc.ErrAccountAllowlistEmptyEntry},
+	{permissioning.ErrAccountInvalid, rpc.ErrAccountAllowlistInvalidEntry},
+	{permissioning.ErrAccountsDuplicated, rpc.ErrAccountAllowlistDuplicatedEntry},
+	{permissioning.ErrAccountExisting, rpc.NewError(-32000, "Cannot add an existing account to whitelist")},
+	{permissioning.ErrAccountAbsent, rpc.NewError(-32000, "Cannot remove an absent account from whitelist")},
+	{permissioning.ErrNodesNotEnabled, rpc.NewError(-32000, "Node whitelisting has not been enabled")},
+	{permissioning.ErrNodesEmpty, rpc.ErrNodeAllowlistEmptyEntry},
+	{permissioning.ErrNodeInvalid, rpc.ErrNodeAllowlistInvalidEntry},
+	{permissioning.ErrNodesDuplicated, rpc.ErrNodeAllowlistDuplicatedEntry},
+	{permissioning.ErrNodeExisting, rpc.NewError(-32000, "Cannot add an existing node to whitelist")},
+	{permissioning.ErrNodeAbsent, rpc.NewError(-32000, "Cannot remove an absent node from whitelist")},
+	{permissioning.ErrFixedNode, rpc.NewError(-32000, "Cannot remove a fixed node (bootnode or static node) from whitelist")},
+	{permissioning.ErrPersistFailure, rpc.NewError(-32000, "Unable to persist changes to whitelist configuration file. Changes reverted")},
+	{permissioning.ErrFileSync, rpc.NewError(-32000, "The permissioning whitelist configuration file is out of sync.  The changes have been applied, but not persisted to disk")},
+	{permissioning.ErrReload, rpc.NewError(-32000, "Error reloading permissions file. Please use perm_getAccountsWhitelist and perm_getNodesWhitelist to review the current state of the whitelists")},
+	{permissioning.ErrNotEnabled, rpc.NewError(-32000, "Node/Account whitelisting has not been enabled")},
+	{permissioning.ErrP2PDisabled, rpc.ErrP2PDisabled},
+}
+
+// allowlistErrors are current Besu's answers (RpcErrorType), which the
+// perm_*Allowlist names give.
+var allowlistErrors = []permError{
+	{permissioning.ErrAccountsNotEnabled, rpc.ErrAccountAllowlistNotEnabled},
+	{permissioning.ErrAccountsEmpty, rpc.ErrAccountAllowlistEmptyEntry},
+	{permissioning.ErrAccountInvalid, rpc.ErrAccountAllowlistInvalidEntry},
+	{permissioning.ErrAccountsDuplicated, rpc.ErrAccountAllowlistDuplicatedEntry},
+	{permissioning.ErrAccountExisting, rpc.ErrAccountAllowlistExistingEntry},
+	{permissioning.ErrAccountAbsent, rpc.ErrAccountAllowlistAbsentEntry},
+	{permissioning.ErrNodesNotEnabled, rpc.ErrNodeAllowlistNotEnabled},
+	{permissioning.ErrNodesEmpty, rpc.ErrNodeAllowlistEmptyEntry},
+	{permissioning.ErrNodeInvalid, rpc.ErrNodeAllowlistInvalidEntry},
+	{permissioning.ErrNodesDuplicated, rpc.ErrNodeAllowlistDuplicatedEntry},
+	{permissioning.ErrNodeExisting, rpc.ErrNodeAllowlistExistingEntry},
+	{permissioning.ErrNodeAbsent, rpc.ErrNodeAllowlistMissingEntry},
+	{permissioning.ErrFixedNode, rpc.ErrNodeAllowlistFixedNodeCannotBeRemoved},
+	{permissioning.ErrPersistFailure, rpc.ErrAllowlistPersistFailure},
+	{permissioning.ErrFileSync, rpc.ErrAllowlistFileSync},
+	{permissioning.ErrReload, rpc.ErrAllowlistReloadError},
+	{permissioning.ErrNotEnabled, rpc.ErrPermissioningNotEnabled},
+	{permissioning.ErrP2PDisabled, rpc.ErrP2PDisabled},
+}
