@@ -45,13 +45,12 @@ type Processor struct {
 	address     common.Address
 	nonceAlways bool
 	log         *slog.Logger
-	now         func() time.Time
 }
 
 // NewProcessor returns the processor of the PMTs sent to the precompile at
 // address.
 func NewProcessor(c *chain.Chain, store *privstate.Store, client *enclave.Client, address common.Address, nonceAlways bool, log *slog.Logger) *Processor {
-	return &Processor{chain: c, store: store, enclave: client, address: address, nonceAlways: nonceAlways, log: log, now: time.Now}
+	return &Processor{chain: c, store: store, enclave: client, address: address, nonceAlways: nonceAlways, log: log}
 }
 
 // fetchWorkers bounds the concurrent /receive requests of one block.

@@ -3,7 +3,6 @@ package privacy
 import (
 	"context"
 	"encoding/base64"
-	"math/big"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/state"
@@ -36,20 +35,18 @@ func (s *Service) PrivateTransaction(ctx context.Context, pmt common.Hash) (*Pri
 	case enclave.IsNotOurs(err):
 		return nil, nil
 	case err != nil:
-		return nil, errorsJoinEnclave(err)
+		return nil, enclaveErr(err)
 	}
 	ptx, err := privtx.Decode(got.Payload)
 	if err != nil {
-		return nil, errorsJoinEnclave(err)
+		return nil, enclaveErr(err)
 	}
 	from, err := ptx.Sender()
 	if err != nil {
-		return nil, errorsJoinEnclave(err)
+		return nil, enclaveErr(err)
 	}
 	return &PrivateTransaction{Tx: ptx, From: from, Hash: crypto.Keccak256Hash(got.Payload), Marker: pmt}, nil
 }
-
-func errorsJoinEnclave(err error) error { return enclaveErr(err) }
 
 // Receipt is a private transaction receipt with its place in the chain.
 type Receipt struct {
@@ -241,11 +238,3 @@ func (s *Service) Head() uint64 { return s.chain.CurrentHeader().Number.Uint64()
 
 // GroupIDString is a group ID in Base64.
 func GroupIDString(g common.Hash) string { return base64.StdEncoding.EncodeToString(g[:]) }
-
-// bigOrZero returns x, or 0 for nil.
-func bigOrZero(x *big.Int) *big.Int {
-	if x == nil {
-		return new(big.Int)
-	}
-	return x
-}
