@@ -94,6 +94,12 @@ func (p *Processor) ProcessBlock(ctx context.Context, block *types.Block, hash c
 			p.log.Warn("Private transaction undecodable: skipped", "pmt", tx.Hash().Hex(), "err", err)
 			continue
 		}
+		if got.SenderKey != "" && got.SenderKey != base64.StdEncoding.EncodeToString(ptx.PrivateFrom) {
+			// Later Besu: the manager's sender must be the transaction's
+			// privateFrom, or anyone could send in another's name.
+			p.log.Warn("Private transaction's privateFrom is not its sender at the manager: skipped", "pmt", tx.Hash().Hex())
+			continue
+		}
 		group, err := groupHash(got.PrivacyGroupID)
 		if err != nil {
 			p.log.Warn("Privacy group ID invalid: private transaction skipped", "pmt", tx.Hash().Hex(), "group", got.PrivacyGroupID)

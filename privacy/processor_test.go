@@ -31,7 +31,8 @@ import (
 type fakeManager struct {
 	mu       sync.Mutex
 	payloads map[string][]byte
-	failures map[string]int // 500s left before answering
+	failures map[string]int    // 500s left before answering
+	senders  map[string]string // senderKey other than the tests' privateFrom
 	calls    int
 }
 
@@ -53,16 +54,21 @@ func (f *fakeManager) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte(`{"error":"EnclavePayloadNotFound"}`))
 		return
 	}
+	sender := base64.StdEncoding.EncodeToString(make([]byte, 32)) // the tests' privateFrom
+	if f.senders[req.Key] != "" {
+		sender = f.senders[req.Key]
+	}
 	json.NewEncoder(w).Encode(map[string]string{"payload": enclave.EncodePayload(p),
-		"privacyGroupId": base64.StdEncoding.EncodeToString(testGroup[:]), "senderKey": "x"})
+		"privacyGroupId": base64.StdEncoding.EncodeToString(testGroup[:]), "senderKey": sender})
 }
 
 var testGroup = common.HexToHash("0x77")
 
-// TestProcessor runs a block of three markers through the processor: one
-// ours (a creation), one not ours (404), one ours after two 500s (a call
-// storing 5); a manager that never recovers makes ProcessBlock give up
-// only when its context ends.
+// TestProcessor runs a block of four markers through the processor: one
+// ours (a creation), one not ours (404), one whose sender at the manager is
+// not its privateFrom (skipped), one ours after two 500s (a call storing
+// 5); a manager that never recovers makes ProcessBlock give up only when
+// its context ends.
 func TestProcessor(t *testing.T) {
 	c := chaintest.Open(t, chain.NewMemoryDatabase())
 	key, _ := crypto.GenerateKey()
@@ -79,9 +85,10 @@ func TestProcessor(t *testing.T) {
 	contract := ContractAddress(sender, 0, testGroup)
 	deploy := sign(&privtx.Transaction{Nonce: 0, Gas: 1, Data: initCode, PrivateFrom: make([]byte, 32), PrivateFor: [][]byte{}, Restriction: privtx.Restricted})
 	set := sign(&privtx.Transaction{Nonce: 1, Gas: 1, To: &contract, Data: common.BigToHash(big.NewInt(5)).Bytes(), PrivateFrom: make([]byte, 32), PrivateFor: [][]byte{}, Restriction: privtx.Restricted})
-	k1, k2, k3 := common.Hash{1}, common.Hash{2}, common.Hash{3}
+	k1, k2, k4, k3 := common.Hash{1}, common.Hash{2}, common.Hash{4}, common.Hash{3}
 	b64 := func(h common.Hash) string { return base64.StdEncoding.EncodeToString(h[:]) }
-	fm := &fakeManager{payloads: map[string][]byte{b64(k1): deploy, b64(k3): set}, failures: map[string]int{b64(k3): 2}}
+	fm := &fakeManager{payloads: map[string][]byte{b64(k1): deploy, b64(k3): set, b64(k4): set}, failures: map[string]int{b64(k3): 2},
+		senders: map[string]string{b64(k4): b64(common.Hash{9})}}
 	srv := httptest.NewServer(fm)
 	defer srv.Close()
 	client, _ := enclave.New(enclave.Config{URL: srv.URL})
@@ -91,7 +98,7 @@ func TestProcessor(t *testing.T) {
 	to := common.HexToAddress("0x7e")
 	var txs []*types.Transaction
 	var receipts types.Receipts
-	for _, k := range []common.Hash{k1, k2, k3} {
+	for _, k := range []common.Hash{k1, k2, k4, k3} {
 		mk, _ := crypto.GenerateKey()
 		tx, _ := types.SignTx(types.NewTx(&types.LegacyTx{Gas: 30000, GasPrice: new(big.Int), To: &to, Data: k[:]}), types.HomesteadSigner{}, mk)
 		txs = append(txs, tx)
@@ -112,14 +119,14 @@ func TestProcessor(t *testing.T) {
 	if r := rec.Receipts[0]; r.PMT != txs[0].Hash() || r.Status != 1 || common.BytesToAddress(r.Contract) != contract || r.From != sender {
 		t.Fatalf("creation receipt %+v", r)
 	}
-	if r := rec.Receipts[1]; r.PMT != txs[2].Hash() || r.Status != 1 || len(r.Logs) != 1 || r.PMTIndex != 2 {
+	if r := rec.Receipts[1]; r.PMT != txs[3].Hash() || r.Status != 1 || len(r.Logs) != 1 || r.PMTIndex != 3 {
 		t.Fatalf("call receipt %+v", r)
 	}
 	st, err := store.StateAt(rec.Root(testGroup))
 	if err != nil || st.GetState(contract, common.Hash{}) != common.BigToHash(big.NewInt(5)) || st.GetNonce(sender) != 2 {
 		t.Fatalf("private state: %v", err)
 	}
-	if fm.calls < 5 {
+	if fm.calls < 6 {
 		t.Fatalf("%d /receive calls, want the 500s retried", fm.calls)
 	}
 
