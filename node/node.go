@@ -427,6 +427,9 @@ func (n *Node) Close() error {
 	if n.p2p != nil {
 		n.p2p.Stop()
 	}
+	if n.backend != nil && n.backend.Privacy != nil {
+		n.backend.Privacy.Processor().Stop() // a block waiting for the manager gives up
+	}
 	n.miner.Stop()
 	n.rpc.stop()
 	n.graphql.stop()

@@ -45,13 +45,22 @@ type Processor struct {
 	address     common.Address
 	nonceAlways bool
 	log         *slog.Logger
+
+	// stop ends every wait for the manager (Stop): the miner inserts the
+	// blocks it sealed with a context that never ends.
+	stop     chan struct{}
+	stopOnce sync.Once
 }
 
 // NewProcessor returns the processor of the PMTs sent to the precompile at
 // address.
 func NewProcessor(c *chain.Chain, store *privstate.Store, client *enclave.Client, address common.Address, nonceAlways bool, log *slog.Logger) *Processor {
-	return &Processor{chain: c, store: store, enclave: client, address: address, nonceAlways: nonceAlways, log: log}
+	return &Processor{chain: c, store: store, enclave: client, address: address, nonceAlways: nonceAlways, log: log, stop: make(chan struct{})}
 }
+
+// Stop makes blocks waiting for the manager, now or later, fail instead
+// (the node is shutting down). It is safe to call more than once.
+func (p *Processor) Stop() { p.stopOnce.Do(func() { close(p.stop) }) }
 
 // fetchWorkers bounds the concurrent /receive requests of one block.
 const fetchWorkers = 16
@@ -152,6 +161,13 @@ func (p *Processor) fetch(ctx context.Context, txs types.Transactions, markers [
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	go func() {
+		select {
+		case <-p.stop:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
 	var (
 		wg      sync.WaitGroup
 		next    atomic.Int64

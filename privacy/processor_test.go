@@ -152,4 +152,21 @@ func TestProcessor(t *testing.T) {
 	if store.HasRecord(common.Hash{0xcc}) {
 		t.Fatal("a record was written without the payloads")
 	}
+	// Stop ends the wait of a block inserted with a context that never
+	// ends (the miner's).
+	go func() {
+		for {
+			fm.mu.Lock()
+			n := fm.calls
+			fm.mu.Unlock()
+			if n > 12 {
+				p.Stop()
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
+	if err := p.ProcessBlock(context.WithoutCancel(context.Background()), block, common.Hash{0xdd}, receipts, nil); err == nil {
+		t.Fatal("a stopped processor stored a block without its payloads")
+	}
 }
