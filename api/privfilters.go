@@ -20,7 +20,7 @@ import (
 type privFilters struct {
 	mu   sync.Mutex
 	byID map[string]*privFilter
-	// subs holds each priv_subscribe subscription's cancel function.
+	// subs holds the priv_subscribe subscriptions (*privSub) by id.
 	subs sync.Map
 }
 
@@ -148,14 +148,29 @@ func (p *Priv) Subscribe(ctx context.Context, group string, kind string, opts *j
 		}
 	}
 	id := newFilterID()
-	var once sync.Once
-	var cancel func()
-	cancel = p.s.SubscribeLogs(g, privacy.LogQuery{Addresses: args.Addresses, Topics: args.Topics}, func(l *types.Log) bool {
-		return n.Notify(privSubscription(id, logJSON(l)))
-	})
-	p.fil.subs.Store(id, func() { once.Do(cancel) })
+	sub := new(privSub)
+	p.fil.subs.Store(id, sub)
 	n.OnClose(func() { p.dropSub(id) })
+	// Notifications start once the answer with the id is queued, so that
+	// none can overtake it.
+	rpc.AfterResponse(ctx, func() {
+		sub.mu.Lock()
+		defer sub.mu.Unlock()
+		if !sub.dropped {
+			sub.cancel = p.s.SubscribeLogs(g, privacy.LogQuery{Addresses: args.Addresses, Topics: args.Topics}, func(l *types.Log) bool {
+				return n.Notify(privSubscription(id, logJSON(l)))
+			})
+		}
+	})
 	return id, nil
+}
+
+// privSub is a priv_subscribe subscription: cancel ends its feed once it
+// has started.
+type privSub struct {
+	mu      sync.Mutex
+	cancel  func()
+	dropped bool
 }
 
 // Unsubscribe is priv_unsubscribe: [privacyGroupId, subscriptionId].
@@ -175,7 +190,13 @@ func (p *Priv) Unsubscribe(ctx context.Context, group, id string) (bool, error) 
 func (p *Priv) dropSub(id string) bool {
 	v, ok := p.fil.subs.LoadAndDelete(id)
 	if ok {
-		v.(func())()
+		sub := v.(*privSub)
+		sub.mu.Lock()
+		sub.dropped = true
+		if sub.cancel != nil {
+			sub.cancel()
+		}
+		sub.mu.Unlock()
 	}
 	return ok
 }
