@@ -102,6 +102,13 @@ type Backend struct {
 	// RevertReasons (--revert-reason-enabled) adds revertReason to the
 	// receipts of reverted transactions.
 	RevertReasons bool
+	// SimulateMaxBlocks (--rpc-simulate-max-blocks) bounds the blocks of
+	// one eth_simulateV1 request; 0 means DefaultSimulateMaxBlocks.
+	SimulateMaxBlocks uint64
+	// SimulateGasCap (--rpc-simulate-gas-cap) bounds the gas all calls of
+	// one eth_simulateV1 request use together; 0 means
+	// DefaultSimulateGasCap.
+	SimulateGasCap uint64
 	// TraceLimit (--rpc-max-trace-size) bounds the bytes of one debug_trace
 	// request's output; 0 means no limit.
 	TraceLimit int
@@ -177,7 +184,7 @@ func (b *Backend) stateOf(header *types.Header, hash common.Hash) (*state.StateD
 	if err := b.EnsureState(header, hash); err != nil {
 		return nil, err
 	}
-	st, err := b.Chain.StateAt(header.Root)
+	st, err := b.Chain.ReadState(header.Root)
 	if err != nil {
 		return nil, ErrWorldStateUnavailable
 	}

@@ -111,15 +111,22 @@ func jsonrpcError(err error) *rpc.Error {
 		missing *BlockNotFoundError
 		revert  *RevertError
 		halt    *HaltError
+		sim     *SpecError
 		// tooLarge keeps its message: it names the flag to change.
 		tooLarge *TraceTooLargeError
 	)
 	switch {
+	case errors.As(err, &sim):
+		return rpc.NewError(sim.Code, sim.Message)
 	case errors.As(err, &pool):
 		// Besu answers a refused submission with the catalogued error
 		// alone. A refusal Besu has no code for (oversized data, init code
 		// too large, …) answers -32602 with the pool's detail, where Besu
 		// would say "Internal error".
+		if pool.Reason == txpool.TxPoolFull && pool.Detail != "" {
+			// Besu's message, with what the sender can do about it.
+			return errPoolFull.WithReason(pool.Detail)
+		}
 		if e := reasonErrors[pool.Reason]; e != nil {
 			return e
 		}

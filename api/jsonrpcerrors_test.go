@@ -25,6 +25,7 @@ func TestJSONRPCErrorMapping(t *testing.T) {
 		{&txpool.Error{Reason: txpool.NonceTooLow, Detail: "nonce 1 < 2"}, -32001, "Nonce too low", nil},
 		{&txpool.Error{Reason: txpool.TransactionAlreadyKnown}, -32000, "Known transaction", nil},
 		{&txpool.Error{Reason: txpool.TxPoolFull}, -32000, "Transaction pool is full", nil},
+		{&txpool.Error{Reason: txpool.TxPoolFull, Detail: "resend later"}, -32000, "Transaction pool is full (resend later)", nil},
 		{&txpool.Error{Reason: txpool.OversizedData, Detail: "too big"}, -32602, "Invalid params (too big)", nil},
 		{&InvalidTransactionError{Reason: txpool.UpfrontCostExceedsBalance}, -32004, "Upfront cost exceeds account balance", nil},
 		{invalidTx(txpool.NonceTooLow, "transaction nonce %d below sender account nonce %d", 1, 2), -32001, "Nonce too low (transaction nonce 1 below sender account nonce 2)", nil},

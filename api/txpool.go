@@ -28,6 +28,10 @@ func txPoolGroup(b *Backend) rpc.Group {
 	return rpc.Group{Name: rpc.GroupTxPool, Errors: jsonrpcError, Methods: []rpc.Method{
 		{Name: "txpool_besuStatistics", Fn: p.BesuStatistics},
 		{Name: "txpool_besuTransactions", Fn: p.BesuTransactions},
+		// The API documents' txpool_clientStatistics and
+		// txpool_clientTransactions under this client's name.
+		{Name: "txpool_basaltStatistics", Fn: p.BesuStatistics},
+		{Name: "txpool_basaltTransactions", Fn: p.BesuTransactions},
 		{Name: "txpool_besuPendingTransactions", Fn: p.BesuPendingTransactions,
 			ParamErrors: []*rpc.Error{rpc.ErrInvalidTransactionLimitParams, rpc.ErrInvalidPendingTransactionsParams}},
 		{Name: "txpool_status", Fn: p.Status},
@@ -308,8 +312,16 @@ type PoolContent[T any] struct {
 // PoolContentFrom is go-ethereum's txpool_contentFrom answer: one sender's
 // pending and queued transactions by nonce (decimal string).
 type PoolContentFrom struct {
-	Pending map[string]*TxJSON `json:"pending"`
-	Queued  map[string]*TxJSON `json:"queued"`
+	Pending map[string]*PoolTxJSON `json:"pending"`
+	Queued  map[string]*PoolTxJSON `json:"queued"`
+}
+
+// PoolTxJSON is the spec's PendingTransactionInfo: a transaction object
+// whose block fields, blockTimestamp included, are null.
+type PoolTxJSON struct {
+	*TxJSON
+	// BlockTimestamp hides TxJSON's, which is left out when null.
+	BlockTimestamp *hexutil.Uint64 `json:"blockTimestamp"`
 }
 
 func byNonce[T any](txs []*types.Transaction, render func(*types.Transaction) T) map[string]T {
@@ -328,15 +340,15 @@ func byAccount[T any](accts map[common.Address][]*types.Transaction, render func
 	return m
 }
 
-func (p *TxPoolAPI) renderTx(tx *types.Transaction) *TxJSON {
-	return txJSON(p.b.Chain.Config(), tx, nil)
+func (p *TxPoolAPI) renderTx(tx *types.Transaction) *PoolTxJSON {
+	return &PoolTxJSON{TxJSON: txJSON(p.b.Chain.Config(), tx, nil)}
 }
 
 // Content is txpool_content: every pooled transaction as a transaction
 // object (block fields null), by sender and nonce, pending and queued.
-func (p *TxPoolAPI) Content() PoolContent[*TxJSON] {
+func (p *TxPoolAPI) Content() PoolContent[*PoolTxJSON] {
 	pending, queued := p.b.Pool.Content()
-	return PoolContent[*TxJSON]{Pending: byAccount(pending, p.renderTx), Queued: byAccount(queued, p.renderTx)}
+	return PoolContent[*PoolTxJSON]{Pending: byAccount(pending, p.renderTx), Queued: byAccount(queued, p.renderTx)}
 }
 
 // ContentFrom is txpool_contentFrom: addr's pooled transactions by nonce.

@@ -95,6 +95,13 @@ func TestTxPoolBesuMethods(t *testing.T) {
 	if got := string(e.result(t, "txpool_besuStatistics")); got != `{"maxSize":4096,"localCount":2,"remoteCount":1}` {
 		t.Errorf("txpool_besuStatistics = %s", got)
 	}
+	// The API documents' txpool_client* names, with this client's name.
+	if got := string(e.result(t, "txpool_basaltStatistics")); got != `{"maxSize":4096,"localCount":2,"remoteCount":1}` {
+		t.Errorf("txpool_basaltStatistics = %s", got)
+	}
+	if got, want := string(e.result(t, "txpool_basaltTransactions")), string(e.result(t, "txpool_besuTransactions")); got != want {
+		t.Errorf("txpool_basaltTransactions = %s, txpool_besuTransactions %s", got, want)
+	}
 
 	var entries []map[string]any
 	if err := json.Unmarshal(e.result(t, "txpool_besuTransactions"), &entries); err != nil || len(entries) != 3 {
@@ -215,6 +222,12 @@ func TestTxPoolGethMethods(t *testing.T) {
 	if tx := content.Pending[a]["0"]; tx["blockHash"] != nil || tx["from"] != strings.ToLower(a) || tx["nonce"] != "0x0" {
 		t.Errorf("content tx = %v", tx)
 	}
+	// The spec's PendingTransactionInfo: every block field present, null.
+	for _, f := range []string{"blockHash", "blockNumber", "blockTimestamp", "transactionIndex"} {
+		if v, ok := content.Queued[a]["2"][f]; !ok || v != nil {
+			t.Errorf("content tx %s = %v (present %v)", f, v, ok)
+		}
+	}
 
 	var from struct {
 		Pending map[string]map[string]any
@@ -277,7 +290,7 @@ func FuzzTxPoolParams(f *testing.F) {
 	}
 	e := newTxPoolEnv(f)
 	f.Fuzz(func(t *testing.T, params string) {
-		for _, m := range []string{"txpool_besuPendingTransactions", "txpool_contentFrom"} {
+		for _, m := range []string{"txpool_besuPendingTransactions", "txpool_contentFrom", "txpool_basaltStatistics", "txpool_basaltTransactions", "txpool_content"} {
 			resp, _ := e.srv.HandleMessage(context.Background(), []byte(`{"jsonrpc":"2.0","id":1,"method":"`+m+`","params":`+params+`}`))
 			if strings.Contains(string(resp), `"code":-32603`) {
 				t.Fatalf("%s %s: %s", m, params, resp)

@@ -198,6 +198,13 @@ func TestRejectsBadBlocks(t *testing.T) {
 	if c.CurrentHeader().Number.Uint64() != 0 {
 		t.Fatal("head moved after rejected blocks")
 	}
+	// The invalid ones are remembered, most recent first; an orphan is not
+	// invalid, only early.
+	bad := c.BadBlocks()
+	if len(bad) != 2 || bad[0].Block.GasUsed() != good.GasUsed()+1 || bad[1].Block.Root() != (common.Hash{1}) ||
+		bad[0].Hash != c.Hash(bad[0].Block.Header()) || bad[0].Err == nil {
+		t.Fatalf("bad blocks %+v", bad)
+	}
 	if _, err := c.InsertBlock(ctx, good, InsertOptions{}); err != nil {
 		t.Fatal(err)
 	}

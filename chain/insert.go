@@ -91,13 +91,13 @@ func (c *Chain) InsertBlock(ctx context.Context, block *types.Block, opts Insert
 	}
 	seal := !opts.SkipSeal
 	if err := c.engine.VerifyHeader(c, header, parent, seal); err != nil {
-		return res, fmt.Errorf("block %d: invalid header: %w", number, err)
+		return res, c.invalid(block, hash, fmt.Errorf("block %d: invalid header: %w", number, err))
 	}
 	if err := c.engine.VerifyUncles(c, block, seal); err != nil {
-		return res, fmt.Errorf("block %d: invalid uncles: %w", number, err)
+		return res, c.invalid(block, hash, fmt.Errorf("block %d: invalid uncles: %w", number, err))
 	}
 	if err := ValidateBody(block); err != nil {
-		return res, fmt.Errorf("block %d: invalid body: %w", number, err)
+		return res, c.invalid(block, hash, fmt.Errorf("block %d: invalid body: %w", number, err))
 	}
 
 	var (
@@ -117,10 +117,13 @@ func (c *Chain) InsertBlock(ctx context.Context, block *types.Block, opts Insert
 		result, err := c.exec.Process(ctx, block, hash, statedb)
 		stats.Executed, stats.Execution = true, time.Since(execStart)
 		if err != nil {
-			return res, fmt.Errorf("block %d: %w", number, err)
+			if ctx.Err() != nil {
+				return res, fmt.Errorf("block %d: %w", number, err) // stopped, not invalid
+			}
+			return res, c.invalid(block, hash, fmt.Errorf("block %d: %w", number, err))
 		}
 		if _, err := ValidateResult(c.config, header, statedb, result); err != nil {
-			return res, fmt.Errorf("block %d: %w", number, err)
+			return res, c.invalid(block, hash, fmt.Errorf("block %d: %w", number, err))
 		}
 		receipts = result.Receipts
 	}

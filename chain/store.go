@@ -69,14 +69,9 @@ type Chain struct {
 	headerCache   *lru.Cache[common.Hash, *types.Header]
 	bodyCache     *lru.Cache[common.Hash, *types.Body]
 	receiptsCache *lru.Cache[common.Hash, types.Receipts]
-	accountCache  *lru.Cache[accountKey, *types.StateAccount]
-}
+	readers       readerCache // shared, cached readers of recent roots (readcache.go)
 
-// accountKey names an account in one state; the state under a root never
-// changes, so cached accounts never go stale.
-type accountKey struct {
-	root common.Hash
-	addr common.Address
+	bad badBlocks // invalid blocks refused, for debug_getBadBlocks
 }
 
 type headInfo struct {
@@ -111,7 +106,6 @@ func Open(db ethdb.Database, genesis *core.Genesis, engine consensus.Engine, opt
 		headerCache:   lru.NewCache[common.Hash, *types.Header](2048),
 		bodyCache:     lru.NewCache[common.Hash, *types.Body](256),
 		receiptsCache: lru.NewCache[common.Hash, types.Receipts](256),
-		accountCache:  lru.NewCache[accountKey, *types.StateAccount](16384),
 	}
 	c.exec = NewExecutor(c.config, engine, c, opts...)
 	gblock := genesis.ToBlock()
@@ -446,28 +440,23 @@ func (c *Chain) SubscribeHead(ch chan<- HeadEvent) event.Subscription {
 // much cheaper than StateAt for single lookups (balance, nonce, code, slot)
 // and safe for concurrent use.
 func (c *Chain) StateReader(root common.Hash) (state.Reader, error) {
-	return c.stateDB.Reader(root)
+	return c.readers.get(root, c.stateDB.Reader)
 }
 
 // Account returns a copy of the account at addr in the state with the given
 // root (an empty account when it does not exist). The RPC front ends read
 // balances and nonces this way; hot accounts are served from a cache.
 func (c *Chain) Account(root common.Hash, addr common.Address) (*types.StateAccount, error) {
-	key := accountKey{root, addr}
-	if a, ok := c.accountCache.Get(key); ok {
-		return a.Copy(), nil
-	}
-	rd, err := c.stateDB.Reader(root)
+	rd, err := c.readers.get(root, c.stateDB.Reader)
 	if err != nil {
 		return nil, err
 	}
-	a, err := rd.Account(addr)
+	a, err := rd.Account(addr) // a copy already
 	if err != nil {
 		return nil, err
 	}
 	if a == nil {
 		a = types.NewEmptyStateAccount()
 	}
-	c.accountCache.Add(key, a)
-	return a.Copy(), nil
+	return a, nil
 }

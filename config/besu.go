@@ -197,16 +197,23 @@ func besuOptions() []option {
 
 		// Transaction pool: the options of Besu's layered pool that have no
 		// counterpart in Basalt's count-bounded pool.
-		{name: "tx-pool-layer-max-capacity", def: "12500000", check: checkInt(1, math.MaxInt64), status: differs, basalt: layeredOnly},
-		{name: "tx-pool-max-prioritized", def: "2000", check: checkInt(1, math.MaxInt32), status: differs, basalt: layeredOnly},
+		{name: "tx-pool-layer-max-capacity", def: "12500000", status: differs,
+			apply: func(c *Config, v string) (err error) {
+				c.TxPool.LayerMaxCapacity, err = parseInt64(v, 1, math.MaxInt64)
+				return err
+			},
+			basalt: "Basalt's pool bounds the number of transactions, not their memory: without --tx-pool-max-size the layered pool holds --tx-pool-max-prioritized plus two layers of this many bytes at 1,000 bytes a transaction (27,000 by default)"},
+		{name: "tx-pool-max-prioritized", def: "2000", status: differs,
+			apply: func(c *Config, v string) (err error) {
+				n, err := parseInt64(v, 1, math.MaxInt32)
+				c.TxPool.MaxPrioritized = int(n)
+				return err
+			},
+			basalt: "counted into the pool's size (see --tx-pool-layer-max-capacity); Basalt does not keep a separate prioritized layer"},
 		{name: "tx-pool-max-prioritized-by-type", kind: kindList, def: "BLOB=6", check: checkEach(checkTypeCount), status: differs, basalt: layeredOnly},
 		{name: "tx-pool-min-score", def: "-128", check: checkInt(-128, 127), status: differs, basalt: layeredOnly},
 		{name: "tx-pool-enable-balance-check", kind: kindBool, def: "false", check: checkBool, status: differs, noteWhen: givenFalse,
 			basalt: "Basalt always checks that the sender can pay a transaction's upfront cost when it enters the pool"},
-		{name: "tx-pool-enable-save-restore", kind: kindBool, def: "false", check: checkBool, status: differs,
-			basalt: "Basalt does not save the transaction pool across restarts"},
-		{name: "tx-pool-save-file", def: "", check: checkAny, status: differs,
-			basalt: "Basalt does not save the transaction pool across restarts"},
 		{name: "tx-pool-priority-senders", kind: kindList, def: "", check: checkEach(checkAddress), status: differs,
 			basalt: "Basalt prioritises local senders (transactions sent to this node) only"},
 

@@ -73,6 +73,26 @@ func TestBesuOptionsAct(t *testing.T) {
 	}
 }
 
+// TestPoolSize: the layered pool (the default) holds what Besu's memory
+// limits hold at 1,000 bytes a transaction; the sequenced pool and an
+// explicit --tx-pool-max-size give the count.
+func TestPoolSize(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want int
+	}{
+		{nil, 27000},
+		{[]string{"--tx-pool-layer-max-capacity=1000000", "--tx-pool-max-prioritized=10"}, 2010},
+		{[]string{"--tx-pool=sequenced"}, 4096},
+		{[]string{"--tx-pool-max-size=100"}, 100},
+		{[]string{"--tx-pool=sequenced", "--tx-pool-max-size=50"}, 50},
+	} {
+		if got := mustLoad(t, nil, tc.args...).TxPool.MaxSize; got != tc.want {
+			t.Errorf("%v: pool size %d, want %d", tc.args, got, tc.want)
+		}
+	}
+}
+
 // TestBesuOptionsAccepted: a Besu option Basalt does not act on is
 // accepted with one start-up line saying what Basalt does; default or
 // "off" values are quiet.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"math/big"
 	"os"
 	"path/filepath"
@@ -91,6 +92,9 @@ type Config struct {
 	// MinGasPrice is --min-gas-price in wei: the lowest gas price the
 	// transaction pool accepts and the miner includes.
 	MinGasPrice *big.Int
+	// PprofAddress is --Xpprof-address: where Go's runtime profiles are
+	// served, "" for nowhere.
+	PprofAddress string
 	// TxPool holds the --tx-pool-* options.
 	TxPool TxPoolConfig
 	// RPC holds the JSON-RPC options.
@@ -152,6 +156,10 @@ type APIConfig struct {
 	EstimateGasToleranceRatio float64
 	// GasCap is --rpc-gas-cap; 0 means the block's gas limit.
 	GasCap uint64
+	// SimulateMaxBlocks is --rpc-simulate-max-blocks.
+	SimulateMaxBlocks uint64
+	// SimulateGasCap is --rpc-simulate-gas-cap.
+	SimulateGasCap uint64
 }
 
 // Notice is a start-up line about an option or environment variable.
@@ -227,7 +235,39 @@ type TxPoolConfig struct {
 	TxFeeCap *big.Int
 	// StrictReplayProtection is --strict-tx-replay-protection-enabled.
 	StrictReplayProtection bool
+	// LayerMaxCapacity is --tx-pool-layer-max-capacity (bytes) and
+	// MaxPrioritized --tx-pool-max-prioritized: the layered pool's limits,
+	// from which MaxSize is derived when --tx-pool-max-size is not given
+	// (LayeredPoolSize).
+	LayerMaxCapacity int64
+	MaxPrioritized   int
+	// SaveRestore is --tx-pool-enable-save-restore: save the pool on a
+	// clean shutdown and load it at start-up.
+	SaveRestore bool
+	// SaveFile is --tx-pool-save-file, relative to DataPath unless absolute.
+	SaveFile string
+	// Journal is --tx-pool-journal-enabled: journal local transactions
+	// (fsynced before they are acknowledged) and replay them at start-up.
+	Journal bool
 }
+
+// layeredTxBytes is the memory the layered pool's size assumes per
+// transaction: about what a simple transfer occupies in Besu's estimate
+// and in Basalt's pool (the transaction with its caches and the pool's
+// indexes).
+const layeredTxBytes = 1000
+
+// LayeredPoolSize is how many transactions Basalt's pool holds for Besu's
+// layered pool limits: the prioritized layer plus the ready and sparse
+// layers of capacity bytes each. Besu's defaults (2,000 and 12.5 MB) give
+// 27,000, room for a burst of 10,000 transfers with most of the pool free.
+func LayeredPoolSize(maxPrioritized int, capacity int64) int {
+	n := int64(maxPrioritized) + 2*capacity/layeredTxBytes
+	return int(min(n, math.MaxInt32))
+}
+
+// DefaultTxPoolSaveFile is --tx-pool-save-file's default (Besu's).
+const DefaultTxPoolSaveFile = "txpool.dump"
 
 // RPCConfig holds the JSON-RPC options.
 type RPCConfig struct {

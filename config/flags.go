@@ -303,6 +303,21 @@ func nodeOptions() []option {
 		{name: "tx-pool-no-local-priority", aliases: []string{"tx-pool-disable-locals"}, kind: kindBool, def: "false",
 			usage: "Do not prefer transactions sent to this node over those from peers when evicting and ordering",
 			apply: func(c *Config, v string) (err error) { c.TxPool.NoLocalPriority, err = parseBoolValue(v); return err }},
+		{name: "tx-pool-enable-save-restore", kind: kindBool, def: "false",
+			usage: "Save the transaction pool to --tx-pool-save-file on shutdown and load it back at start-up",
+			apply: func(c *Config, v string) (err error) { c.TxPool.SaveRestore, err = parseBoolValue(v); return err }},
+		{name: "tx-pool-save-file", typ: "file", def: DefaultTxPoolSaveFile,
+			usage: "File the transaction pool is saved to and restored from (relative to --data-path)",
+			apply: func(c *Config, v string) error {
+				if strings.TrimSpace(v) == "" {
+					return errors.New("must not be empty")
+				}
+				c.TxPool.SaveFile = v
+				return nil
+			}},
+		{name: "tx-pool-journal-enabled", kind: kindBool, def: "true", status: own,
+			usage: "Journal transactions sent to this node, on disk before eth_sendRawTransaction answers, and replay them at start-up, so that a crash loses none",
+			apply: func(c *Config, v string) (err error) { c.TxPool.Journal, err = parseBoolValue(v); return err }},
 		{name: "rpc-tx-feecap", typ: "wei", def: "1000000000000000000",
 			usage: "Highest gas price (max fee per gas), in wei, a transaction sent to this node may offer; 0 for no cap",
 			apply: func(c *Config, v string) error {
@@ -374,6 +389,20 @@ func nodeOptions() []option {
 			apply: func(c *Config, v string) error {
 				n, err := parseInt64(v, 0, math.MaxInt64)
 				c.API.GasCap = uint64(n)
+				return err
+			}},
+		{name: "rpc-simulate-max-blocks", typ: "count", def: "256",
+			usage: "Most blocks one eth_simulateV1 request may simulate, gaps in its block numbers included",
+			apply: func(c *Config, v string) error {
+				n, err := parseInt64(v, 1, 1<<16)
+				c.API.SimulateMaxBlocks = uint64(n)
+				return err
+			}},
+		{name: "rpc-simulate-gas-cap", typ: "gas", def: "500000000",
+			usage: "Most gas the calls of one eth_simulateV1 request may use together (a call's gas is lowered to what is left)",
+			apply: func(c *Config, v string) error {
+				n, err := parseInt64(v, 1, math.MaxInt64)
+				c.API.SimulateGasCap = uint64(n)
 				return err
 			}},
 		{name: "revert-reason-enabled", kind: kindBool, def: "false",
@@ -681,6 +710,18 @@ func nodeOptions() []option {
 				on, err := parseBoolValue(v)
 				c.Metrics.TimersDisabled = !on
 				return err
+			}},
+		{name: "Xpprof-address", typ: "host:port", hidden: true, status: own,
+			usage: "Serve Go's runtime profiles (net/http/pprof: CPU, heap, allocations, mutex and block) on this address, for performance diagnosis",
+			apply: func(c *Config, v string) error {
+				if v = strings.TrimSpace(v); v == "" {
+					return nil
+				}
+				if _, _, err := net.SplitHostPort(v); err != nil {
+					return errors.New("expected host:port")
+				}
+				c.PprofAddress = v
+				return nil
 			}},
 		{name: "Xp2p-static-reconnect-seconds", typ: "int", def: "60", hidden: true, status: own,
 			usage: "Seconds between redials of dropped static nodes",

@@ -51,9 +51,8 @@ type Genesis struct {
 	// IBFT2 is config.ibft2, nil when absent.
 	IBFT2 *IBFT2Config
 
-	// QBFT is the raw config.qbft object (keys lower-cased), nil when absent.
-	// Basalt does not run QBFT; it is kept so that callers can say so.
-	QBFT json.RawMessage
+	// QBFT is config.qbft with config.transitions.qbft, nil when absent.
+	QBFT *QBFTConfig
 }
 
 // CliqueConfig is Besu's config.clique object, with Besu's defaults for
@@ -102,6 +101,37 @@ type IBFT2Config struct {
 	MiningBeneficiary *common.Address
 	// Raw is the object as given, with lower-cased keys.
 	Raw json.RawMessage
+}
+
+// QBFTConfig is Besu's config.qbft object with Besu's defaults (those of
+// config.ibft2) and the QBFT transitions (config.transitions.qbft).
+type QBFTConfig struct {
+	// IBFT2Config holds the options QBFT shares with IBFT 2.0, read from
+	// config.qbft.
+	IBFT2Config
+	// ValidatorContractAddress selects validators by contract from genesis
+	// (key "validatorcontractaddress").
+	ValidatorContractAddress *common.Address
+	// StartBlock, with config.ibft2 present, is the first QBFT block of a
+	// migration from IBFT 2.0 (key "startblock"); 0 when absent.
+	StartBlock uint64
+	// Transitions are config.transitions.qbft, by ascending block.
+	Transitions []QBFTTransition
+}
+
+// QBFTTransition is one entry of config.transitions.qbft: options that
+// change from Block on. Unset fields keep their previous value.
+type QBFTTransition struct {
+	Block                   uint64
+	BlockPeriodSeconds      *uint64
+	EmptyBlockPeriodSeconds *uint64
+	// Validators replace the validator set at Block without a vote.
+	Validators []common.Address
+	// ValidatorSelectionMode is "blockheader", "contract" or "" (unchanged).
+	ValidatorSelectionMode   string
+	ValidatorContractAddress *common.Address
+	BlockReward              *big.Int
+	MiningBeneficiary        *common.Address
 }
 
 // ChainConfig returns the go-ethereum chain configuration (the fork schedule).

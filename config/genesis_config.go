@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"strings"
 
 	"github.com/ethereum/go-ethereum/params"
 )
@@ -213,9 +214,15 @@ func (g *Genesis) parseEngines(o object) error {
 		if err != nil {
 			return err
 		}
-		g.QBFT = rawJSON(map[string]any(qo))
-		if qo == nil {
-			g.QBFT = []byte("{}")
+		if g.QBFT, err = parseQBFT(o, qo); err != nil {
+			return err
+		}
+		if g.QBFT.StartBlock > 0 && g.IBFT2 == nil {
+			return errors.New("config.qbft.startblock: needs config.ibft2 (it is the first QBFT block of a migration from IBFT 2.0)")
+		}
+	} else if o.has("transitions") {
+		if to, err := o.child("config.transitions", "transitions"); err == nil && to.has("qbft") {
+			return errors.New("config.transitions.qbft: needs config.qbft")
 		}
 	}
 	// Besu's precedence (JsonGenesisConfigOptions.getConsensusEngine).
@@ -262,7 +269,11 @@ func parseClique(o object) (*CliqueConfig, error) {
 	return cc, nil
 }
 
-func parseIBFT2(o object) (*IBFT2Config, error) {
+func parseIBFT2(o object) (*IBFT2Config, error) { return parseBFTOptions("config.ibft2", o) }
+
+// parseBFTOptions reads the options config.ibft2 and config.qbft share,
+// with Besu's defaults.
+func parseBFTOptions(path string, o object) (*IBFT2Config, error) {
 	ic := &IBFT2Config{
 		BlockPeriodSeconds:        1,
 		EpochLength:               30000,
@@ -293,23 +304,23 @@ func parseIBFT2(o object) (*IBFT2Config, error) {
 		{"futuremessagesmaxdistance", &ic.FutureMessagesMaxDistance},
 	} {
 		if v, ok := o.get(k.key); ok {
-			if *k.dst, err = parsePositive("config.ibft2."+k.key, v); err != nil {
+			if *k.dst, err = parsePositive(path+"."+k.key, v); err != nil {
 				return nil, err
 			}
 		}
 	}
 	if v, ok := o.get("emptyblockperiodseconds"); ok {
-		if ic.EmptyBlockPeriodSeconds, err = parseUint64("config.ibft2.emptyblockperiodseconds", v, decOrHex); err != nil {
+		if ic.EmptyBlockPeriodSeconds, err = parseUint64(path+".emptyblockperiodseconds", v, decOrHex); err != nil {
 			return nil, err
 		}
 	}
 	if v, ok := o.get("blockreward"); ok {
-		if ic.BlockReward, err = parseBig("config.ibft2.blockreward", v, decOrHex); err != nil {
+		if ic.BlockReward, err = parseBig(path+".blockreward", v, decOrHex); err != nil {
 			return nil, err
 		}
 	}
 	if v, ok := o.get("miningbeneficiary"); ok {
-		a, err := parseAddress("config.ibft2.miningbeneficiary", v)
+		a, err := parseAddress(path+".miningbeneficiary", v)
 		if err != nil {
 			return nil, err
 		}
@@ -390,4 +401,139 @@ func parsePositive(path string, v any) (uint64, error) {
 		return 0, fmt.Errorf("%s: must be positive", path)
 	}
 	return n, nil
+}
+
+// parseQBFT reads config.qbft (qo) and config.transitions.qbft (under the
+// config object c), with Besu's defaults and start-up checks.
+func parseQBFT(c, qo object) (*QBFTConfig, error) {
+	opts, err := parseBFTOptions("config.qbft", qo)
+	if err != nil {
+		return nil, err
+	}
+	if qo == nil {
+		opts.Raw = []byte("{}")
+	}
+	qc := &QBFTConfig{IBFT2Config: *opts}
+	if v, ok := qo.get("validatorcontractaddress"); ok {
+		a, err := parseAddress("config.qbft.validatorcontractaddress", v)
+		if err != nil {
+			return nil, err
+		}
+		qc.ValidatorContractAddress = &a
+	}
+	if v, ok := qo.get("startblock"); ok {
+		if qc.StartBlock, err = parsePositive("config.qbft.startblock", v); err != nil {
+			return nil, err
+		}
+	}
+	to, err := c.child("config.transitions", "transitions")
+	if err != nil || to == nil {
+		return qc, err
+	}
+	v, ok := to.get("qbft")
+	if !ok {
+		return qc, nil
+	}
+	list, ok := v.([]any)
+	if !ok {
+		return nil, fmt.Errorf("config.transitions.qbft: expected an array, got %s", jsonKind(v))
+	}
+	for i, item := range list {
+		path := fmt.Sprintf("config.transitions.qbft[%d]", i)
+		m, ok := item.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("%s: expected an object, got %s", path, jsonKind(item))
+		}
+		t, err := parseQBFTTransition(path, m)
+		if err != nil {
+			return nil, err
+		}
+		if n := len(qc.Transitions); n > 0 && t.Block <= qc.Transitions[n-1].Block {
+			return nil, fmt.Errorf("%s.block: %d is not above the previous transition's block %d", path, t.Block, qc.Transitions[n-1].Block)
+		}
+		qc.Transitions = append(qc.Transitions, t)
+	}
+	// Contract mode needs an address, from the transition or an earlier
+	// one or config.qbft.
+	contract := qc.ValidatorContractAddress
+	for i, t := range qc.Transitions {
+		if t.ValidatorContractAddress != nil {
+			contract = t.ValidatorContractAddress
+		}
+		if t.ValidatorSelectionMode == "contract" && contract == nil {
+			return nil, fmt.Errorf("config.transitions.qbft[%d]: validatorselectionmode contract needs a validatorcontractaddress", i)
+		}
+	}
+	return qc, nil
+}
+
+func parseQBFTTransition(path string, m map[string]any) (QBFTTransition, error) {
+	var t QBFTTransition
+	o, err := lowerKeys(path, m)
+	if err != nil {
+		return t, err
+	}
+	v, ok := o.get("block")
+	if !ok {
+		return t, fmt.Errorf("%s.block: missing", path)
+	}
+	if t.Block, err = parsePositive(path+".block", v); err != nil {
+		return t, err
+	}
+	if v, ok := o.get("blockperiodseconds"); ok {
+		n, err := parsePositive(path+".blockperiodseconds", v)
+		if err != nil {
+			return t, err
+		}
+		t.BlockPeriodSeconds = &n
+	}
+	if v, ok := o.get("emptyblockperiodseconds"); ok {
+		n, err := parseUint64(path+".emptyblockperiodseconds", v, decOrHex)
+		if err != nil {
+			return t, err
+		}
+		t.EmptyBlockPeriodSeconds = &n
+	}
+	if v, ok := o.get("validators"); ok {
+		list, ok := v.([]any)
+		if !ok || len(list) == 0 {
+			return t, fmt.Errorf("%s.validators: expected a non-empty array of addresses", path)
+		}
+		for i, a := range list {
+			addr, err := parseAddress(fmt.Sprintf("%s.validators[%d]", path, i), a)
+			if err != nil {
+				return t, err
+			}
+			t.Validators = append(t.Validators, addr)
+		}
+	}
+	if v, ok := o.get("validatorselectionmode"); ok {
+		s, _ := v.(string)
+		switch mode := strings.ToLower(s); mode {
+		case "blockheader", "contract":
+			t.ValidatorSelectionMode = mode
+		default:
+			return t, fmt.Errorf("%s.validatorselectionmode: %v is not blockheader or contract", path, v)
+		}
+	}
+	if v, ok := o.get("validatorcontractaddress"); ok {
+		a, err := parseAddress(path+".validatorcontractaddress", v)
+		if err != nil {
+			return t, err
+		}
+		t.ValidatorContractAddress = &a
+	}
+	if v, ok := o.get("blockreward"); ok {
+		if t.BlockReward, err = parseBig(path+".blockreward", v, decOrHex); err != nil {
+			return t, err
+		}
+	}
+	if v, ok := o.get("miningbeneficiary"); ok {
+		a, err := parseAddress(path+".miningbeneficiary", v)
+		if err != nil {
+			return t, err
+		}
+		t.MiningBeneficiary = &a
+	}
+	return t, nil
 }

@@ -434,7 +434,7 @@ func TestEnginesAndExtras(t *testing.T) {
 		t.Errorf("ethash %q %v", g.Consensus, g.FixedDifficulty)
 	}
 	g = mustParse(t, `{"config": {"chainId": 1, "qbft": {"blockperiodseconds": 1}}, `+minimalHeader+`}`)
-	if g.Consensus != "qbft" || len(g.QBFT) == 0 {
+	if g.Consensus != "qbft" || g.QBFT == nil {
 		t.Errorf("qbft %q", g.Consensus)
 	}
 }

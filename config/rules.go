@@ -71,6 +71,11 @@ func (c *Config) checkBesuRules() error {
 			return fmt.Errorf("%s: %s (--tx-pool=%s from %s)", msg, joinFlags(bad), strings.ToLower(c.TxPool.Implementation), impl.Source)
 		}
 	}
+	if _, sized := c.given["tx-pool-max-size"]; !sized && c.TxPool.Implementation != "SEQUENCED" {
+		// Besu's layered pool (the default) is bounded by memory; Basalt's
+		// by count: the count those memory limits hold.
+		c.TxPool.MaxSize = LayeredPoolSize(c.TxPool.MaxPrioritized, c.TxPool.LayerMaxCapacity)
+	}
 	_, limitGiven := c.given["tx-pool-limit-by-account-percentage"]
 	_, futureGiven := c.given["tx-pool-max-future-by-sender"]
 	switch {

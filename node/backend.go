@@ -16,7 +16,7 @@ func newBackend(n *Node) *api.Backend {
 	cfg := n.cfg
 	b := &api.Backend{
 		Chain:         n.chain,
-		Pool:          n.pool,
+		Pool:          n.frontPool(),
 		Miner:         n.miner,
 		NetworkID:     cfg.NetworkID,
 		ClientVersion: n.clientID(),
@@ -46,6 +46,7 @@ func (n *Node) tuneBackend(b *api.Backend) {
 		b.GasPriceOracle = &api.GasPriceOracle{Blocks: cfg.API.GasPriceBlocks, Percentile: cfg.API.GasPricePercentile, Max: cfg.API.GasPriceMax}
 	}
 	b.GasCap = cfg.API.GasCap
+	b.SimulateMaxBlocks, b.SimulateGasCap = cfg.API.SimulateMaxBlocks, cfg.API.SimulateGasCap
 	b.EstimateTolerance = cfg.API.EstimateGasToleranceRatio
 	b.RevertReasons = cfg.RevertReasonEnabled
 	b.TraceLimit = cfg.RPC.MaxTraceSize

@@ -30,6 +30,7 @@ import (
 	"github.com/basaltchain/basalt/consensus/clique"
 	"github.com/basaltchain/basalt/consensus/ethash"
 	"github.com/basaltchain/basalt/consensus/ibft2"
+	"github.com/basaltchain/basalt/consensus/qbft"
 	"github.com/basaltchain/basalt/internal/version"
 	"github.com/basaltchain/basalt/metrics"
 	"github.com/basaltchain/basalt/miner"
@@ -58,6 +59,7 @@ type Node struct {
 	caps    engineCaps // what the engine can do beyond consensus.Engine
 	chain   *chain.Chain
 	pool    *txpool.Pool
+	txStore *txStore // the pool's journal and save file
 	miner   *miner.Miner
 	backend *api.Backend // what every front end calls
 	rpc     *rpcServers
@@ -101,9 +103,13 @@ func NewEngine(g *config.Genesis) (consensus.Engine, error) {
 func NewEngineWith(g *config.Genesis, env EngineEnv) (consensus.Engine, error) {
 	switch g.Consensus {
 	case "ibft2":
+		if g.QBFT != nil && g.QBFT.StartBlock > 0 {
+			// A migration: IBFT 2.0 up to the block before, QBFT from it.
+			return qbft.New(g, ibft2.Options{Key: env.Key})
+		}
 		return ibft2.New(g.IBFT2, ibft2.Options{Key: env.Key}), nil
 	case "qbft":
-		return nil, errors.New("qbft consensus is not supported yet")
+		return qbft.New(g, ibft2.Options{Key: env.Key})
 	case "clique":
 		return newCliqueEngine(g, env)
 	}
@@ -235,6 +241,12 @@ func newNode(cfg *config.Config, log *slog.Logger, newEngine engineFactory, opts
 	if perms.AccountsEnabled() {
 		n.pool.SetSenderFilter(perms.AccountPermitted)
 	}
+	// After the allowlist: a replayed transaction is checked like a new one.
+	if n.txStore, err = openTxStore(cfg, n.pool, log); err != nil {
+		n.pool.Close()
+		n.closeStorage()
+		return nil, err
+	}
 	n.miner = miner.New(c, poolSource{n.pool}, miner.Config{
 		Coinbase:  n.coinbase(),
 		ExtraData: cfg.Miner.ExtraData,
@@ -244,6 +256,7 @@ func newNode(cfg *config.Config, log *slog.Logger, newEngine engineFactory, opts
 		Producer:  n.caps.producer,
 	}, log)
 	if n.p2p, err = newP2P(n); err != nil {
+		n.txStore.abort()
 		n.pool.Close()
 		n.closeStorage()
 		return nil, err
@@ -264,6 +277,7 @@ func newNode(cfg *config.Config, log *slog.Logger, newEngine engineFactory, opts
 		n.graphql, err = newGraphQLServer(n)
 	}
 	if err != nil {
+		n.txStore.abort()
 		n.pool.Close()
 		n.closeStorage()
 		return nil, err
@@ -391,6 +405,7 @@ func (n *Node) followHead(heads <-chan chain.HeadEvent) {
 				continue
 			}
 			n.pool.Reset(ev.Header, newStateView(st), reorgedTxs(ev))
+			n.txStore.afterHead()
 		}
 	}
 }
@@ -438,6 +453,9 @@ func (n *Node) Close() error {
 		n.backend.Filters.Stop()
 	}
 	n.wg.Wait()
+	if n.txStore != nil {
+		n.txStore.close()
+	}
 	n.pool.Close()
 	return n.closeStorage()
 }

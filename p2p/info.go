@@ -196,30 +196,17 @@ func GenesisConfig(g *config.Genesis, devNetwork bool) map[string]any {
 		m["evmStackSize"] = g.EVMStackSize
 	}
 	if ic := g.IBFT2; ic != nil {
-		// Besu's IbftConfigOptions.asMap: the options the genesis sets,
-		// in camel case.
-		var raw map[string]any
-		_ = json.Unmarshal(ic.Raw, &raw)
-		ibft := map[string]any{}
-		for _, o := range []struct {
-			key, name string
-			v         uint64
-		}{
-			{"epochlength", "epochLength", ic.EpochLength},
-			{"blockperiodseconds", "blockPeriodSeconds", ic.BlockPeriodSeconds},
-			{"requesttimeoutseconds", "requestTimeoutSeconds", ic.RequestTimeoutSeconds},
-			{"gossipedhistorylimit", "gossipedHistoryLimit", ic.GossipedHistoryLimit},
-			{"messagequeuelimit", "messageQueueLimit", ic.MessageQueueLimit},
-			{"duplicatemessagelimit", "duplicateMessageLimit", ic.DuplicateMessageLimit},
-			{"futuremessageslimit", "futureMessagesLimit", ic.FutureMessagesLimit},
-			{"futuremessagesmaxdistance", "futureMessagesMaxDistance", ic.FutureMessagesMaxDistance},
-			{"emptyblockperiodseconds", "emptyBlockPeriodSeconds", ic.EmptyBlockPeriodSeconds},
-		} {
-			if _, ok := raw[o.key]; ok {
-				ibft[o.name] = o.v
-			}
+		m["ibft2"] = bftOptions(ic)
+	}
+	if qc := g.QBFT; qc != nil {
+		q := bftOptions(&qc.IBFT2Config)
+		if qc.StartBlock > 0 {
+			q["startBlock"] = qc.StartBlock
 		}
-		m["ibft2"] = ibft
+		if qc.ValidatorContractAddress != nil {
+			q["validatorContractAddress"] = qc.ValidatorContractAddress.Hex()
+		}
+		m["qbft"] = q
 	}
 	if cc := g.Clique; cc != nil {
 		// Besu's CliqueConfigOptions.asMap, key spellings included.
@@ -237,4 +224,31 @@ func GenesisConfig(g *config.Genesis, devNetwork bool) map[string]any {
 		m["ethash"] = ethash
 	}
 	return m
+}
+
+// bftOptions is Besu's BftConfigOptions.asMap (config.ibft2, config.qbft):
+// the options the genesis sets, in camel case.
+func bftOptions(ic *config.IBFT2Config) map[string]any {
+	var raw map[string]any
+	_ = json.Unmarshal(ic.Raw, &raw)
+	out := map[string]any{}
+	for _, o := range []struct {
+		key, name string
+		v         uint64
+	}{
+		{"epochlength", "epochLength", ic.EpochLength},
+		{"blockperiodseconds", "blockPeriodSeconds", ic.BlockPeriodSeconds},
+		{"requesttimeoutseconds", "requestTimeoutSeconds", ic.RequestTimeoutSeconds},
+		{"gossipedhistorylimit", "gossipedHistoryLimit", ic.GossipedHistoryLimit},
+		{"messagequeuelimit", "messageQueueLimit", ic.MessageQueueLimit},
+		{"duplicatemessagelimit", "duplicateMessageLimit", ic.DuplicateMessageLimit},
+		{"futuremessageslimit", "futureMessagesLimit", ic.FutureMessagesLimit},
+		{"futuremessagesmaxdistance", "futureMessagesMaxDistance", ic.FutureMessagesMaxDistance},
+		{"emptyblockperiodseconds", "emptyBlockPeriodSeconds", ic.EmptyBlockPeriodSeconds},
+	} {
+		if _, ok := raw[o.key]; ok {
+			out[o.name] = o.v
+		}
+	}
+	return out
 }

@@ -233,7 +233,8 @@ func (p *Pool) insertLocked(c *candidate, now int64) *Error {
 			queued = e.nonce != nonce
 		}
 		if !p.makeRoomLocked(e, queued) {
-			return reject(TxPoolFull, "transaction pool is full (%d transactions) and the transaction does not outrank the cheapest one", len(p.all))
+			return reject(TxPoolFull, "%d transactions pending, the most this node keeps (--tx-pool-max-size); "+
+				"resend after the next blocks include some, or with a higher gas price to displace a cheaper one", len(p.all))
 		}
 		acct = p.accounts[e.from] // eviction may have emptied and dropped it
 	}

@@ -38,16 +38,40 @@ var (
 // transfers are offered at that steady rate instead of all at once, which
 // measures latency without a backlog.
 //
+// It runs IBFT 2.0 and QBFT side by side (sub-benchmarks ibft2 and qbft),
+// on the same engine, driver and core with each protocol's message set.
+//
 //	go test -run XXX -bench IBFTThroughput -benchtime=1x ./cmd/basalt/
 //	go test -run XXX -bench IBFTThroughput -benchtime=1x ./cmd/basalt/ -args -ibft.rate=1000 -ibft.txs=10000
 func BenchmarkIBFTThroughput(b *testing.B) {
+	for _, engine := range bftEngines {
+		b.Run(engine, func(b *testing.B) { benchThroughput(b, engine) })
+	}
+}
+
+// bftEngines are the genesis keys of the BFT protocols the benchmarks
+// compare.
+var bftEngines = []string{"ibft2", "qbft"}
+
+// generateBench is a network of count validators of engine with 1 s
+// blocks and the given round timeout and extra alloc entries.
+func generateBench(b *testing.B, engine string, count, requestTimeout int, extraAlloc string) *ibftNetwork {
+	net := generateBFT(b, count, bftOperatorConfig(count, fmt.Sprintf(
+		`%q: {"blockperiodseconds": 1, "epochlength": 30000, "requesttimeoutseconds": %d}`, engine, requestTimeout), extraAlloc))
+	if engine == "qbft" {
+		net.groups = "QBFT"
+	}
+	return net
+}
+
+func benchThroughput(b *testing.B, engine string) {
 	keys := make([]*ecdsa.PrivateKey, *benchSenders)
 	var alloc strings.Builder
 	for i := range keys {
 		keys[i], _ = crypto.GenerateKey()
 		fmt.Fprintf(&alloc, "\n      %q: {\"balance\": \"0xad78ebc5ac6200000000\"},", crypto.PubkeyToAddress(keys[i].PublicKey).Hex()[2:])
 	}
-	net := generateIBFTWith(b, 4, *benchTimeout, alloc.String())
+	net := generateBench(b, engine, 4, *benchTimeout, alloc.String())
 	net.start("--tx-pool-max-size=100000", "--rpc-http-max-batch-size=2000")
 	waitHeight(b, 60*time.Second, 2, net.nodes...)
 
@@ -215,11 +239,17 @@ func sendTxBatch(b *testing.B, url string, raws [][]byte) ([]common.Hash, int) {
 
 // BenchmarkIBFTIdle measures the consensus overhead of an idle network:
 // 4 validators making empty 1 s blocks; CPU time per node as a share of
-// one core, and per block.
+// one core, and per block; IBFT 2.0 and QBFT side by side.
 //
 //	go test -run XXX -bench IBFTIdle -benchtime=1x ./cmd/basalt/
 func BenchmarkIBFTIdle(b *testing.B) {
-	net := generateIBFT(b, 4, 2)
+	for _, engine := range bftEngines {
+		b.Run(engine, func(b *testing.B) { benchIdleNetwork(b, engine) })
+	}
+}
+
+func benchIdleNetwork(b *testing.B, engine string) {
+	net := generateBench(b, engine, 4, 2, "")
 	net.start()
 	waitHeight(b, 60*time.Second, 3, net.nodes...)
 	cpu := func() []time.Duration {

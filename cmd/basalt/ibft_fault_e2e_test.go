@@ -47,7 +47,14 @@ func halted(t *testing.T, nodes ...*testnode.P2PNode) {
 func TestIBFTStopValidators(t *testing.T) {
 	net := generateIBFT(t, 4, 1)
 	net.start()
-	n := net.nodes
+	stopValidators(t, net.nodes)
+}
+
+// stopValidators stops one of 4 running validators, then a second, then
+// brings the second back: the chain goes on, halts, resumes, on one chain.
+// The fourth stays stopped.
+func stopValidators(t *testing.T, n []*testnode.P2PNode) {
+	t.Helper()
 	waitHeight(t, 60*time.Second, 2, n...)
 
 	n[3].Stop(syscall.SIGTERM)
@@ -67,13 +74,21 @@ func TestIBFTStopValidators(t *testing.T) {
 func TestIBFTPartitionHeals(t *testing.T) {
 	net := generateIBFT(t, 4, 1)
 	net.start()
-	n := net.nodes
+	partition(t, net.nodes)
+}
+
+// partition splits 4 running validators 2|2: both halves halt without a
+// fork; healed, the network goes on on one chain.
+func partition(t *testing.T, n []*testnode.P2PNode) {
+	t.Helper()
 	waitHeight(t, 60*time.Second, 2, n...)
 
-	// Connect made the later node dial the earlier: the dialers drop.
+	// Either side may have dialled (Connect makes the later node dial
+	// the earlier; a restarted node dials again): both drop.
 	for _, a := range n[2:] {
 		for _, b := range n[:2] {
 			removePeer(t, a, b)
+			removePeer(t, b, a)
 		}
 	}
 	testnode.WaitFor(t, 20*time.Second, "partition", func() bool {

@@ -18,32 +18,41 @@ import (
 	"github.com/basaltchain/basalt/testsupport/testnode"
 )
 
-func validatorsAt(t *testing.T, n *testnode.P2PNode, block string) []common.Address {
+// bftMethods are the methods and the seal reader of one BFT protocol, for
+// the scenarios both protocols run.
+type bftMethods struct {
+	prefix      string // "ibft", "qbft"
+	sealSigners func(*types.Header) ([]common.Address, error)
+}
+
+var ibftMethods = bftMethods{"ibft", ibft2.SealSigners}
+
+func (m bftMethods) validatorsAt(t *testing.T, n *testnode.P2PNode, block string) []common.Address {
 	t.Helper()
 	var v []common.Address
-	n.MustCall(&v, "ibft_getValidatorsByBlockNumber", block)
+	n.MustCall(&v, m.prefix+"_getValidatorsByBlockNumber", block)
 	return v
 }
 
 // vote makes each of voters propose add (or drop) of a.
-func vote(t *testing.T, a common.Address, add bool, voters ...*testnode.P2PNode) {
+func (m bftMethods) vote(t *testing.T, a common.Address, add bool, voters ...*testnode.P2PNode) {
 	t.Helper()
 	for _, n := range voters {
 		var ok bool
-		n.MustCall(&ok, "ibft_proposeValidatorVote", a, add)
+		n.MustCall(&ok, m.prefix+"_proposeValidatorVote", a, add)
 		if !ok {
-			t.Fatal("ibft_proposeValidatorVote returned false")
+			t.Fatal("proposeValidatorVote returned false")
 		}
 	}
 }
 
 // sealersOf returns the signers of the commit seals of block number.
-func sealersOf(t *testing.T, n *testnode.P2PNode, number uint64) []common.Address {
+func (m bftMethods) sealersOf(t *testing.T, n *testnode.P2PNode, number uint64) []common.Address {
 	t.Helper()
 	var raw map[string]any
 	n.MustCall(&raw, "eth_getBlockByNumber", hexutil.EncodeUint64(number), false)
 	h := headerFromJSON(t, raw)
-	s, err := ibft2.SealSigners(h)
+	s, err := m.sealSigners(h)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,6 +66,13 @@ func sealersOf(t *testing.T, n *testnode.P2PNode, number uint64) []common.Addres
 func TestIBFTVoting(t *testing.T) {
 	net := generateIBFT(t, 4, 1)
 	net.start()
+	voting(t, net, ibftMethods)
+}
+
+// voting votes a fifth validator into net (running, 4 validators) and then
+// one of the four out, with the protocol's methods m.
+func voting(t *testing.T, net *ibftNetwork, m bftMethods) {
+	t.Helper()
 	n := net.nodes
 	waitHeight(t, 60*time.Second, 2, n...)
 
@@ -67,23 +83,23 @@ func TestIBFTVoting(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := testnode.StartP2P(t, t.TempDir(), "--genesis-file="+net.genesis, "--node-private-key-file="+keyFile,
-		"--rpc-http-api=ETH,NET,WEB3,ADMIN,IBFT")
+		"--rpc-http-api=ETH,NET,WEB3,ADMIN,"+net.apiGroups())
 	all := append(slices.Clone(n), e)
 	testnode.Connect(t, all...)
 
 	var pending map[string]bool
-	vote(t, fifth, true, n[0])
-	n[0].MustCall(&pending, "ibft_getPendingVotes")
+	m.vote(t, fifth, true, n[0])
+	n[0].MustCall(&pending, m.prefix+"_getPendingVotes")
 	if !pending[common.Address(fifth).Hex()] && !pending[lower(fifth)] {
 		t.Fatalf("pending votes %v", pending)
 	}
-	vote(t, fifth, true, n[1:3]...) // 3 of 4: a majority
+	m.vote(t, fifth, true, n[1:3]...) // 3 of 4: a majority
 	testnode.WaitFor(t, 60*time.Second, "fifth validator voted in", func() bool {
-		return slices.Contains(validatorsAt(t, n[0], "latest"), fifth)
+		return slices.Contains(m.validatorsAt(t, n[0], "latest"), fifth)
 	})
 	for _, v := range n[:3] {
 		var ok bool
-		v.MustCall(&ok, "ibft_discardValidatorVote", fifth)
+		v.MustCall(&ok, m.prefix+"_discardValidatorVote", fifth)
 	}
 	progresses(t, 60*time.Second, all...)
 
@@ -93,16 +109,16 @@ func TestIBFTVoting(t *testing.T) {
 	live := []*testnode.P2PNode{n[0], n[1], n[2], e}
 	progresses(t, 90*time.Second, live...)
 	head := n[0].BlockNumber()
-	if s := sealersOf(t, n[0], head); !slices.Contains(s, fifth) || len(s) < 4 {
+	if s := m.sealersOf(t, n[0], head); !slices.Contains(s, fifth) || len(s) < 4 {
 		t.Fatalf("block %d sealed by %v; want 4 seals including %s", head, s, fifth)
 	}
 
 	// Vote n[3] (stopped) out: 3 of 5 is a majority. Then 4 validators
 	// remain, all live, quorum 3.
 	gone := net.addrs[3] // node i runs on key i
-	vote(t, gone, false, n[0], n[1], e)
+	m.vote(t, gone, false, n[0], n[1], e)
 	testnode.WaitFor(t, 90*time.Second, "validator voted out", func() bool {
-		v := validatorsAt(t, n[0], "latest")
+		v := m.validatorsAt(t, n[0], "latest")
 		return len(v) == 4 && !slices.Contains(v, gone)
 	})
 	progresses(t, 60*time.Second, live...)

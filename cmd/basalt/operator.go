@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/basaltchain/basalt/consensus/ibft2"
+	"github.com/basaltchain/basalt/consensus/qbft"
 )
 
 // newOperatorCommand is `basalt operator generate-blockchain-config`
@@ -111,12 +112,17 @@ func (o *generateOptions) run() error {
 	default:
 		return errors.New("blockchain.nodes needs \"generate\": true with a \"count\", or \"keys\"")
 	}
-	if gc, ok := getKey(cfg.Genesis, "config").(map[string]any); ok && getKey(gc, "ibft2") != nil {
+	if gc, ok := getKey(cfg.Genesis, "config").(map[string]any); ok && (getKey(gc, "ibft2") != nil || getKey(gc, "qbft") != nil) {
 		addrs := make([]common.Address, len(nodes))
 		for i, n := range nodes {
 			addrs[i] = n.addr
 		}
-		setKey(cfg.Genesis, "extraData", hexutil.Encode(ibft2.EncodeValidators(addrs)))
+		// A migration genesis (both keys) starts on IBFT 2.0.
+		extra := ibft2.EncodeValidators(addrs)
+		if getKey(gc, "ibft2") == nil {
+			extra = qbft.EncodeValidators(addrs)
+		}
+		setKey(cfg.Genesis, "extraData", hexutil.Encode(extra))
 	}
 	if err := os.MkdirAll(o.to, 0o755); err != nil {
 		return err

@@ -180,7 +180,7 @@ func BenchmarkPrivateTransactions(b *testing.B) {
 				tx := map[string]any{"from": dev1, "gas": "0x100000", "gasPrice": "0x0", "nonce": hexutil.EncodeUint64(uint64(n)),
 					"privateFrom": a.key, "privacyGroupId": ids[g], "restriction": "restricted", "data": storeInit}
 				if n > 0 {
-					tx["to"], tx["data"] = contract, word(uint64(n))
+					tx["to"], tx["data"] = contract, privWord(uint64(n))
 				}
 				var pmt common.Hash
 				sends <- struct{}{}

@@ -258,7 +258,7 @@ func waitMined(t *testing.T, n *privNode, tx common.Hash) uint64 {
 	return number
 }
 
-func word(v uint64) string {
+func privWord(v uint64) string {
 	return hexutil.Encode(common.BigToHash(new(big.Int).SetUint64(v)).Bytes())
 }
 
@@ -350,7 +350,7 @@ func TestPrivacyNetwork(t *testing.T) {
 		t.Fatalf("C's manager answered %v %v", got, r)
 	}
 	for _, n := range []*privNode{a, b} {
-		if v := stored(t, n, groupID, contract, "latest"); v != word(0) {
+		if v := stored(t, n, groupID, contract, "latest"); v != privWord(0) {
 			t.Fatalf("priv_call on %s: %s", n.URL, v)
 		}
 	}
@@ -377,10 +377,10 @@ func TestPrivacyNetwork(t *testing.T) {
 	var pmt2 common.Hash
 	b.MustCall(&pmt2, "eea_sendRawTransaction", signPriv(t, set, dev2.PrivateKey, privChainID))
 	r2 := waitPrivReceipt(t, a, pmt2)
-	if r2.Status != "0x1" || len(r2.Logs) != 1 || hexutil.Encode(r2.Logs[0].Data) != word(7) {
+	if r2.Status != "0x1" || len(r2.Logs) != 1 || hexutil.Encode(r2.Logs[0].Data) != privWord(7) {
 		t.Fatalf("B's set on A: %+v", r2)
 	}
-	if v := stored(t, a, groupID, contract, "latest"); v != word(7) {
+	if v := stored(t, a, groupID, contract, "latest"); v != privWord(7) {
 		t.Fatalf("A reads %s after B's set", v)
 	}
 	ws.SetReadDeadline(time.Now().Add(20 * time.Second))
@@ -395,14 +395,14 @@ func TestPrivacyNetwork(t *testing.T) {
 		}
 	}
 	if err := ws.ReadJSON(&note); err != nil || note.Method != "priv_subscription" || note.Params.Subscription != subAns.Result ||
-		hexutil.Encode(note.Params.Result.Data) != word(7) || note.Params.Result.TransactionHash != pmt2 {
+		hexutil.Encode(note.Params.Result.Data) != privWord(7) || note.Params.Result.TransactionHash != pmt2 {
 		t.Fatalf("notification %+v %v", note, err)
 	}
 	var logs []struct {
 		Data hexutil.Bytes `json:"data"`
 	}
 	a.MustCall(&logs, "priv_getFilterChanges", groupID, filterID)
-	if len(logs) != 1 || hexutil.Encode(logs[0].Data) != word(7) {
+	if len(logs) != 1 || hexutil.Encode(logs[0].Data) != privWord(7) {
 		t.Fatalf("priv_getFilterChanges: %+v", logs)
 	}
 	a.MustCall(&logs, "priv_getFilterChanges", groupID, filterID)
@@ -421,7 +421,7 @@ func TestPrivacyNetwork(t *testing.T) {
 		t.Fatalf("uninstalled filter: %v", err)
 	}
 	a.MustCall(&logs, "priv_getLogs", groupID, map[string]any{"fromBlock": "earliest"})
-	if len(logs) != 1 || hexutil.Encode(logs[0].Data) != word(7) {
+	if len(logs) != 1 || hexutil.Encode(logs[0].Data) != privWord(7) {
 		t.Fatalf("priv_getLogs: %+v", logs)
 	}
 	c.MustCall(&logs, "priv_getLogs", groupID, map[string]any{"fromBlock": "earliest"})
@@ -566,7 +566,7 @@ func TestPrivacyNetwork(t *testing.T) {
 				t.Fatalf("block %d: A reads %s, B reads %s", n, va, vb)
 			}
 		}
-		if v := stored(t, b, groupID, contract, "latest"); v != word(104) {
+		if v := stored(t, b, groupID, contract, "latest"); v != privWord(104) {
 			t.Fatalf("B reads %s after the restart", v)
 		}
 	})
@@ -602,7 +602,7 @@ func TestPrivacyNetwork(t *testing.T) {
 		if r.Status != "0x1" || uint64(r.BlockNumber) != at {
 			t.Fatalf("B's receipt after the manager is back: %+v", r)
 		}
-		if va, vb := stored(t, a, groupID, contract, "latest"), stored(t, b, groupID, contract, hexutil.EncodeUint64(at)); va != word(200) || vb != va {
+		if va, vb := stored(t, a, groupID, contract, "latest"), stored(t, b, groupID, contract, hexutil.EncodeUint64(at)); va != privWord(200) || vb != va {
 			t.Fatalf("A reads %s, B reads %s", va, vb)
 		}
 		ptmtest.WaitFor(t, 30*time.Second, "A's manager to know B's again", func() bool {
@@ -624,7 +624,7 @@ func TestPrivacyNetwork(t *testing.T) {
 		dev0 := config.DevAccounts[0]
 		cmd := exec.Command(nodeJS, script)
 		cmd.Env = append(os.Environ(), "KEY=0x"+dev0.PrivateKey, "CHAIN_ID="+strconv.Itoa(privChainID), "NONCE=0", "GAS=200000",
-			"TO="+contract.Hex(), "DATA="+word(300), "PRIVATE_FROM="+a.key, "PRIVATE_FOR="+b.key)
+			"TO="+contract.Hex(), "DATA="+privWord(300), "PRIVATE_FROM="+a.key, "PRIVATE_FOR="+b.key)
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			t.Fatalf("%s: %v\n%s", script, err, out)
@@ -651,7 +651,7 @@ func TestPrivacyNetwork(t *testing.T) {
 		if r.Status != "0x1" || r.From != dev0.Address {
 			t.Fatalf("receipt %+v", r)
 		}
-		if v := stored(t, b, groupID, contract, "latest"); v != word(300) {
+		if v := stored(t, b, groupID, contract, "latest"); v != privWord(300) {
 			t.Fatalf("B reads %s", v)
 		}
 	})
@@ -675,7 +675,7 @@ func TestPrivacyNetwork(t *testing.T) {
 			}
 		}
 		samePrivateState(dn, head)
-		if v := stored(t, dn, groupID, contract, hexutil.EncodeUint64(head)); v != word(300) && v != word(200) {
+		if v := stored(t, dn, groupID, contract, hexutil.EncodeUint64(head)); v != privWord(300) && v != privWord(200) {
 			t.Fatalf("D reads %s at %d", v, head)
 		}
 		// Its blocks, exported and imported into an empty data path with

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -14,10 +15,17 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/basaltchain/basalt/consensus/ibft2"
+	"github.com/basaltchain/basalt/consensus/qbft"
 )
 
-// rlpTypeIBFTExtraData is the only --type of `rlp encode` (Besu's RLPType).
-const rlpTypeIBFTExtraData = "IBFT_EXTRA_DATA"
+// The --type values of `rlp encode|decode` (Besu's RLPType): the genesis
+// extraData of IBFT 2.0 and of QBFT.
+const (
+	rlpTypeIBFTExtraData = "IBFT_EXTRA_DATA"
+	rlpTypeQBFTExtraData = "QBFT_EXTRA_DATA"
+)
+
+var rlpTypes = []string{rlpTypeIBFTExtraData, rlpTypeQBFTExtraData}
 
 // Besu's messages for unreadable or ill-shaped JSON input
 // (RLPSubCommand).
@@ -38,20 +46,21 @@ func newRLPCommand() *cobra.Command {
 		Short: "Encode or decode RLP data",
 		Args:  noArgs,
 	}
-	cmd.AddCommand(rlpSubcommand("encode", "Encode a typed JSON value into an RLP hexadecimal string", encodeIBFTExtraData),
-		rlpSubcommand("decode", "Decode an RLP hexadecimal string into a typed JSON value", decodeIBFTExtraData))
+	cmd.AddCommand(rlpSubcommand("encode", "Encode a typed JSON value into an RLP hexadecimal string", encodeBFTExtraData),
+		rlpSubcommand("decode", "Decode an RLP hexadecimal string into a typed JSON value", decodeBFTExtraData))
 	return cmd
 }
 
-func rlpSubcommand(use, short string, convert func(in string) (string, error)) *cobra.Command {
+func rlpSubcommand(use, short string, convert func(typ, in string) (string, error)) *cobra.Command {
 	var from, to, typ string
 	cmd := &cobra.Command{
 		Use:   use,
 		Short: short,
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if typ != rlpTypeIBFTExtraData {
-				return fmt.Errorf("invalid value for option '--type': expected one of [%s] (case-sensitive) but was '%s'", rlpTypeIBFTExtraData, typ)
+			if !slices.Contains(rlpTypes, typ) {
+				return fmt.Errorf("invalid value for option '--type': expected one of [%s] (case-sensitive) but was '%s'",
+					strings.Join(rlpTypes, ", "), typ)
 			}
 			var (
 				data []byte
@@ -65,7 +74,7 @@ func rlpSubcommand(use, short string, convert func(in string) (string, error)) *
 			if err != nil {
 				return fmt.Errorf("%s %v", errReadJSON, err)
 			}
-			out, err := convert(strings.Join(strings.Fields(string(data)), ""))
+			out, err := convert(typ, strings.Join(strings.Fields(string(data)), ""))
 			if err != nil {
 				return err
 			}
@@ -81,13 +90,13 @@ func rlpSubcommand(use, short string, convert func(in string) (string, error)) *
 	}
 	cmd.Flags().StringVar(&from, "from", "", "File containing the data to convert (standard input when omitted)")
 	cmd.Flags().StringVar(&to, "to", "", "File to write the result to (standard output when omitted)")
-	cmd.Flags().StringVar(&typ, "type", rlpTypeIBFTExtraData, "Type of the data: "+rlpTypeIBFTExtraData)
+	cmd.Flags().StringVar(&typ, "type", rlpTypeIBFTExtraData, "Type of the data: "+strings.Join(rlpTypes, ", "))
 	return cmd
 }
 
-// encodeIBFTExtraData turns a JSON array of validator addresses into the
-// genesis extraData.
-func encodeIBFTExtraData(in string) (string, error) {
+// encodeBFTExtraData turns a JSON array of validator addresses into the
+// genesis extraData of the type's layout.
+func encodeBFTExtraData(typ, in string) (string, error) {
 	if in == "" {
 		return "", errors.New(errReadJSON)
 	}
@@ -103,12 +112,15 @@ func encodeIBFTExtraData(in string) (string, error) {
 		}
 		addrs[i] = common.HexToAddress(a)
 	}
+	if typ == rlpTypeQBFTExtraData {
+		return hexutil.Encode(qbft.EncodeValidators(addrs)), nil
+	}
 	return hexutil.Encode(ibft2.EncodeValidators(addrs)), nil
 }
 
-// decodeIBFTExtraData is the reverse: an extraData in hex to a JSON object
-// of its items.
-func decodeIBFTExtraData(in string) (string, error) {
+// decodeBFTExtraData is the reverse: an extraData in hex, of the type's
+// layout, to a JSON object of its items.
+func decodeBFTExtraData(typ, in string) (string, error) {
 	if in == "" {
 		return "", errors.New(errReadJSON)
 	}
@@ -118,7 +130,7 @@ func decodeIBFTExtraData(in string) (string, error) {
 			return "", fmt.Errorf("%s %v", errMapJSON, err)
 		}
 	}
-	extra, err := ibft2.DecodeExtraData(b)
+	extra, err := decodeExtra(typ, b)
 	if err != nil {
 		return "", fmt.Errorf("%s %v", errMapJSON, err)
 	}
@@ -144,4 +156,21 @@ func decodeIBFTExtraData(in string) (string, error) {
 	}
 	j, err := json.Marshal(out)
 	return string(j), err
+}
+
+// decodeExtra reads an extraData of type typ into IBFT 2.0's struct: the
+// two layouts hold the same items.
+func decodeExtra(typ string, b []byte) (*ibft2.ExtraData, error) {
+	if typ != rlpTypeQBFTExtraData {
+		return ibft2.DecodeExtraData(b)
+	}
+	q, err := qbft.DecodeExtraData(b)
+	if err != nil {
+		return nil, err
+	}
+	out := &ibft2.ExtraData{Vanity: q.Vanity, Validators: q.Validators, Round: q.Round, Seals: q.Seals}
+	if q.Vote != nil {
+		out.Vote = &ibft2.Vote{Recipient: q.Vote.Recipient, Add: q.Vote.Add}
+	}
+	return out, nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/basaltchain/basalt/config"
 	"github.com/basaltchain/basalt/consensus/ibft2"
+	"github.com/basaltchain/basalt/consensus/qbft"
 )
 
 // besuRLPExample is RLPSubCommandTest's encodeWithoutPathMustWriteToStandardOutput.
@@ -70,7 +71,7 @@ func TestRLPEncodeErrors(t *testing.T) {
 		assertOneLine(t, errOut, c.want)
 	}
 	code, _, errOut := runWithStdin(t, besuRLPInput, "rlp", "encode", "--type=QBFT")
-	if code == 0 || !strings.Contains(errOut, "IBFT_EXTRA_DATA") {
+	if code == 0 || !strings.Contains(errOut, "IBFT_EXTRA_DATA, QBFT_EXTRA_DATA") {
 		t.Fatalf("unknown type: exit %d, %q", code, errOut)
 	}
 }
@@ -151,5 +152,72 @@ func TestGenerateBlockchainConfig(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(out2, "g.json")); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// QBFT_EXTRA_DATA: the same validators in QBFT's layout (zero vanity, the
+// validators, an empty vote list, round 0 as an RLP integer, no seals), and
+// back.
+func TestRLPQBFTExtraData(t *testing.T) {
+	const want = "0xf84fa00000000000000000000000000000000000000000000000000000000000000000" +
+		"ea94be068f726a13c8d46c44be6ce9d275600e1735a4945ff6f4b66a46a2b2310a6f3a93aaddc0d9a1c193c080c0"
+	code, out, errOut := runWithStdin(t, besuRLPInput, "rlp", "encode", "--type=QBFT_EXTRA_DATA")
+	if code != 0 || out != want+"\n" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	code, out, _ = runWithStdin(t, want, "rlp", "decode", "--type=QBFT_EXTRA_DATA")
+	var dec struct {
+		Validators []common.Address
+		Round      uint32
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &dec) != nil || len(dec.Validators) != 2 || dec.Round != 0 {
+		t.Fatalf("decode: exit %d, %q", code, out)
+	}
+	// An IBFT 2.0 extraData is not a QBFT one.
+	if code, _, errOut := runWithStdin(t, besuRLPOutput, "rlp", "decode", "--type=QBFT_EXTRA_DATA"); code == 0 {
+		t.Fatalf("IBFT 2.0 extraData decoded as QBFT: %q", errOut)
+	}
+}
+
+// generate-blockchain-config with config.qbft writes QBFT extraData; with
+// both config.ibft2 and config.qbft (a migration) IBFT 2.0's.
+func TestGenerateBlockchainConfigQBFT(t *testing.T) {
+	for _, c := range []struct {
+		engine string
+		qbft   bool
+	}{
+		{`"qbft": {"blockperiodseconds": 1}`, true},
+		{`"ibft2": {}, "qbft": {"startblock": 10}`, false},
+	} {
+		dir := t.TempDir()
+		cfgFile := filepath.Join(dir, "config.json")
+		if err := os.WriteFile(cfgFile, []byte(bftOperatorConfig(4, c.engine, "")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(dir, "out")
+		if code, _, errOut := runWithStdin(t, "", "operator", "generate-blockchain-config", "--config-file="+cfgFile, "--to="+out); code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		g, err := config.LoadGenesisFile(filepath.Join(out, "genesis.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n int
+		if c.qbft {
+			x, err := qbft.DecodeExtraData(g.Core.ExtraData)
+			if err != nil || g.Consensus != "qbft" {
+				t.Fatalf("%s: extraData %x consensus %q: %v", c.engine, g.Core.ExtraData, g.Consensus, err)
+			}
+			n = len(x.Validators)
+		} else {
+			x, err := ibft2.DecodeExtraData(g.Core.ExtraData)
+			if err != nil || g.QBFT.StartBlock != 10 {
+				t.Fatalf("%s: extraData %x: %v", c.engine, g.Core.ExtraData, err)
+			}
+			n = len(x.Validators)
+		}
+		if n != 4 {
+			t.Fatalf("%s: %d validators", c.engine, n)
+		}
 	}
 }

@@ -15,6 +15,13 @@ func runNode(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
 	slog.SetDefault(log)
 	log.Info("Starting Basalt", "version", cfg.ClientID)
 	cfg.LogNotices(log)
+	if cfg.PprofAddress != "" {
+		stop, err := servePprof(cfg.PprofAddress, log)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
 	n, err := node.New(cfg, log)
 	if err != nil {
 		return err

@@ -37,7 +37,7 @@ func TestTxPoolMethods(t *testing.T) {
 		MaxSize, LocalCount, RemoteCount *int
 	}
 	n.MustCall(&stats, "txpool_besuStatistics")
-	if stats.MaxSize == nil || *stats.MaxSize != 4096 || *stats.LocalCount != 2 || *stats.RemoteCount != 0 {
+	if stats.MaxSize == nil || *stats.MaxSize != 27000 || *stats.LocalCount != 2 || *stats.RemoteCount != 0 {
 		t.Errorf("txpool_besuStatistics %+v", stats)
 	}
 
@@ -116,11 +116,50 @@ func TestTxPoolMethods(t *testing.T) {
 			if st.LocalCount != 0 || st.RemoteCount < 1 {
 				t.Errorf("peer's statistics %+v", st)
 			}
+			// The go-ethereum methods show the remote transaction too.
+			var status struct{ Pending, Queued hexutil.Uint }
+			peer.MustCall(&status, "txpool_status")
+			var content struct {
+				Pending map[common.Address]map[string]map[string]any
+			}
+			peer.MustCall(&content, "txpool_content")
+			if status.Pending != 1 || content.Pending[from]["0"]["hash"] != pending.Hash().Hex() {
+				t.Errorf("peer's txpool_status %+v, txpool_content %+v", status, content)
+			}
 			break
 		}
 		if time.Now().After(deadline) {
 			t.Fatal("the peer never received the transaction")
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+
+	// And the other way: a transaction submitted to the peer reaches this
+	// node as remote, beside its two local ones.
+	key2, from2 := devKey(t, 2)
+	remote := types.MustSignNewTx(key2, signer, &types.LegacyTx{Nonce: 0, To: &to, Value: big.NewInt(7), Gas: 21000, GasPrice: gasPrice.ToInt()})
+	sendRaw(t, peer, remote)
+	testnode.WaitFor(t, 30*time.Second, "the remote transaction", func() bool {
+		var st struct{ LocalCount, RemoteCount int }
+		n.MustCall(&st, "txpool_besuStatistics")
+		return st.RemoteCount == 1
+	})
+	var st struct{ LocalCount, RemoteCount int }
+	n.MustCall(&st, "txpool_basaltStatistics")
+	n.MustCall(&entries, "txpool_besuTransactions")
+	if st.LocalCount != 2 || len(entries) != 3 || entries[2].Hash != remote.Hash() || entries[2].IsReceivedFromLocalSource {
+		t.Errorf("after a remote submission: %+v %+v", st, entries)
+	}
+	var after struct {
+		Pending map[common.Address]map[string]map[string]any
+	}
+	n.MustCall(&after, "txpool_content")
+	n.MustCall(&status, "txpool_status")
+	if after.Pending[from2]["0"]["hash"] != remote.Hash().Hex() || status.Pending != 2 || status.Queued != 1 {
+		t.Errorf("txpool_content %+v, txpool_status %+v", after.Pending, status)
+	}
+	n.MustCall(&txs, "txpool_besuPendingTransactions", nil, map[string]any{"from": map[string]any{"eq": from2}})
+	if len(txs) != 1 || txs[0]["hash"] != remote.Hash().Hex() {
+		t.Errorf("txpool_besuPendingTransactions from the remote sender %v", txs)
 	}
 }

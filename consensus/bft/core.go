@@ -38,8 +38,9 @@ const maxTimerShift = 20
 // Core is the BFT state machine of one node. It is not safe for concurrent
 // use: the adapter feeds it from one goroutine.
 type Core struct {
-	cfg Config
-	b   Backend
+	cfg   Config
+	b     Backend
+	rules Rules
 
 	height    *Height
 	round     uint32
@@ -57,13 +58,19 @@ type Core struct {
 
 // roundState is what the core knows about the current round.
 type roundState struct {
-	proposal  *Message
-	digest    common.Hash
-	building  bool // a BuildBlock is outstanding
-	cert      []*Message
-	prepares  map[common.Address]*Message
-	commits   map[common.Address]*Message
-	sentCommt bool
+	proposal *Message
+	digest   common.Hash
+	building bool // a BuildBlock is outstanding
+	cert     []*Message
+	// certPrepares justify the latest prepared round in cert (QBFT).
+	certPrepares []*Message
+	prepares     map[common.Address]*Message
+	commits      map[common.Address]*Message
+	sentCommt    bool
+	// unsealed are commits whose seal waits for the proposal: under QBFT
+	// a seal signs a hash of the block with the commit round, not the
+	// digest the commit names.
+	unsealed map[common.Address]bool
 }
 
 // preparedRecord is a prepared certificate and its block.
@@ -73,7 +80,8 @@ type preparedRecord struct {
 }
 
 func newRoundState() *roundState {
-	return &roundState{prepares: map[common.Address]*Message{}, commits: map[common.Address]*Message{}}
+	return &roundState{prepares: map[common.Address]*Message{}, commits: map[common.Address]*Message{},
+		unsealed: map[common.Address]bool{}}
 }
 
 // New returns a core that waits for its first height.
@@ -84,7 +92,11 @@ func New(cfg Config, b Backend) *Core {
 	if cfg.FutureMessagesMaxDistance == 0 {
 		cfg.FutureMessagesMaxDistance = 10
 	}
-	return &Core{cfg: cfg, b: b, future: map[uint64][]*Message{}}
+	rules := cfg.Rules
+	if rules == nil {
+		rules = IBFT2
+	}
+	return &Core{cfg: cfg, b: b, rules: rules, future: map[uint64][]*Message{}}
 }
 
 // View returns the current view (zero before the first height).
@@ -128,6 +140,15 @@ func (c *Core) proposer(round uint32) common.Address {
 func (c *Core) NewHeight(h Height) []Action {
 	if c.height != nil && h.Sequence <= c.height.Sequence {
 		return nil
+	}
+	if h.Rules != nil {
+		c.rules = h.Rules
+	}
+	if h.BlockPeriod != 0 {
+		c.cfg.BlockPeriod = h.BlockPeriod
+	}
+	if h.RequestTimeout != 0 {
+		c.cfg.RequestTimeout = h.RequestTimeout
 	}
 	hh := h
 	hh.Validators = slices.Clone(h.Validators)
@@ -334,14 +355,16 @@ func (c *Core) handleProposal(m *Message) ([]Action, error) {
 	if err != nil || digest != m.Digest {
 		return nil, ErrInvalidDigest
 	}
-	if r, err := c.b.BlockRound(m.Block); err != nil || r != m.View.Round {
-		return nil, fmt.Errorf("%w: header round differs from the proposal's", ErrInvalidBlock)
+	if c.rules.roundInHeader() {
+		if r, err := c.b.BlockRound(m.Block); err != nil || r != m.View.Round {
+			return nil, fmt.Errorf("%w: header round differs from the proposal's", ErrInvalidBlock)
+		}
 	}
 	if m.View.Round == 0 {
-		if len(m.RoundChanges) != 0 {
+		if len(m.RoundChanges) != 0 || len(m.Prepares) != 0 {
 			return nil, fmt.Errorf("%w: round-change certificate in round 0", ErrInvalidCert)
 		}
-	} else if err := c.checkRoundChangeCert(m); err != nil {
+	} else if err := c.rules.checkJustification(c, m); err != nil {
 		return nil, err
 	}
 	if err := c.b.Verify(m.Block); err != nil {
@@ -357,17 +380,23 @@ func (c *Core) handleProposal(m *Message) ([]Action, error) {
 	}
 	c.rs.proposal, c.rs.digest = m, digest
 	if c.cfg.Self != m.Author && c.IsValidator() {
-		p := &Message{Kind: KindPrepare, View: c.View(), Author: c.cfg.Self, Digest: digest}
-		if err := c.b.Sign(p); err == nil {
-			c.rs.prepares[c.cfg.Self] = p
-			acts = append(acts, Broadcast{Msg: p})
-		}
+		acts = append(acts, c.prepare()...)
 	}
 	return append(acts, c.progress()...), nil
 }
 
+// prepare sends the local validator's Prepare of the round's proposal.
+func (c *Core) prepare() []Action {
+	p := &Message{Kind: KindPrepare, View: c.View(), Author: c.cfg.Self, Digest: c.rs.digest}
+	if err := c.b.Sign(p); err != nil {
+		return nil
+	}
+	c.rs.prepares[c.cfg.Self] = p
+	return []Action{Broadcast{Msg: p}}
+}
+
 func (c *Core) handlePrepare(m *Message) ([]Action, error) {
-	if m.Author == c.proposer(c.round) {
+	if !c.rules.proposerPrepares() && m.Author == c.proposer(c.round) {
 		return nil, ErrPrepareProposer
 	}
 	if _, dup := c.rs.prepares[m.Author]; dup {
@@ -387,11 +416,42 @@ func (c *Core) handleCommit(m *Message) ([]Action, error) {
 	if c.rs.proposal != nil && m.Digest != c.rs.digest {
 		return nil, ErrInvalidDigest
 	}
-	if signer, err := c.b.SealSigner(m.Digest, m.CommitSeal); err != nil || signer != m.Author {
+	if c.rs.proposal == nil && !c.rules.roundInHeader() {
+		// The seal is checked once the proposal names the block.
+		c.rs.commits[m.Author], c.rs.unsealed[m.Author] = m, true
+		return nil, nil
+	}
+	if !c.validSeal(m) {
 		return nil, ErrInvalidSeal
 	}
 	c.rs.commits[m.Author] = m
 	return c.progress(), nil
+}
+
+// validSeal checks a commit's seal. Before the proposal is known the seal
+// can only be checked against the digest, which is what IBFT 2.0 seals
+// sign.
+func (c *Core) validSeal(m *Message) bool {
+	h := m.Digest
+	if c.rs.proposal != nil {
+		var err error
+		if h, err = c.b.SealHash(c.rs.proposal.Block, c.round); err != nil {
+			return false
+		}
+	}
+	signer, err := c.b.SealSigner(h, m.CommitSeal)
+	return err == nil && signer == m.Author
+}
+
+// checkUnsealed checks the seals of the commits that came before the
+// proposal, dropping the invalid ones.
+func (c *Core) checkUnsealed() {
+	for a := range c.rs.unsealed {
+		delete(c.rs.unsealed, a)
+		if m := c.rs.commits[a]; m.Digest == c.rs.digest && !c.validSeal(m) {
+			delete(c.rs.commits, a)
+		}
+	}
 }
 
 // progress sends the commit once the round is prepared and commits the
@@ -402,13 +462,25 @@ func (c *Core) progress() []Action {
 	if rs.proposal == nil {
 		return nil
 	}
+	c.checkUnsealed()
+	need := c.quorum() - 1
+	if c.rules.proposerPrepares() {
+		need = c.quorum()
+	}
 	var acts []Action
-	if !rs.sentCommt && c.IsValidator() && c.count(rs.prepares) >= c.quorum()-1 {
+	if !rs.sentCommt && c.IsValidator() && c.count(rs.prepares) >= need {
 		rs.sentCommt = true
-		cert := &PreparedCertificate{Proposal: rs.proposal}
+		cert := &PreparedCertificate{Proposal: rs.proposal, PreparedRound: c.round, PreparedDigest: rs.digest}
+		if c.rules.proposerPrepares() {
+			cert.Proposal = nil // QBFT certificates name the round and digest
+		}
 		cert.Prepares = c.matching(rs.prepares)
 		c.prepared = &preparedRecord{cert: cert, block: rs.proposal.Block}
-		seal, err := c.b.CommitSeal(rs.digest)
+		hash, err := c.b.SealHash(rs.proposal.Block, c.round)
+		var seal []byte
+		if err == nil {
+			seal, err = c.b.CommitSeal(hash)
+		}
 		if err == nil {
 			cm := &Message{Kind: KindCommit, View: c.View(), Author: c.cfg.Self, Digest: rs.digest, CommitSeal: seal}
 			if err := c.b.Sign(cm); err == nil {
@@ -446,12 +518,15 @@ func (c *Core) handleRoundChange(m *Message) ([]Action, error) {
 	if m.View.Round < c.round || m.View.Round == 0 {
 		return nil, ErrOldMessage
 	}
-	if err := c.checkRoundChange(m, m.View.Round); err != nil {
-		return nil, err
-	}
 	if m.Prepared != nil {
+		if err := c.rules.checkPrepared(c, m.Prepared, m.View.Round); err != nil {
+			return nil, err
+		}
+		if m.Block == nil {
+			return nil, fmt.Errorf("%w: prepared certificate without its block", ErrInvalidCert)
+		}
 		d, err := c.b.Digest(m.Block)
-		if m.Block == nil || err != nil || d != m.Prepared.Proposal.Digest {
+		if err != nil || d != m.Prepared.Digest() {
 			return nil, fmt.Errorf("%w: prepared block does not match its certificate", ErrInvalidCert)
 		}
 	} else if m.Block != nil {
@@ -486,7 +561,7 @@ func (c *Core) addRoundChange(m *Message) []Action {
 		cert = append(cert, rc)
 	}
 	slices.SortFunc(cert, func(a, b *Message) int { return bytes.Compare(a.Author[:], b.Author[:]) })
-	c.rs.cert = cert
+	c.rs.cert, c.rs.certPrepares = cert, nil
 	if best := bestPrepared(cert); best != nil {
 		// A block may have been committed by some in the prepared round:
 		// re-propose it, in this round, rather than a new one.
@@ -494,6 +569,7 @@ func (c *Core) addRoundChange(m *Message) []Action {
 		if err != nil {
 			return acts
 		}
+		c.rs.certPrepares = best.Prepared.Prepares
 		return append(acts, c.propose(block)...)
 	}
 	c.rs.building = true
@@ -563,66 +639,17 @@ func (c *Core) propose(block *types.Block) []Action {
 	m := &Message{Kind: KindProposal, View: c.View(), Author: c.cfg.Self, Digest: digest, Block: block}
 	if c.round > 0 {
 		m.RoundChanges = c.rs.cert
+		if c.rules.proposerPrepares() {
+			m.Prepares = c.rs.certPrepares
+		}
 	}
 	if err := c.b.Sign(m); err != nil {
 		return nil
 	}
 	c.rs.proposal, c.rs.digest = m, digest
-	return append([]Action{Broadcast{Msg: m}}, c.progress()...)
-}
-
-// checkRoundChangeCert checks the round-change certificate of a proposal
-// for a round above 0: a quorum of distinct validators asked for the round,
-// and if any of them had prepared a block, the proposal re-proposes the
-// latest one.
-func (c *Core) checkRoundChangeCert(p *Message) error {
-	seen := map[common.Address]bool{}
-	for _, rc := range p.RoundChanges {
-		if rc.Kind != KindRoundChange || rc.View != p.View || !c.isValidator(rc.Author) || seen[rc.Author] {
-			return fmt.Errorf("%w: round change of another view, by a non-validator or repeated", ErrInvalidCert)
-		}
-		seen[rc.Author] = true
-		if err := c.checkRoundChange(rc, p.View.Round); err != nil {
-			return err
-		}
+	acts := []Action{Broadcast{Msg: m}}
+	if c.rules.proposerPrepares() {
+		acts = append(acts, c.prepare()...)
 	}
-	if len(seen) < c.quorum() {
-		return fmt.Errorf("%w: %d round changes, quorum is %d", ErrInvalidCert, len(seen), c.quorum())
-	}
-	if best := bestPrepared(p.RoundChanges); best != nil {
-		b, err := c.b.WithRound(p.Block, best.Prepared.Round())
-		if err != nil {
-			return fmt.Errorf("%w: %v", ErrInvalidCert, err)
-		}
-		if d, err := c.b.Digest(b); err != nil || d != best.Prepared.Proposal.Digest {
-			return fmt.Errorf("%w: proposal is not the latest prepared block", ErrInvalidCert)
-		}
-	}
-	return nil
-}
-
-// checkRoundChange checks the prepared certificate a round change for
-// target carries, if any.
-func (c *Core) checkRoundChange(rc *Message, target uint32) error {
-	pc := rc.Prepared
-	if pc == nil {
-		return nil
-	}
-	p := pc.Proposal
-	if p == nil || p.Kind != KindProposal || p.View.Sequence != c.height.Sequence || p.View.Round >= target ||
-		p.Author != c.proposer(p.View.Round) {
-		return fmt.Errorf("%w: prepared certificate's proposal", ErrInvalidCert)
-	}
-	seen := map[common.Address]bool{}
-	for _, pr := range pc.Prepares {
-		if pr.Kind != KindPrepare || pr.View != p.View || pr.Digest != p.Digest || !c.isValidator(pr.Author) ||
-			pr.Author == p.Author || seen[pr.Author] {
-			return fmt.Errorf("%w: prepared certificate's prepares", ErrInvalidCert)
-		}
-		seen[pr.Author] = true
-	}
-	if len(seen) < c.quorum()-1 {
-		return fmt.Errorf("%w: %d prepares, %d needed", ErrInvalidCert, len(seen), c.quorum()-1)
-	}
-	return nil
+	return append(acts, c.progress()...)
 }

@@ -61,6 +61,14 @@ func (fakeBackend) Sign(m *Message) error {
 	return nil
 }
 
+func (f fakeBackend) SealHash(b *types.Block, r uint32) (common.Hash, error) {
+	b, err := f.WithRound(b, r)
+	if err != nil {
+		return common.Hash{}, err
+	}
+	return f.Digest(b)
+}
+
 func (f fakeBackend) CommitSeal(d common.Hash) ([]byte, error) { return fakeSeal(f.self, d), nil }
 
 func (fakeBackend) SealSigner(d common.Hash, seal []byte) (common.Address, error) {
@@ -97,6 +105,11 @@ type testNet struct {
 }
 
 func newTestNet(t *testing.T, n int, byzantine ...int) *testNet {
+	return newTestNetRules(t, IBFT2, n, byzantine...)
+}
+
+// newTestNetRules is newTestNet for the message set rules.
+func newTestNetRules(t *testing.T, rules Rules, n int, byzantine ...int) *testNet {
 	tn := &testNet{t: t, cores: map[common.Address]*Core{}, byzantine: map[common.Address]bool{},
 		builds: map[common.Address]BuildBlock{}, timers: map[common.Address]map[TimerKind]StartTimer{},
 		committed: map[common.Address]CommitBlock{}, rejections: map[common.Address][]error{}}
@@ -111,7 +124,7 @@ func newTestNet(t *testing.T, n int, byzantine ...int) *testNet {
 			continue
 		}
 		tn.cores[v] = New(Config{Self: v, RequestTimeout: time.Second, BlockPeriod: 1,
-			FutureMessagesLimit: 5, FutureMessagesMaxDistance: 10}, fakeBackend{v})
+			FutureMessagesLimit: 5, FutureMessagesMaxDistance: 10, Rules: rules}, fakeBackend{v})
 		tn.timers[v] = map[TimerKind]StartTimer{}
 		tn.apply(v, tn.cores[v].NewHeight(tn.height(1)))
 	}

@@ -1,5 +1,5 @@
 // Package bft is the Byzantine fault tolerant consensus core shared by
-// IBFT 2.0 and (later) QBFT: a pure, deterministic state machine in the
+// IBFT 2.0 and QBFT: a pure, deterministic state machine in the
 // etcd-raft mould (STYLE.md §1). Its inputs are new heights (the adapter saw
 // a new canonical head), decoded and signature-checked messages, timer
 // expiries and blocks the adapter built on request; its outputs are Actions:
@@ -8,10 +8,13 @@
 // goroutine or reads the node's block store; a Backend of pure functions
 // (digests, signatures, block checks) is all it calls.
 //
-// A protocol (package ibft2, later qbft) supplies the Backend: its header
+// A protocol (package ibft2 or qbft) supplies the Backend: its header
 // codec (where the round and the commit seals live, what the digest is) and
-// its message codec (what goes on the wire). Package driver runs a Core
-// against the node's clock, block builder, importer and devp2p transport.
+// its message codec (what goes on the wire). Where the two message sets
+// differ in what a round needs (who prepares, what certificates carry and
+// how they are checked) the core asks its Rules (rules.go): IBFT2 or QBFT.
+// Package driver runs a Core against the node's clock, block builder,
+// importer and devp2p transport.
 package bft
 
 import (
@@ -91,6 +94,10 @@ type Message struct {
 	// RoundChanges is the round-change certificate of a Proposal for a
 	// round above 0.
 	RoundChanges []*Message
+	// Prepares justify, in a QBFT Proposal for a round above 0, the latest
+	// prepared round its round changes claim (QBFT's round changes in a
+	// proposal carry claims, not certificates). IBFT 2.0 ignores it.
+	Prepares []*Message
 
 	// Signed is the codec's encoding of the signed payload alone (what
 	// certificates embed); Wire is the whole message as sent. The adapter
@@ -99,15 +106,34 @@ type Message struct {
 	Wire   []byte
 }
 
-// PreparedCertificate proves that a block was prepared in a round: its
-// proposal and quorum-1 prepares (the proposer does not prepare).
+// PreparedCertificate proves that a block was prepared in a round. IBFT
+// 2.0's carries the signed proposal and quorum-1 prepares (its proposer
+// does not prepare); QBFT's names the round and digest and carries a quorum
+// of prepares (Proposal nil).
 type PreparedCertificate struct {
 	Proposal *Message
-	Prepares []*Message
+	// PreparedRound and PreparedDigest name the prepared round and block
+	// when Proposal is nil (QBFT).
+	PreparedRound  uint32
+	PreparedDigest common.Hash
+	Prepares       []*Message
 }
 
 // Round returns the round the certificate prepared in.
-func (p *PreparedCertificate) Round() uint32 { return p.Proposal.View.Round }
+func (p *PreparedCertificate) Round() uint32 {
+	if p.Proposal != nil {
+		return p.Proposal.View.Round
+	}
+	return p.PreparedRound
+}
+
+// Digest returns the digest of the prepared block.
+func (p *PreparedCertificate) Digest() common.Hash {
+	if p.Proposal != nil {
+		return p.Proposal.Digest
+	}
+	return p.PreparedDigest
+}
 
 // Height is what the core needs to know to run consensus on the block
 // after a new canonical head.
@@ -121,6 +147,12 @@ type Height struct {
 	ParentProposer common.Address
 	// Validators are the validators of the new height, in ascending order.
 	Validators []common.Address
+	// Rules, BlockPeriod and RequestTimeout, when set, replace the
+	// configured ones from this height on: a network switches protocol
+	// (IBFT 2.0 to QBFT) or block period (a QBFT transition) at a block.
+	Rules          Rules
+	BlockPeriod    uint64
+	RequestTimeout time.Duration
 }
 
 // Backend holds the protocol-specific pure functions the core calls.
@@ -140,10 +172,14 @@ type Backend interface {
 	// Sign signs and encodes m, a message of the local validator, setting
 	// m.Signed and m.Wire.
 	Sign(m *Message) error
-	// CommitSeal is the local validator's commit seal over digest.
-	CommitSeal(digest common.Hash) ([]byte, error)
-	// SealSigner returns who made seal over digest.
-	SealSigner(digest common.Hash, seal []byte) (common.Address, error)
+	// SealHash is the hash the commit seals of block, committed in round,
+	// sign (IBFT 2.0: the digest, the header carrying the round; QBFT: the
+	// header with round as its round and without seals).
+	SealHash(block *types.Block, round uint32) (common.Hash, error)
+	// CommitSeal is the local validator's commit seal over hash.
+	CommitSeal(hash common.Hash) ([]byte, error)
+	// SealSigner returns who made seal over hash.
+	SealSigner(hash common.Hash, seal []byte) (common.Address, error)
 }
 
 // Config is the core's configuration (Besu's genesis options).
@@ -162,6 +198,8 @@ type Config struct {
 	// FutureMessagesMaxDistance is how many heights ahead a message may be
 	// and still be kept (futuremessagesmaxdistance).
 	FutureMessagesMaxDistance uint64
+	// Rules are the message set's justification rules (IBFT2 when nil).
+	Rules Rules
 }
 
 // Action is an output of the core for the adapter to carry out.

@@ -31,6 +31,7 @@ type Protocol interface {
 	BlockRound(block *types.Block) (uint32, error)
 	WithRound(block *types.Block, round uint32) (*types.Block, error)
 	Sign(m *bft.Message) error
+	SealHash(block *types.Block, round uint32) (common.Hash, error)
 	CommitSeal(digest common.Hash) ([]byte, error)
 	SealSigner(digest common.Hash, seal []byte) (common.Address, error)
 
@@ -71,6 +72,9 @@ type Config struct {
 	// would be empty, the height does not start until transactions arrive
 	// or this period is over too.
 	EmptyBlockPeriod uint64
+	// EmptyBlockPeriodAt, when set, gives EmptyBlockPeriod by block number
+	// (a QBFT transition changes it from a block on).
+	EmptyBlockPeriodAt func(number uint64) uint64
 	// Metrics receives the consensus metrics (NewMetrics); the zero value
 	// records nothing.
 	Metrics Metrics
@@ -142,6 +146,10 @@ type runner struct {
 	timers       [2]consensus.Timer
 	timerIDs     [2]bft.Timer
 
+	// period is the block period of the current height when the protocol
+	// sets one per height (bft.Height.BlockPeriod), else 0.
+	period uint64
+
 	m    Metrics  // no-ops where Config.Metrics left them out
 	seen bft.View // the view observe last recorded
 }
@@ -155,7 +163,7 @@ func (r *runner) newHead(head *types.Header) error {
 	if err != nil {
 		return err
 	}
-	r.head, r.headHash = head, r.cfg.Protocol.Hash(head)
+	r.head, r.headHash, r.period = head, r.cfg.Protocol.Hash(head), h.BlockPeriod
 	clear(r.cands)
 	r.prebuilt = nil
 	acts := r.core.NewHeight(h)
@@ -269,8 +277,14 @@ func (r *runner) fire(k bft.TimerKind) {
 func (r *runner) blockTimer() {
 	id := r.timerIDs[bft.BlockTimer]
 	r.timers[bft.BlockTimer] = nil
-	period := r.cfg.Core.BlockPeriod
-	if empty := r.cfg.EmptyBlockPeriod; empty > period && id.View == r.core.View() && id.View.Round == 0 {
+	period, empty := r.cfg.Core.BlockPeriod, r.cfg.EmptyBlockPeriod
+	if r.period != 0 {
+		period = r.period
+	}
+	if r.cfg.EmptyBlockPeriodAt != nil {
+		empty = r.cfg.EmptyBlockPeriodAt(id.View.Sequence)
+	}
+	if empty > period && id.View == r.core.View() && id.View.Round == 0 {
 		deadline := r.head.Time + empty
 		if now := uint64(r.clock.Now().Unix()); now < deadline {
 			cand, err := r.host.Build(r.ctx, r.head, r.headHash, max(now, r.head.Time+period))
@@ -308,7 +322,10 @@ func (b *backend) BlockRound(block *types.Block) (uint32, error) {
 func (b *backend) WithRound(block *types.Block, round uint32) (*types.Block, error) {
 	return b.cfg.Protocol.WithRound(block, round)
 }
-func (b *backend) Sign(m *bft.Message) error                { return b.cfg.Protocol.Sign(m) }
+func (b *backend) Sign(m *bft.Message) error { return b.cfg.Protocol.Sign(m) }
+func (b *backend) SealHash(block *types.Block, round uint32) (common.Hash, error) {
+	return b.cfg.Protocol.SealHash(block, round)
+}
 func (b *backend) CommitSeal(d common.Hash) ([]byte, error) { return b.cfg.Protocol.CommitSeal(d) }
 func (b *backend) SealSigner(d common.Hash, s []byte) (common.Address, error) {
 	return b.cfg.Protocol.SealSigner(d, s)

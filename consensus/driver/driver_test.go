@@ -46,6 +46,10 @@ func (fakeProtocol) Sign(m *bft.Message) error {
 	m.Wire = m.Signed
 	return nil
 }
+func (p fakeProtocol) SealHash(b *types.Block, r uint32) (common.Hash, error) {
+	b, _ = p.WithRound(b, r)
+	return p.Digest(b)
+}
 func (p fakeProtocol) CommitSeal(d common.Hash) ([]byte, error) {
 	return append(p.self.Bytes(), d[:]...), nil
 }

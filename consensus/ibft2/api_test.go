@@ -3,13 +3,14 @@ package ibft2
 import (
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 
-	"github.com/basaltchain/basalt/api"
 	"github.com/basaltchain/basalt/rpc"
 )
 
@@ -33,42 +34,51 @@ func TestAPI(t *testing.T) {
 		h = f.next(h, f.keys[p], nil, f.keys[:3])
 		f.chain.add(h)
 	}
-	a := &ibftAPI{e: f.e, chain: f.chain}
+	a := newCaller(t, f.e.APIs(f.chain))
 
-	var addr address
-	if err := json.Unmarshal([]byte(`"`+strings.TrimPrefix(strings.ToLower(f.vals[0].Hex()), "0x")+`"`), &addr); err != nil ||
-		common.Address(addr) != f.vals[0] {
+	if _, err := a.call("ibft_proposeValidatorVote", `"`+strings.TrimPrefix(strings.ToLower(f.vals[0].Hex()), "0x")+`"`, "true"); err != nil {
 		t.Fatalf("address without 0x: %v", err)
 	}
-	if err := json.Unmarshal([]byte(`"0x12"`), &addr); !errors.Is(err, rpc.ErrInvalidAddressParams) {
+	a.mustCall(nil, "ibft_discardValidatorVote", `"`+f.vals[0].Hex()+`"`)
+	if _, err := a.call("ibft_proposeValidatorVote", `"0x12"`, "true"); !errors.Is(err, rpc.ErrInvalidAddressParams) {
 		t.Fatalf("short address: %v", err)
 	}
-	out := address(common.Address{0x77})
-	if !a.proposeValidatorVote(out, true) || !a.getPendingVotes()["0x7700000000000000000000000000000000000000"] {
-		t.Fatalf("pending votes %v", a.getPendingVotes())
+	out := `"0x7700000000000000000000000000000000000000"`
+	var ok bool
+	var pending map[string]bool
+	a.mustCall(&ok, "ibft_proposeValidatorVote", out, "true")
+	a.mustCall(&pending, "ibft_getPendingVotes")
+	if !ok || !pending["0x7700000000000000000000000000000000000000"] {
+		t.Fatalf("pending votes %v", pending)
 	}
-	a.discardValidatorVote(out)
-	if len(a.getPendingVotes()) != 0 {
+	a.mustCall(&ok, "ibft_discardValidatorVote", out)
+	pending = nil
+	a.mustCall(&pending, "ibft_getPendingVotes")
+	if len(pending) != 0 {
 		t.Fatal("vote not discarded")
 	}
 
-	vals, err := a.getValidatorsByBlockNumber(api.BlockNumber{Tag: "latest"})
-	if err != nil || len(vals) != 4 {
-		t.Fatalf("validators %v %v", vals, err)
+	var vals []common.Address
+	a.mustCall(&vals, "ibft_getValidatorsByBlockNumber", `"latest"`)
+	if len(vals) != 4 {
+		t.Fatalf("validators %v", vals)
 	}
-	if _, err := a.getValidatorsByBlockNumber(api.BlockNumber{Number: 99}); !errors.Is(err, rpc.ErrInvalidBlockParams) {
+	if _, err := a.call("ibft_getValidatorsByBlockNumber", `"0x63"`); !errors.Is(err, rpc.ErrInvalidBlockParams) {
 		t.Fatalf("unknown block: %v", err)
 	}
-	if v, err := a.getValidatorsByBlockHash(BlockHash(h)); err != nil || len(v) != 4 {
-		t.Fatalf("by hash: %v %v", v, err)
+	vals = nil
+	a.mustCall(&vals, "ibft_getValidatorsByBlockHash", `"`+BlockHash(h).Hex()+`"`)
+	if len(vals) != 4 {
+		t.Fatalf("by hash: %v", vals)
 	}
-	if _, err := a.getValidatorsByBlockHash(common.Hash{1}); !errors.Is(err, rpc.ErrInvalidBlockHashParams) {
+	if _, err := a.call("ibft_getValidatorsByBlockHash", `"`+common.Hash{1}.Hex()+`"`); !errors.Is(err, rpc.ErrInvalidBlockHashParams) {
 		t.Fatalf("unknown hash: %v", err)
 	}
 
-	m, err := a.getSignerMetrics(nil, nil)
-	if err != nil || len(m) != 4 {
-		t.Fatalf("metrics %v %v", m, err)
+	var m []signerMetric
+	a.mustCall(&m, "ibft_getSignerMetrics", "null", "null")
+	if len(m) != 4 {
+		t.Fatalf("metrics %v", m)
 	}
 	got := map[common.Address]signerMetric{}
 	for _, x := range m {
@@ -79,9 +89,70 @@ func TestAPI(t *testing.T) {
 		got[addr1(f, 0)].ProposedBlockCount != 0 {
 		t.Fatalf("metrics %+v", m)
 	}
-	from := api.BlockNumber{Number: 3}
-	if m, _ := a.getSignerMetrics(&from, nil); got1(m, addr1(f, 1)) != 1 {
+	m = nil
+	if a.mustCall(&m, "ibft_getSignerMetrics", `"0x3"`, "null"); got1(m, addr1(f, 1)) != 1 {
 		t.Fatalf("metrics from 3: %+v", m)
+	}
+}
+
+// signerMetric is an entry of ibft_getSignerMetrics.
+type signerMetric struct {
+	Address                 common.Address `json:"address"`
+	ProposedBlockCount      hexutil.Uint64 `json:"proposedBlockCount"`
+	LastProposedBlockNumber hexutil.Uint64 `json:"lastProposedBlockNumber"`
+}
+
+// caller calls the methods of JSON-RPC groups with JSON parameters, as the
+// server would, without a server.
+type caller struct {
+	t       *testing.T
+	methods map[string]any
+}
+
+func newCaller(t *testing.T, groups []rpc.Group) *caller {
+	c := &caller{t: t, methods: map[string]any{}}
+	for _, g := range groups {
+		for _, m := range g.Methods {
+			c.methods[m.Name] = m.Fn
+		}
+	}
+	return c
+}
+
+func (c *caller) call(name string, params ...string) (any, error) {
+	fn := reflect.ValueOf(c.methods[name])
+	if !fn.IsValid() {
+		c.t.Fatalf("no method %s", name)
+	}
+	var args []reflect.Value
+	for i := range fn.Type().NumIn() {
+		pt := fn.Type().In(i)
+		v := reflect.New(pt)
+		if i < len(params) && params[i] != "null" {
+			if err := json.Unmarshal([]byte(params[i]), v.Interface()); err != nil {
+				return nil, err
+			}
+		}
+		args = append(args, v.Elem())
+	}
+	out := fn.Call(args)
+	if len(out) == 2 && !out[1].IsNil() {
+		return nil, out[1].Interface().(error)
+	}
+	return out[0].Interface(), nil
+}
+
+func (c *caller) mustCall(result any, name string, params ...string) {
+	c.t.Helper()
+	r, err := c.call(name, params...)
+	if err != nil {
+		c.t.Fatalf("%s: %v", name, err)
+	}
+	if result != nil {
+		b, _ := json.Marshal(r)
+		if err := json.Unmarshal(b, result); err != nil {
+			c.t.Fatal(err)
+		}
 	}
 }
 

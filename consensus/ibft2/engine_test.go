@@ -187,7 +187,7 @@ func TestVotesChangeValidators(t *testing.T) {
 func TestPrepare(t *testing.T) {
 	f := newFixture(4)
 	key, _ := crypto.GenerateKey()
-	f.e.proposals.Propose(addr(key), true)
+	f.e.Proposals().Propose(addr(key), true)
 	h := &types.Header{Number: big.NewInt(1)}
 	if err := f.e.Prepare(f.chain, h, f.chain.byNum[0]); err != nil {
 		t.Fatal(err)

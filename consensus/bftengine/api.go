@@ -1,4 +1,4 @@
-package ibft2
+package bftengine
 
 import (
 	"encoding/json"
@@ -13,24 +13,42 @@ import (
 	"github.com/basaltchain/basalt/rpc"
 )
 
-// signerMetricsDefaultRange is how many blocks back ibft_getSignerMetrics
+// signerMetricsDefaultRange is how many blocks back getSignerMetrics
 // looks without a fromBlock (Besu: the last 100).
 const signerMetricsDefaultRange = 100
 
-// APIs returns the IBFT group (Besu's IbftJsonRpcMethods).
+// APIs returns a group per protocol of the schedule (Besu's
+// IbftJsonRpcMethods and QbftJsonRpcMethods): IBFT with ibft_* methods,
+// QBFT with qbft_* ones. During a migration both answer, each for every
+// block, reading a block's extraData in its own protocol's layout.
 func (e *Engine) APIs(chain consensus.ChainHeadReader) []rpc.Group {
-	a := &ibftAPI{e: e, chain: chain}
-	return []rpc.Group{{Name: rpc.GroupIBFT, Methods: []rpc.Method{
-		{Name: "ibft_proposeValidatorVote", Fn: a.proposeValidatorVote},
-		{Name: "ibft_discardValidatorVote", Fn: a.discardValidatorVote},
-		{Name: "ibft_getPendingVotes", Fn: a.getPendingVotes},
-		{Name: "ibft_getValidatorsByBlockNumber", Fn: a.getValidatorsByBlockNumber},
-		{Name: "ibft_getValidatorsByBlockHash", Fn: a.getValidatorsByBlockHash},
-		{Name: "ibft_getSignerMetrics", Fn: a.getSignerMetrics},
-	}}}
+	var groups []rpc.Group
+	seen := map[string]bool{}
+	for _, s := range e.segs {
+		f := s.Format
+		if seen[f.RPCGroup()] {
+			continue
+		}
+		seen[f.RPCGroup()] = true
+		a := &bftAPI{e: e, chain: chain}
+		p := f.RPCPrefix() + "_"
+		methods := []rpc.Method{
+			{Name: p + "proposeValidatorVote", Fn: a.proposeValidatorVote},
+			{Name: p + "discardValidatorVote", Fn: a.discardValidatorVote},
+			{Name: p + "getPendingVotes", Fn: a.getPendingVotes},
+			{Name: p + "getValidatorsByBlockNumber", Fn: a.getValidatorsByBlockNumber},
+			{Name: p + "getValidatorsByBlockHash", Fn: a.getValidatorsByBlockHash},
+			{Name: p + "getSignerMetrics", Fn: a.getSignerMetrics},
+		}
+		if f.RPCPrefix() == "qbft" {
+			methods = append(methods, rpc.Method{Name: p + "getRequestTimeoutSeconds", Fn: a.getRequestTimeoutSeconds})
+		}
+		groups = append(groups, rpc.Group{Name: f.RPCGroup(), Methods: methods})
+	}
+	return groups
 }
 
-type ibftAPI struct {
+type bftAPI struct {
 	e     *Engine
 	chain consensus.ChainHeadReader
 }
@@ -53,17 +71,17 @@ func (a *address) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-func (a *ibftAPI) proposeValidatorVote(addr address, add bool) bool {
+func (a *bftAPI) proposeValidatorVote(addr address, add bool) bool {
 	a.e.proposals.Propose(common.Address(addr), add)
 	return true
 }
 
-func (a *ibftAPI) discardValidatorVote(addr address) bool {
+func (a *bftAPI) discardValidatorVote(addr address) bool {
 	a.e.proposals.Discard(common.Address(addr))
 	return true
 }
 
-func (a *ibftAPI) getPendingVotes() map[string]bool {
+func (a *bftAPI) getPendingVotes() map[string]bool {
 	out := map[string]bool{}
 	for k, v := range a.e.proposals.Pending() {
 		out[strings.ToLower(k.Hex())] = v
@@ -72,7 +90,7 @@ func (a *ibftAPI) getPendingVotes() map[string]bool {
 }
 
 // header resolves a block parameter to a canonical header.
-func (a *ibftAPI) header(b api.BlockNumber) *types.Header {
+func (a *bftAPI) header(b api.BlockNumber) *types.Header {
 	switch b.Tag {
 	case "latest", "pending", "safe", "finalized":
 		return a.chain.CurrentHeader()
@@ -85,26 +103,26 @@ func (a *ibftAPI) header(b api.BlockNumber) *types.Header {
 	return a.chain.GetHeaderByNumber(uint64(b.Number))
 }
 
-func (a *ibftAPI) getValidatorsByBlockNumber(b api.BlockNumber) ([]common.Address, error) {
+func (a *bftAPI) getValidatorsByBlockNumber(b api.BlockNumber) ([]common.Address, error) {
 	h := a.header(b)
 	if h == nil {
 		return nil, rpc.ErrInvalidBlockParams
 	}
-	return validatorList(h)
+	return a.validatorList(h)
 }
 
-func (a *ibftAPI) getValidatorsByBlockHash(hash common.Hash) ([]common.Address, error) {
+func (a *bftAPI) getValidatorsByBlockHash(hash common.Hash) ([]common.Address, error) {
 	h := a.chain.GetHeaderByHash(hash)
 	if h == nil {
 		return nil, rpc.ErrInvalidBlockHashParams
 	}
-	return validatorList(h)
+	return a.validatorList(h)
 }
 
 // validatorList is the validators of the block that h is (its extraData),
 // never null.
-func validatorList(h *types.Header) ([]common.Address, error) {
-	v, err := Validators(h)
+func (a *bftAPI) validatorList(h *types.Header) ([]common.Address, error) {
+	v, err := a.e.ValidatorsOf(a.chain, h)
 	if err != nil {
 		return nil, rpc.ErrInternal
 	}
@@ -114,7 +132,7 @@ func validatorList(h *types.Header) ([]common.Address, error) {
 	return v, nil
 }
 
-// signerMetric is one validator's entry of ibft_getSignerMetrics.
+// signerMetric is one validator's entry of getSignerMetrics.
 type signerMetric struct {
 	Address                 common.Address `json:"address"`
 	ProposedBlockCount      hexutil.Uint64 `json:"proposedBlockCount"`
@@ -124,7 +142,7 @@ type signerMetric struct {
 // getSignerMetrics counts the blocks each validator proposed between
 // fromBlock (default: 100 blocks before toBlock) and toBlock (default:
 // latest), listing the validators of toBlock first.
-func (a *ibftAPI) getSignerMetrics(from, to *api.BlockNumber) ([]signerMetric, error) {
+func (a *bftAPI) getSignerMetrics(from, to *api.BlockNumber) ([]signerMetric, error) {
 	toH := a.chain.CurrentHeader()
 	if to != nil {
 		if toH = a.header(*to); toH == nil {
@@ -145,7 +163,7 @@ func (a *ibftAPI) getSignerMetrics(from, to *api.BlockNumber) ([]signerMetric, e
 	}
 	index := map[common.Address]int{}
 	var out []signerMetric
-	if vals, err := Validators(toH); err == nil {
+	if vals, err := a.e.ValidatorsOf(a.chain, toH); err == nil {
 		for _, v := range vals {
 			index[v] = len(out)
 			out = append(out, signerMetric{Address: v})
@@ -169,4 +187,11 @@ func (a *ibftAPI) getSignerMetrics(from, to *api.BlockNumber) ([]signerMetric, e
 		out = []signerMetric{}
 	}
 	return out, nil
+}
+
+// getRequestTimeoutSeconds is the round-0 timeout of the next block, in
+// seconds (qbft_getRequestTimeoutSeconds).
+func (a *bftAPI) getRequestTimeoutSeconds() uint64 {
+	next := a.chain.CurrentHeader().Number.Uint64() + 1
+	return a.e.cfg(next).RequestTimeoutSeconds
 }

@@ -1,0 +1,191 @@
+package main
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math/big"
+	"strings"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/params"
+)
+
+// chainInfo is what signing needs from the node.
+type chainInfo struct {
+	id     *big.Int
+	signer types.Signer
+	feeCap *big.Int // maxFeePerGas for every transaction the harness signs
+	tip    *big.Int
+}
+
+// readChain asks the node for its chain ID and prices: the fee cap is twice
+// eth_gasPrice plus 1 gwei, so that base-fee rises during a run do not
+// leave transactions unexecutable.
+func readChain(ctx context.Context, c *client) (*chainInfo, error) {
+	var id, gp hexutil.Big
+	if err := c.call(ctx, &id, "eth_chainId"); err != nil {
+		return nil, err
+	}
+	if err := c.call(ctx, &gp, "eth_gasPrice"); err != nil {
+		return nil, err
+	}
+	tip := big.NewInt(params.GWei)
+	feeCap := new(big.Int).Add(new(big.Int).Mul(gp.ToInt(), big.NewInt(2)), tip)
+	return &chainInfo{id: id.ToInt(), signer: types.LatestSignerForChainID(id.ToInt()), feeCap: feeCap, tip: tip}, nil
+}
+
+// account is a key the harness signs with.
+type account struct {
+	key  *ecdsa.PrivateKey
+	addr common.Address
+}
+
+func newAccount(k *ecdsa.PrivateKey) account {
+	return account{key: k, addr: crypto.PubkeyToAddress(k.PublicKey)}
+}
+
+// derivedAccounts returns n accounts from keys keccak(seed || i): the same
+// accounts on every run, fresh for every seed.
+func derivedAccounts(seed string, n int) []account {
+	out := make([]account, n)
+	for i := range out {
+		var idx [8]byte
+		binary.BigEndian.PutUint64(idx[:], uint64(i))
+		k, err := crypto.ToECDSA(crypto.Keccak256([]byte(seed), idx[:]))
+		if err != nil {
+			panic(err) // keccak output is a valid key but for ~2^-128 odds
+		}
+		out[i] = newAccount(k)
+	}
+	return out
+}
+
+// transfer signs a value transfer.
+func (ci *chainInfo) transfer(a account, nonce uint64, to common.Address, value *big.Int) *types.Transaction {
+	return types.MustSignNewTx(a.key, ci.signer, &types.DynamicFeeTx{
+		ChainID: ci.id, Nonce: nonce, GasTipCap: ci.tip, GasFeeCap: ci.feeCap, Gas: params.TxGas, To: &to, Value: value,
+	})
+}
+
+func (ci *chainInfo) create(a account, nonce uint64, code []byte, gas uint64) *types.Transaction {
+	return types.MustSignNewTx(a.key, ci.signer, &types.DynamicFeeTx{
+		ChainID: ci.id, Nonce: nonce, GasTipCap: ci.tip, GasFeeCap: ci.feeCap, Gas: gas, Data: code,
+	})
+}
+
+func sendRaw(ctx context.Context, c *client, tx *types.Transaction) error {
+	raw, err := tx.MarshalBinary()
+	if err != nil {
+		return err
+	}
+	return c.call(ctx, nil, "eth_sendRawTransaction", hexutil.Encode(raw))
+}
+
+func nonceOf(ctx context.Context, c *client, a common.Address, tag string) (uint64, error) {
+	var n hexutil.Uint64
+	err := c.call(ctx, &n, "eth_getTransactionCount", a, tag)
+	return uint64(n), err
+}
+
+func balanceOf(ctx context.Context, c *client, a common.Address) (*big.Int, error) {
+	var b hexutil.Big
+	err := c.call(ctx, &b, "eth_getBalance", a, "latest")
+	return b.ToInt(), err
+}
+
+// receipt waits for tx's receipt and returns its contract address and
+// status.
+func receipt(ctx context.Context, c *client, h common.Hash, timeout time.Duration) (*types.Receipt, error) {
+	deadline := time.Now().Add(timeout)
+	for {
+		var r *struct {
+			Status          hexutil.Uint64  `json:"status"`
+			ContractAddress *common.Address `json:"contractAddress"`
+			BlockNumber     hexutil.Uint64  `json:"blockNumber"`
+		}
+		if err := c.call(ctx, &r, "eth_getTransactionReceipt", h); err != nil {
+			return nil, err
+		}
+		if r != nil {
+			out := &types.Receipt{Status: uint64(r.Status), BlockNumber: new(big.Int).SetUint64(uint64(r.BlockNumber))}
+			if r.ContractAddress != nil {
+				out.ContractAddress = *r.ContractAddress
+			}
+			return out, nil
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("transaction %s not mined within %s", h.Hex(), timeout)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// funder returns a funded account: key if it holds at least need wei,
+// else key funded with need from the node's first unlocked account
+// (eth_accounts, eth_sendTransaction: go-ethereum's --dev account).
+func funder(ctx context.Context, c *client, key *ecdsa.PrivateKey, need *big.Int) (account, error) {
+	a := newAccount(key)
+	bal, err := balanceOf(ctx, c, a.addr)
+	if err != nil {
+		return a, err
+	}
+	if bal.Cmp(need) >= 0 {
+		return a, nil
+	}
+	var accts []common.Address
+	if err := c.call(ctx, &accts, "eth_accounts"); err != nil || len(accts) == 0 {
+		return a, fmt.Errorf("funding key %s holds %s wei, needs %s, and the node has no unlocked account to fund it (give --key)", a.addr.Hex(), bal, need)
+	}
+	var h common.Hash
+	if err := c.call(ctx, &h, "eth_sendTransaction", map[string]any{
+		"from": accts[0], "to": a.addr, "value": (*hexutil.Big)(need), "gas": hexutil.Uint64(params.TxGas),
+	}); err != nil {
+		return a, fmt.Errorf("fund %s from %s: %w", a.addr.Hex(), accts[0].Hex(), err)
+	}
+	if _, err := receipt(ctx, c, h, 2*time.Minute); err != nil {
+		return a, err
+	}
+	return a, nil
+}
+
+// viewRuntime is the 10-byte contract eth_call runs: it returns the word
+// 42 whatever the input (PUSH1 42 PUSH1 0 MSTORE PUSH1 32 PUSH1 0 RETURN).
+var viewRuntime = common.FromHex("602a60005260206000f3")
+
+// deployView deploys viewRuntime from a and returns its address.
+func deployView(ctx context.Context, c *client, ci *chainInfo, a account) (common.Address, error) {
+	// PUSH10 runtime PUSH1 0 MSTORE PUSH1 10 PUSH1 22 RETURN
+	initcode := append(append([]byte{0x69}, viewRuntime...), 0x60, 0x00, 0x52, 0x60, 0x0a, 0x60, 0x16, 0xf3)
+	nonce, err := nonceOf(ctx, c, a.addr, "pending")
+	if err != nil {
+		return common.Address{}, err
+	}
+	tx := ci.create(a, nonce, initcode, 100_000)
+	if err := sendRaw(ctx, c, tx); err != nil {
+		return common.Address{}, err
+	}
+	r, err := receipt(ctx, c, tx.Hash(), 2*time.Minute)
+	if err != nil {
+		return common.Address{}, err
+	}
+	if r.Status != 1 {
+		return common.Address{}, errors.New("view contract deployment failed")
+	}
+	return r.ContractAddress, nil
+}
+
+// parseKey reads a hex private key (with or without 0x).
+func parseKey(s string) (*ecdsa.PrivateKey, error) {
+	return crypto.HexToECDSA(strings.TrimPrefix(strings.TrimSpace(s), "0x"))
+}

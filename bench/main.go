@@ -1,0 +1,215 @@
+// Command bench measures a node over JSON-RPC — Basalt or any other
+// Ethereum client — and its block import:
+//
+//	go run ./bench rpc     --url http://127.0.0.1:8545   # req/s and latency per method and concurrency
+//	go run ./bench tps     --url http://127.0.0.1:8545   # a burst of transfers, submit rate and end-to-end TPS
+//	go run ./bench import  --genesis G --chain C --client basalt:./basalt --client geth:/tmp/geth
+//	go run ./bench compare --a URL --b URL               # the same rpc (and tps) load on two nodes, ratios
+//
+// Each mode logs as it goes on stderr and ends with one JSON line on stdout
+// holding every figure. See bench/README.md.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/basaltchain/basalt/config"
+)
+
+// defaultKey is the first funded account of Basalt's (and Besu's) dev
+// network, whose key is public. Against a node where it holds nothing the
+// harness funds it from the node's first unlocked account (go-ethereum
+// --dev).
+var defaultKey = config.DevAccounts[0].PrivateKey
+
+const usage = `usage: bench MODE [options]
+
+Modes:
+  rpc      closed-loop keep-alive load per method and concurrency
+  tps      a burst of pre-signed transfers; submit rate and end-to-end TPS
+  import   block import of a chain file by one or more clients (Mgas/s)
+  compare  the same rpc (and tps) load against two URLs, one after the other
+
+Run "bench MODE -h" for a mode's options.
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+// listFlag is a comma-separated, repeatable flag.
+type listFlag []string
+
+func (l *listFlag) String() string { return strings.Join(*l, ",") }
+func (l *listFlag) Set(v string) error {
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			*l = append(*l, s)
+		}
+	}
+	return nil
+}
+
+func ints(l []string) ([]int, error) {
+	out := make([]int, len(l))
+	for i, s := range l {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("%q is not a positive integer", s)
+		}
+		out[i] = n
+	}
+	return out, nil
+}
+
+// run is the command with its arguments and outputs (the smoke test calls
+// it in-process).
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprint(stderr, usage)
+		if len(args) == 0 {
+			return errors.New("no mode given")
+		}
+		return nil
+	}
+	logf := func(format string, a ...any) {
+		fmt.Fprintf(stderr, time.Now().Format("15:04:05.000")+" "+format+"\n", a...)
+	}
+	mode := args[0]
+	fs := flag.NewFlagSet(mode, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+
+	var (
+		url, urlB, key   string
+		methods, concs   listFlag
+		duration, warmup time.Duration
+		pid              int
+		tpsO             tpsOptions
+		rounds           int
+		withTPS          bool
+		impO             importOptions
+		clients          listFlag
+	)
+	addRPC := func() {
+		fs.Var(&methods, "methods", "methods to load (comma-separated; default eth_blockNumber,eth_getBalance,eth_call,eth_getBlockByNumber)")
+		fs.Var(&concs, "concurrency", "closed-loop clients (comma-separated list; default 1,16,64)")
+		fs.DurationVar(&duration, "duration", 10*time.Second, "measured time per method and concurrency")
+		fs.DurationVar(&warmup, "warmup", time.Second, "unmeasured load before each measurement")
+	}
+	addTPS := func() {
+		fs.IntVar(&tpsO.Txs, "txs", 10000, "transfers to send")
+		fs.IntVar(&tpsO.Senders, "senders", 160, "accounts sending them")
+		fs.IntVar(&tpsO.Workers, "workers", 64, "concurrent submitters")
+		fs.IntVar(&tpsO.Batch, "batch", 1, "transactions per JSON-RPC request (a batch when above 1)")
+		fs.IntVar(&tpsO.Stage, "stage", 100, "senders funded per stage (the funder's pending transactions stay below the pool's per-sender limit)")
+		fs.StringVar(&tpsO.Seed, "seed", "basalt bench", "seed the sender keys derive from")
+		fs.DurationVar(&tpsO.Timeout, "timeout", 3*time.Minute, "how long to wait for every accepted transfer to be mined")
+	}
+	fs.StringVar(&key, "key", defaultKey, "hex private key of a funded account (the dev network's first by default)")
+	switch mode {
+	case "rpc":
+		fs.StringVar(&url, "url", "http://127.0.0.1:8545", "JSON-RPC HTTP endpoint")
+		fs.IntVar(&pid, "pid", 0, "server process ID for its CPU time (default: the local process listening on the URL's port)")
+		addRPC()
+	case "tps":
+		fs.StringVar(&url, "url", "http://127.0.0.1:8545", "JSON-RPC HTTP endpoint")
+		fs.IntVar(&pid, "pid", 0, "server process ID for its CPU time (default: the local process listening on the URL's port)")
+		addTPS()
+	case "compare":
+		fs.StringVar(&url, "a", "", "first JSON-RPC endpoint (A)")
+		fs.StringVar(&urlB, "b", "", "second JSON-RPC endpoint (B)")
+		fs.IntVar(&rounds, "rounds", 2, "rounds of A then B (A,B,A,B…), so that noise falls on both")
+		fs.BoolVar(&withTPS, "tps", false, "run the tps load as well")
+		addRPC()
+		addTPS()
+	case "import":
+		fs.StringVar(&impO.Genesis, "genesis", "", "genesis file (go-ethereum or Besu spelling)")
+		fs.StringVar(&impO.Chain, "chain", "", "chain file: concatenated RLP blocks after the genesis")
+		fs.Var(&clients, "client", "NAME:PATH of a client binary, NAME basalt or geth, optionally with a suffix (basalt-main) (repeatable; runs are interleaved)")
+		fs.IntVar(&impO.Runs, "runs", 3, "imports per client (the median is reported)")
+		fs.IntVar(&impO.Generate, "generate", 0, "without --chain: generate a dev-network chain of this many blocks (Basalt only)")
+		fs.IntVar(&impO.GenerateTxs, "generate-txs", 100, "transfers per generated block")
+		fs.StringVar(&impO.WorkDir, "workdir", "", "where data directories go (default a temporary directory)")
+	default:
+		fmt.Fprint(stderr, usage)
+		return fmt.Errorf("unknown mode %q", mode)
+	}
+	if err := fs.Parse(args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if len(methods) == 0 {
+		methods = listFlag{"eth_blockNumber", "eth_getBalance", "eth_call", "eth_getBlockByNumber"}
+	}
+	if len(concs) == 0 {
+		concs = listFlag{"1", "16", "64"}
+	}
+	cs, err := ints(concs)
+	if err != nil {
+		return fmt.Errorf("--concurrency: %w", err)
+	}
+	rpcO := rpcOptions{URL: url, Methods: methods, Concurrency: cs, Duration: duration, Warmup: warmup, PID: pid}
+	tpsO.URL, tpsO.PID = url, pid
+
+	var result any
+	switch mode {
+	case "rpc":
+		rs, err := runRPC(ctx, rpcO, key, logf)
+		if err != nil {
+			return err
+		}
+		result = map[string]any{"mode": mode, "rpc": rs}
+	case "tps":
+		r, err := runTPS(ctx, tpsO, key, logf)
+		if r != nil {
+			emit(stdout, map[string]any{"mode": mode, "tps": r})
+		}
+		return err
+	case "import":
+		impO.Clients = clients
+		r, err := runImport(ctx, impO, logf)
+		if err != nil {
+			return err
+		}
+		result = map[string]any{"mode": mode, "import": r}
+	case "compare":
+		if url == "" || urlB == "" {
+			return errors.New("compare needs --a and --b")
+		}
+		r, err := runCompare(ctx, rpcO, tpsO, urlB, rounds, withTPS, key, logf)
+		if err != nil {
+			return err
+		}
+		printRatios(stderr, r)
+		result = map[string]any{"mode": mode, "compare": r}
+	}
+	emit(stdout, result)
+	return nil
+}
+
+// emit writes the final JSON line.
+func emit(w io.Writer, v any) {
+	b, _ := json.Marshal(v)
+	fmt.Fprintln(w, string(b))
+}

@@ -1,0 +1,472 @@
+package bftengine
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"errors"
+	"fmt"
+	"math/big"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/lru"
+	"github.com/ethereum/go-ethereum/core/tracing"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/core/vm"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/holiman/uint256"
+
+	"github.com/basaltchain/basalt/config"
+	"github.com/basaltchain/basalt/consensus"
+	"github.com/basaltchain/basalt/consensus/bft"
+	"github.com/basaltchain/basalt/consensus/driver"
+)
+
+// allowedFutureBlockTime is how far ahead of the local clock a block's
+// timestamp may be (Besu: now + 1 s).
+const allowedFutureBlockTime = 1
+
+// Errors of header verification.
+var (
+	ErrInvalidMixDigest  = errors.New("invalid mix digest")
+	ErrInvalidNonce      = errors.New("invalid nonce: must be 0")
+	ErrInvalidDifficulty = errors.New("invalid difficulty: must be 1")
+	ErrInvalidUncleHash  = errors.New("invalid ommers hash: BFT blocks have no ommers")
+	ErrInvalidTimestamp  = errors.New("timestamp below parent's plus the block period")
+	ErrInvalidValidators = errors.New("extraData validators differ from the vote tally")
+	ErrInvalidCoinbase   = errors.New("coinbase is not a validator")
+	ErrInsufficientSeals = errors.New("fewer commit seals than the quorum")
+	ErrInvalidCommitSeal = errors.New("invalid commit seal")
+	ErrContractModeExtra = errors.New("extraData carries validators or a vote under contract validator selection")
+)
+
+// MixDigest is the mixHash of every IBFT 2.0 and QBFT block: ASCII "tical
+// byzantine fault tolerance".
+var MixDigest = common.HexToHash("0x63746963616c2062797a616e74696e65206661756c7420746f6c6572616e6365")
+
+// Segment is a span of blocks, from From on, run by one protocol with one
+// set of options: the genesis protocol, a QBFT transition, or the QBFT
+// start block of a migration from IBFT 2.0.
+type Segment struct {
+	From   uint64
+	Format Format
+	// Config are the options (config.ibft2, or config.qbft with the
+	// transition's overrides applied).
+	Config *config.IBFT2Config
+	// Validators, when set, replace the validator set at From without a
+	// vote (a transition's "validators").
+	Validators []common.Address
+	// Contract, when set, selects the validators of each block of the
+	// segment by calling this contract's getValidators() at the parent
+	// block's state (validatorselectionmode "contract"); headers then carry
+	// no validators and no vote.
+	Contract *common.Address
+}
+
+// Engine is a BFT engine over a schedule of segments. It is safe for
+// concurrent use.
+type Engine struct {
+	segs  []Segment // ascending From, the first from 0
+	key   *ecdsa.PrivateKey
+	self  common.Address
+	clock consensus.Clock
+
+	tallies   *lru.Cache[common.Hash, *bft.Tally]
+	proposals *bft.Proposals
+	nets      []*network // one per distinct sub-protocol, in segment order
+	inbox     chan driver.Inbound
+	metrics   driver.Metrics
+
+	closeOnce sync.Once
+}
+
+// Options are optional settings of New.
+type Options struct {
+	// Key is the node key; without it the engine verifies but cannot
+	// produce blocks.
+	Key *ecdsa.PrivateKey
+	// Clock is the time source (the wall clock when nil).
+	Clock consensus.Clock
+}
+
+// New returns an engine running segs (sorted by From here; the first must
+// start at block 0).
+func New(segs []Segment, opts Options) (*Engine, error) {
+	segs = slices.Clone(segs)
+	slices.SortStableFunc(segs, func(a, b Segment) int { return cmpU64(a.From, b.From) })
+	if len(segs) == 0 || segs[0].From != 0 {
+		return nil, errors.New("BFT schedule must start at block 0")
+	}
+	e := &Engine{segs: segs, key: opts.Key, clock: opts.Clock,
+		tallies: lru.NewCache[common.Hash, *bft.Tally](4096), proposals: bft.NewProposals()}
+	if e.clock == nil {
+		e.clock = consensus.SystemClock
+	}
+	if e.key != nil {
+		e.self = crypto.PubkeyToAddress(e.key.PublicKey)
+	}
+	queue := uint64(0)
+	for _, s := range segs {
+		queue = max(queue, s.Config.MessageQueueLimit)
+	}
+	e.inbox = make(chan driver.Inbound, max(1, int(queue)))
+	for _, s := range segs {
+		if !slices.ContainsFunc(e.nets, func(n *network) bool { return n.format.ProtocolName() == s.Format.ProtocolName() }) {
+			e.nets = append(e.nets, newNetwork(s.Format, s.Config, e.inbox))
+		}
+	}
+	return e, nil
+}
+
+func cmpU64(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// Segment returns the segment that runs block number.
+func (e *Engine) Segment(number uint64) Segment {
+	i := len(e.segs) - 1
+	for i > 0 && e.segs[i].From > number {
+		i--
+	}
+	return e.segs[i]
+}
+
+func (e *Engine) format(number uint64) Format           { return e.Segment(number).Format }
+func (e *Engine) cfg(number uint64) *config.IBFT2Config { return e.Segment(number).Config }
+
+func headerNumber(h *types.Header) uint64 {
+	if h.Number == nil {
+		return 0
+	}
+	return h.Number.Uint64()
+}
+
+// Address is the local validator address (zero without a key).
+func (e *Engine) Address() common.Address { return e.self }
+
+// SealerAddress is the node key's address (consensus.KeySealer): the node
+// then produces without --miner-enabled, as Besu's validators do.
+func (e *Engine) SealerAddress() (common.Address, bool) { return e.self, e.key != nil }
+
+// Proposals are the local validator's pending votes.
+func (e *Engine) Proposals() *bft.Proposals { return e.proposals }
+
+// Hash is the on-chain block hash of the protocol that runs the block.
+func (e *Engine) Hash(header *types.Header) common.Hash {
+	return e.format(headerNumber(header)).BlockHash(header)
+}
+
+// Author is the block's proposer, its coinbase: it earns the fees.
+func (e *Engine) Author(header *types.Header) (common.Address, error) { return header.Coinbase, nil }
+
+// Validators returns the validators of header's block, from its extraData.
+func (e *Engine) Validators(header *types.Header) ([]common.Address, error) {
+	extra, err := e.format(headerNumber(header)).DecodeExtra(header.Extra)
+	if err != nil {
+		return nil, err
+	}
+	return extra.Validators, nil
+}
+
+// VerifyHeader checks header against parent with Besu's BFT header rules
+// (IbftBlockHeaderValidationRulesetFactory, QbftBlockHeaderValidationRulesetFactory)
+// and, when seal is set, its commit seals.
+func (e *Engine) VerifyHeader(chain consensus.ChainReader, header, parent *types.Header, seal bool) error {
+	if parent == nil {
+		return consensus.ErrUnknownAncestor
+	}
+	if header.Number == nil || parent.Number == nil || header.Number.Uint64() != parent.Number.Uint64()+1 {
+		return consensus.ErrInvalidNumber
+	}
+	n := header.Number.Uint64()
+	f, cfg := e.format(n), e.cfg(n)
+	extra, err := f.DecodeExtra(header.Extra)
+	if err != nil {
+		return err
+	}
+	if header.MixDigest != MixDigest {
+		return ErrInvalidMixDigest
+	}
+	if header.Nonce != (types.BlockNonce{}) {
+		return ErrInvalidNonce
+	}
+	if header.Difficulty == nil || header.Difficulty.Cmp(common.Big1) != 0 {
+		return ErrInvalidDifficulty
+	}
+	if header.UncleHash != types.EmptyUncleHash {
+		return ErrInvalidUncleHash
+	}
+	if header.Time < parent.Time+cfg.BlockPeriodSeconds {
+		return ErrInvalidTimestamp
+	}
+	if header.Time > uint64(e.clock.Now().Unix())+allowedFutureBlockTime {
+		return consensus.ErrFutureBlock
+	}
+	if err := consensus.VerifyGas(chain.Config(), header, parent); err != nil {
+		return err
+	}
+	if err := consensus.VerifyForkFields(chain.Config(), header, parent); err != nil {
+		return err
+	}
+	tally, err := e.tallyAfter(chain, parent)
+	if err != nil {
+		return err
+	}
+	if contract := e.Segment(n).Contract; contract != nil {
+		// Besu leaves the list empty; GoQuorum writes the contract's set.
+		if (len(extra.Validators) != 0 && !slices.Equal(extra.Validators, tally.Validators())) || extra.Vote != nil {
+			return ErrContractModeExtra
+		}
+	} else if !slices.Equal(extra.Validators, tally.Validators()) {
+		return ErrInvalidValidators
+	}
+	if !tally.IsValidator(header.Coinbase) {
+		return ErrInvalidCoinbase
+	}
+	if seal {
+		return verifySeals(f, header, extra, tally)
+	}
+	return nil
+}
+
+// verifySeals checks the commit seals: at least a quorum, each by a
+// distinct validator of the block.
+func verifySeals(f Format, header *types.Header, extra *Extra, tally *bft.Tally) error {
+	digest, err := f.SealHash(header, extra.Round)
+	if err != nil {
+		return err
+	}
+	seen := map[common.Address]bool{}
+	for i, s := range extra.Seals {
+		a, err := f.RecoverSeal(digest, s)
+		if err != nil {
+			return fmt.Errorf("%w %d: %v", ErrInvalidCommitSeal, i, err)
+		}
+		if !tally.IsValidator(a) {
+			return fmt.Errorf("%w %d: %s is not a validator", ErrInvalidCommitSeal, i, a.Hex())
+		}
+		if seen[a] {
+			return fmt.Errorf("%w %d: %s sealed twice", ErrInvalidCommitSeal, i, a.Hex())
+		}
+		seen[a] = true
+	}
+	if q := bft.Quorum(len(tally.Validators())); len(seen) < q {
+		return fmt.Errorf("%w: %d seals, quorum %d", ErrInsufficientSeals, len(seen), q)
+	}
+	return nil
+}
+
+// SealSigners returns the signers of the commit seals of header, in seal
+// order.
+func (e *Engine) SealSigners(header *types.Header) ([]common.Address, error) {
+	f := e.format(headerNumber(header))
+	extra, err := f.DecodeExtra(header.Extra)
+	if err != nil {
+		return nil, err
+	}
+	digest, err := f.SealHash(header, extra.Round)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]common.Address, len(extra.Seals))
+	for i, s := range extra.Seals {
+		if out[i], err = f.RecoverSeal(digest, s); err != nil {
+			return nil, fmt.Errorf("commit seal %d: %w", i, err)
+		}
+	}
+	return out, nil
+}
+
+// VerifyUncles rejects any ommer.
+func (e *Engine) VerifyUncles(chain consensus.ChainReader, block *types.Block, seal bool) error {
+	if len(block.Uncles()) > 0 {
+		return errors.New("BFT blocks have no ommers")
+	}
+	return nil
+}
+
+// Prepare fills the consensus fields of a block the local validator
+// proposes: constant mix digest, nonce 0, difficulty 1, itself as
+// coinbase, and extraData (in the layout of the block's protocol) with the
+// validators after parent, its next pending vote and round 0 (the producer
+// sets the round).
+func (e *Engine) Prepare(chain consensus.ChainReader, header, parent *types.Header) error {
+	if e.key == nil {
+		return &consensus.CannotSealError{Reason: consensus.ReasonNotAuthorised}
+	}
+	tally, err := e.tallyAfter(chain, parent)
+	if err != nil {
+		return err
+	}
+	if !tally.IsValidator(e.self) {
+		return &consensus.CannotSealError{Reason: consensus.ReasonNotAuthorised}
+	}
+	var vote *Vote
+	vals := tally.Validators()
+	if e.Segment(headerNumber(header)).Contract != nil {
+		vals = nil // the contract holds them; votes do not apply
+	} else if a, add, ok := e.proposals.Next(e.self, tally); ok {
+		vote = &Vote{Recipient: a, Add: add}
+	}
+	header.Extra = e.format(headerNumber(header)).EncodeExtra(vals, vote)
+	header.Coinbase = e.self
+	header.Difficulty = big.NewInt(1)
+	header.MixDigest = MixDigest
+	header.Nonce = types.BlockNonce{}
+	header.UncleHash = types.EmptyUncleHash
+	return nil
+}
+
+// Finalize pays the block reward (blockreward, 0 by default) to the mining
+// beneficiary or else the proposer.
+func (e *Engine) Finalize(chain consensus.ChainReader, header *types.Header, state vm.StateDB, uncles []*types.Header) {
+	cfg := e.cfg(headerNumber(header))
+	if cfg.BlockReward == nil || cfg.BlockReward.Sign() <= 0 {
+		return
+	}
+	to := header.Coinbase
+	if cfg.MiningBeneficiary != nil {
+		to = *cfg.MiningBeneficiary
+	}
+	r, _ := uint256.FromBig(cfg.BlockReward)
+	state.AddBalance(to, r, tracing.BalanceIncreaseRewardMineBlock)
+}
+
+// Seal is not how BFT blocks get sealed: the producer collects commit
+// seals from a quorum of validators.
+func (e *Engine) Seal(ctx context.Context, header *types.Header) (*types.Header, error) {
+	return nil, &consensus.CannotSealError{Reason: "BFT blocks are sealed by the validators' consensus"}
+}
+
+// Close releases nothing; the producer's goroutines end with its context.
+func (e *Engine) Close() error { return nil }
+
+// tallyAfter returns the vote tally after header: the validators of the
+// next block and the outstanding votes. It walks back to a cached tally, a
+// block whose successor starts with a validator override, an epoch block
+// (whose tally is its validators and no votes) or genesis. Each block's
+// extraData is read in its own protocol's layout, so the set carries over
+// a switch of protocol.
+func (e *Engine) tallyAfter(chain consensus.ChainReader, header *types.Header) (*bft.Tally, error) {
+	if next := e.Segment(header.Number.Uint64() + 1); next.Contract != nil {
+		return e.contractTally(chain, header, *next.Contract)
+	}
+	var (
+		pending []*types.Header
+		base    *bft.Tally
+		h       = header
+	)
+	for {
+		hash := e.Hash(h)
+		if t, ok := e.tallies.Get(hash); ok {
+			base = t.Copy()
+			break
+		}
+		n := h.Number.Uint64()
+		if next := e.Segment(n + 1); next.From == n+1 && next.Validators != nil {
+			base = bft.NewTally(next.Validators)
+			e.tallies.Add(hash, base.Copy())
+			break
+		}
+		if seg := e.Segment(n); n > 0 && seg.Contract != nil {
+			// Back from contract selection: the votes start from the
+			// validators the contract gave the last contract block.
+			parent := chain.GetHeader(h.ParentHash, n-1)
+			if parent == nil {
+				return nil, fmt.Errorf("tally of block %d: %w", n, consensus.ErrUnknownAncestor)
+			}
+			t, err := e.contractTally(chain, parent, *seg.Contract)
+			if err != nil {
+				return nil, err
+			}
+			base = t.Copy()
+			e.tallies.Add(hash, base.Copy())
+			break
+		}
+		if n == 0 || n%e.cfg(n).EpochLength == 0 {
+			vals, err := e.Validators(h)
+			if err != nil {
+				return nil, fmt.Errorf("block %d: %w", n, err)
+			}
+			base = bft.NewTally(vals)
+			e.tallies.Add(hash, base.Copy())
+			break
+		}
+		pending = append(pending, h)
+		parent := chain.GetHeader(h.ParentHash, n-1)
+		if parent == nil {
+			return nil, fmt.Errorf("tally of block %d: %w", n, consensus.ErrUnknownAncestor)
+		}
+		h = parent
+	}
+	for i := len(pending) - 1; i >= 0; i-- {
+		h := pending[i]
+		n := h.Number.Uint64()
+		extra, err := e.format(n).DecodeExtra(h.Extra)
+		if err != nil {
+			return nil, fmt.Errorf("block %d: %w", n, err)
+		}
+		if extra.Vote != nil {
+			base.AddVote(h.Coinbase, extra.Vote.Recipient, extra.Vote.Add)
+		}
+		if next := e.Segment(n + 1); next.From == n+1 && next.Validators != nil {
+			base = bft.NewTally(next.Validators)
+		}
+		e.tallies.Add(e.Hash(h), base.Copy())
+	}
+	return base, nil
+}
+
+// contractTally is the tally after parent under contract selection: the
+// contract's validators at parent's state, no votes. It is cached by
+// parent's hash like every tally.
+func (e *Engine) contractTally(chain consensus.ChainReader, parent *types.Header, contract common.Address) (*bft.Tally, error) {
+	hash := e.Hash(parent)
+	if t, ok := e.tallies.Get(hash); ok {
+		return t.Copy(), nil
+	}
+	vals, err := contractValidators(chain, parent, contract)
+	if err != nil {
+		return nil, err
+	}
+	t := bft.NewTally(vals)
+	e.tallies.Add(hash, t.Copy())
+	return t, nil
+}
+
+// ValidatorsOf returns the validators of header's block: its extraData's,
+// or under contract selection the contract's at its parent's state.
+func (e *Engine) ValidatorsOf(chain consensus.ChainReader, header *types.Header) ([]common.Address, error) {
+	n := headerNumber(header)
+	if seg := e.Segment(n); n > 0 && seg.Contract != nil {
+		parent := chain.GetHeader(header.ParentHash, n-1)
+		if parent == nil {
+			return nil, consensus.ErrUnknownAncestor
+		}
+		return e.ValidatorsAfter(chain, parent)
+	}
+	return e.Validators(header)
+}
+
+// ValidatorsAfter returns the validators of the block after header.
+func (e *Engine) ValidatorsAfter(chain consensus.ChainReader, header *types.Header) ([]common.Address, error) {
+	t, err := e.tallyAfter(chain, header)
+	if err != nil {
+		return nil, err
+	}
+	return t.Validators(), nil
+}
+
+// RequestTimeout is the round-0 timer of block number
+// (requesttimeoutseconds).
+func (e *Engine) RequestTimeout(number uint64) time.Duration {
+	return time.Duration(e.cfg(number).RequestTimeoutSeconds) * time.Second
+}

@@ -1,0 +1,291 @@
+package txjournal
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/ethereum/go-ethereum/core/types"
+)
+
+// headerSize is a record's length and checksum.
+const headerSize = 8
+
+// maxRecord bounds a record's payload when reading: larger lengths are a
+// torn or corrupt header, not a transaction (the pool refuses anything
+// above 128 KiB).
+const maxRecord = 1 << 20
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// ErrClosed is returned by Append after Close.
+var ErrClosed = errors.New("transaction journal closed")
+
+// Journal is an append-only, fsynced log of transactions. It is safe for
+// concurrent use.
+type Journal struct {
+	path string
+
+	mu       sync.Mutex
+	cond     *sync.Cond
+	f        *os.File
+	buf      []byte // records appended, not yet written
+	appended uint64 // records appended since Open (sequence numbers)
+	durable  uint64 // records known to be on disk
+	flushing bool   // a leader is writing and syncing outside mu
+	records  int    // records in the file (after the pending buffer is written)
+	err      error  // sticky write error: the journal can no longer promise durability
+	closed   bool
+
+	syncs uint64 // fsyncs done (for tests and metrics)
+}
+
+// Open opens (or creates) the journal at path and returns the transactions
+// of its complete records in file order. A torn or corrupt tail — what a
+// crash in the middle of an append leaves — is truncated away; records
+// that do not decode as transactions are skipped.
+func Open(path string) (*Journal, []*types.Transaction, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, nil, err
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, nil, fmt.Errorf("open transaction journal: %w", err)
+	}
+	txs, good, records, err := readRecords(f)
+	if err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("read transaction journal %s: %w", path, err)
+	}
+	if st, err := f.Stat(); err == nil && st.Size() != good {
+		if err := f.Truncate(good); err != nil {
+			f.Close()
+			return nil, nil, fmt.Errorf("truncate torn transaction journal %s: %w", path, err)
+		}
+		if err := f.Sync(); err != nil {
+			f.Close()
+			return nil, nil, err
+		}
+	}
+	if _, err := f.Seek(good, io.SeekStart); err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	j := &Journal{path: path, f: f, records: records}
+	j.cond = sync.NewCond(&j.mu)
+	return j, txs, nil
+}
+
+// readRecords reads records from the start of f up to the first torn or
+// corrupt one and returns the transactions, the length of the good prefix
+// and the number of records in it.
+func readRecords(f *os.File) (txs []*types.Transaction, good int64, records int, err error) {
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, 0, 0, err
+	}
+	r := bufio.NewReaderSize(f, 1<<16)
+	var hdr [headerSize]byte
+	for {
+		if _, err := io.ReadFull(r, hdr[:]); err != nil {
+			return txs, good, records, nil // EOF or a short header: the tail is torn
+		}
+		n := binary.BigEndian.Uint32(hdr[:4])
+		if n == 0 || n > maxRecord {
+			return txs, good, records, nil
+		}
+		payload := make([]byte, n)
+		if _, err := io.ReadFull(r, payload); err != nil {
+			return txs, good, records, nil
+		}
+		if crc32.Checksum(payload, castagnoli) != binary.BigEndian.Uint32(hdr[4:]) {
+			return txs, good, records, nil
+		}
+		good += int64(headerSize + n)
+		records++
+		tx := new(types.Transaction)
+		if tx.UnmarshalBinary(payload) == nil {
+			txs = append(txs, tx)
+		}
+	}
+}
+
+// appendRecord appends tx's record to b.
+func appendRecord(b []byte, tx *types.Transaction) ([]byte, error) {
+	payload, err := tx.MarshalBinary()
+	if err != nil {
+		return b, err
+	}
+	b = binary.BigEndian.AppendUint32(b, uint32(len(payload)))
+	b = binary.BigEndian.AppendUint32(b, crc32.Checksum(payload, castagnoli))
+	return append(b, payload...), nil
+}
+
+// Append writes tx to the journal and returns once it is on disk. Callers
+// that append while another caller's fsync runs are written and synced
+// together by the next one.
+func (j *Journal) Append(tx *types.Transaction) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.closed {
+		return ErrClosed
+	}
+	if j.err != nil {
+		return j.err
+	}
+	var err error
+	if j.buf, err = appendRecord(j.buf, tx); err != nil {
+		return err
+	}
+	j.appended++
+	me := j.appended
+	for j.durable < me && j.err == nil {
+		if j.closed {
+			return ErrClosed
+		}
+		if j.flushing {
+			j.cond.Wait()
+			continue
+		}
+		j.flushLocked()
+	}
+	return j.err
+}
+
+// flushLocked writes and syncs the pending records, releasing mu while the
+// disk works so that more appends can queue for the next flush.
+func (j *Journal) flushLocked() {
+	buf, upto, n := j.buf, j.appended, j.pendingRecords()
+	j.buf = nil
+	j.flushing = true
+	f := j.f
+	j.mu.Unlock()
+	_, err := f.Write(buf)
+	if err == nil {
+		err = syncData(f)
+	}
+	j.mu.Lock()
+	j.flushing = false
+	j.syncs++
+	if err != nil {
+		j.err = fmt.Errorf("transaction journal %s: %w", j.path, err)
+	} else {
+		j.durable = upto
+		j.records += n
+	}
+	j.cond.Broadcast()
+}
+
+// pendingRecords is the number of records in j.buf.
+func (j *Journal) pendingRecords() int { return int(j.appended - j.durable) }
+
+// Rewrite replaces the journal's content with live(): the transactions
+// that still need it (the pool's local ones). live is called with appends
+// held off, so a transaction appended before the call — and so, if it is
+// still pooled, returned by live — is not lost, and one appended after it
+// lands in the new file. Callers add a transaction to the pool before
+// appending it, which makes this hold.
+func (j *Journal) Rewrite(live func() []*types.Transaction) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	for j.flushing {
+		j.cond.Wait()
+	}
+	if j.closed {
+		return ErrClosed
+	}
+	txs := live()
+	tmp := j.path + ".new"
+	var buf []byte
+	for _, tx := range txs {
+		var err error
+		if buf, err = appendRecord(buf, tx); err != nil {
+			return err
+		}
+	}
+	nf, err := writeSynced(tmp, buf)
+	if err != nil {
+		return fmt.Errorf("compact transaction journal: %w", err)
+	}
+	if err := os.Rename(tmp, j.path); err != nil {
+		nf.Close()
+		os.Remove(tmp)
+		return fmt.Errorf("compact transaction journal: %w", err)
+	}
+	if err := syncDir(filepath.Dir(j.path)); err != nil {
+		nf.Close()
+		return fmt.Errorf("compact transaction journal: %w", err)
+	}
+	j.f.Close()
+	j.f = nf
+	// The pending records' transactions were pooled before they were
+	// appended, so live() held them if they still matter: they are durable.
+	j.buf = nil
+	j.durable = j.appended
+	j.records = len(txs)
+	j.err = nil
+	j.cond.Broadcast()
+	return nil
+}
+
+// writeSynced creates path with b, fsynced, and returns it open for
+// appending at its end.
+func writeSynced(path string, b []byte) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+// Records is the number of records in the journal, pending ones included.
+func (j *Journal) Records() int {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.records + j.pendingRecords()
+}
+
+// Syncs is the number of fsyncs appends have done so far.
+func (j *Journal) Syncs() uint64 {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.syncs
+}
+
+// Close waits for a running flush and closes the file. Appends after Close
+// fail with ErrClosed.
+func (j *Journal) Close() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	for j.flushing {
+		j.cond.Wait()
+	}
+	if j.closed {
+		return nil
+	}
+	j.closed = true
+	j.cond.Broadcast()
+	return j.f.Close()
+}
