@@ -7,7 +7,6 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
-	"github.com/ethereum/go-ethereum/consensus/misc/eip1559"
 	"github.com/ethereum/go-ethereum/consensus/misc/eip4844"
 	"github.com/ethereum/go-ethereum/core"
 	"github.com/ethereum/go-ethereum/core/state"
@@ -16,6 +15,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/vm"
 	"github.com/ethereum/go-ethereum/params"
 
+	"github.com/basaltchain/basalt/consensus"
 	"github.com/basaltchain/basalt/txpool"
 )
 
@@ -371,7 +371,7 @@ func (b *Backend) pendingHeader() *types.Header {
 		}
 	}
 	if cfg.IsLondon(h.Number) {
-		h.BaseFee = eip1559.CalcBaseFee(cfg, parent)
+		h.BaseFee = consensus.CalcBaseFee(cfg, parent)
 	}
 	if cfg.IsShanghai(h.Number, h.Time) {
 		h.WithdrawalsHash = &types.EmptyWithdrawalsHash

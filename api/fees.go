@@ -7,9 +7,10 @@ import (
 	"sort"
 
 	"github.com/ethereum/go-ethereum/common/hexutil"
-	"github.com/ethereum/go-ethereum/consensus/misc/eip1559"
 	"github.com/ethereum/go-ethereum/consensus/misc/eip4844"
 	"github.com/ethereum/go-ethereum/core/types"
+
+	"github.com/basaltchain/basalt/consensus"
 )
 
 // GasPriceOracle is how eth_gasPrice and eth_maxPriorityFeePerGas sample
@@ -48,7 +49,7 @@ func (b *Backend) nextBaseFee() *big.Int {
 	if !cfg.IsLondon(new(big.Int).Add(head.Number, big.NewInt(1))) {
 		return nil
 	}
-	return eip1559.CalcBaseFee(cfg, head)
+	return consensus.CalcBaseFee(cfg, head)
 }
 
 // gasPriceLowerBound is what the next block accepts: the node's minimum gas
@@ -282,7 +283,7 @@ func (e *Eth) FeeHistory(count UintIndex, newest BlockNumber, percentiles *Perce
 	} else if len(headers) > 0 {
 		lastHeader := headers[len(headers)-1]
 		if cfg.IsLondon(new(big.Int).Add(lastHeader.Number, big.NewInt(1))) {
-			next = eip1559.CalcBaseFee(cfg, lastHeader)
+			next = consensus.CalcBaseFee(cfg, lastHeader)
 		}
 	}
 	out.BaseFeePerGas = append(out.BaseFeePerGas, (*hexutil.Big)(next))

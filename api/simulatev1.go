@@ -10,7 +10,6 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
-	"github.com/ethereum/go-ethereum/consensus/misc/eip1559"
 	"github.com/ethereum/go-ethereum/consensus/misc/eip4844"
 	"github.com/ethereum/go-ethereum/core/state"
 	"github.com/ethereum/go-ethereum/core/types"
@@ -18,6 +17,7 @@ import (
 	"github.com/ethereum/go-ethereum/trie"
 
 	"github.com/basaltchain/basalt/chain"
+	"github.com/basaltchain/basalt/consensus"
 )
 
 // eth_simulateV1 (execution-apis src/eth/execute.yaml): a sequence of
@@ -340,7 +340,7 @@ func (s *multiSim) header(pb plannedBlock, parent *types.Header, parentHash comm
 		case ov.BaseFeePerGas != nil:
 			h.BaseFee = new(big.Int).Set(ov.BaseFeePerGas.ToInt())
 		case s.opts.Validation:
-			h.BaseFee = eip1559.CalcBaseFee(s.cfg, parent)
+			h.BaseFee = consensus.CalcBaseFee(s.cfg, parent)
 		default:
 			// Without validation calls name no price and must not fail on
 			// one: the base fee reads zero unless overridden.

@@ -12,6 +12,8 @@ import (
 	"github.com/ethereum/go-ethereum/core"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/params"
+
+	"github.com/basaltchain/basalt/consensus"
 )
 
 // Genesis is a parsed genesis file: go-ethereum's genesis specification (fork
@@ -189,6 +191,14 @@ func ParseGenesis(data []byte) (*Genesis, error) {
 	}
 	if err := g.parseBlobHeaderFields(root); err != nil {
 		return nil, err
+	}
+	if g.ZeroBaseFee {
+		// Besu's ZeroBaseFeeMarket: every London block, the genesis
+		// included unless baseFeePerGas says otherwise, has base fee 0.
+		consensus.SetZeroBaseFee(g.Core.Config)
+		if g.Core.BaseFee == nil {
+			g.Core.BaseFee = new(big.Int)
+		}
 	}
 	return g, nil
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/ethereum/go-ethereum/consensus/misc"
-	"github.com/ethereum/go-ethereum/consensus/misc/eip1559"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/params"
 )
@@ -13,7 +12,7 @@ import (
 // for every engine: the gas limit within the protocol maximum, gas used
 // within the gas limit, and before London the limit within 1/1024 of the
 // parent's (at least 5000) with no base fee, from London on EIP-1559's
-// elastic limit and base fee.
+// elastic limit and base fee (0 on a zero-base-fee chain).
 func VerifyGas(config *params.ChainConfig, header, parent *types.Header) error {
 	if header.GasLimit > params.MaxGasLimit {
 		return fmt.Errorf("invalid gas limit: have %d, max %d", header.GasLimit, params.MaxGasLimit)
@@ -27,5 +26,5 @@ func VerifyGas(config *params.ChainConfig, header, parent *types.Header) error {
 		}
 		return misc.VerifyGaslimit(parent.GasLimit, header.GasLimit)
 	}
-	return eip1559.VerifyEIP1559Header(config, parent, header)
+	return VerifyLondonGas(config, header, parent)
 }

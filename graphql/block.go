@@ -6,10 +6,10 @@ import (
 	"sync"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/consensus/misc/eip1559"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/rlp"
 
+	"github.com/basaltchain/basalt/consensus"
 	"github.com/basaltchain/basalt/filters"
 )
 
@@ -177,7 +177,7 @@ func (b *Block) NextBaseFeePerGas() *BigInt {
 	if !cfg.IsLondon(new(big.Int).Add(b.header.Number, common.Big1)) {
 		return nil
 	}
-	return optBigInt(eip1559.CalcBaseFee(cfg, b.header))
+	return optBigInt(consensus.CalcBaseFee(cfg, b.header))
 }
 
 // Timestamp is the block time in Unix seconds.

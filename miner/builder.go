@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/consensus/misc/eip1559"
 	"github.com/ethereum/go-ethereum/consensus/misc/eip4844"
 	"github.com/ethereum/go-ethereum/core/state"
 	"github.com/ethereum/go-ethereum/core/types"
@@ -15,6 +14,7 @@ import (
 	"github.com/ethereum/go-ethereum/trie"
 
 	"github.com/basaltchain/basalt/chain"
+	"github.com/basaltchain/basalt/consensus"
 )
 
 // TxIterator walks pending transactions in inclusion order: by price across
@@ -107,7 +107,7 @@ func Build(ctx context.Context, c *chain.Chain, parent *types.Header, parentHash
 		Extra:      extra,
 	}
 	if cfg.IsLondon(header.Number) {
-		header.BaseFee = eip1559.CalcBaseFee(cfg, parent)
+		header.BaseFee = consensus.CalcBaseFee(cfg, parent)
 		if !cfg.IsLondon(parent.Number) {
 			header.GasLimit = parent.GasLimit * cfg.ElasticityMultiplier()
 		}

@@ -5,11 +5,12 @@ import (
 	"math/big"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/consensus/misc/eip1559"
 	"github.com/ethereum/go-ethereum/core"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/params"
 	"github.com/holiman/uint256"
+
+	"github.com/basaltchain/basalt/consensus"
 )
 
 // headView is what the pool knows about the chain head. It is immutable and
@@ -45,7 +46,7 @@ func newView(cfg *params.ChainConfig, head *types.Header, st State, gen uint64) 
 		v.baseFee, _ = uint256.FromBig(head.BaseFee)
 	case cfg.IsLondon(next) && !cfg.IsLondon(head.Number):
 		// The next block is London's first: its base fee is the initial one.
-		v.baseFee, _ = uint256.FromBig(eip1559.CalcBaseFee(cfg, head))
+		v.baseFee, _ = uint256.FromBig(consensus.CalcBaseFee(cfg, head))
 	}
 	return v
 }

@@ -35,7 +35,6 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/consensus/misc/eip1559"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/core/vm"
 	"github.com/ethereum/go-ethereum/params"
@@ -148,7 +147,7 @@ func verifyPoSHeader(config *params.ChainConfig, header, parent *types.Header) e
 	if !config.IsLondon(header.Number) {
 		return errors.New("beacon: post-merge block before London")
 	}
-	if err := eip1559.VerifyEIP1559Header(config, parent, header); err != nil {
+	if err := consensus.VerifyLondonGas(config, header, parent); err != nil {
 		return fmt.Errorf("beacon: %w", err)
 	}
 	return verifyForkFields(config, header, parent)

@@ -84,6 +84,9 @@ func GenesisJSON(g *config.Genesis) ([]byte, error) {
 	if g.ContractSizeLimit != 0 {
 		cfg["contractSizeLimit"] = g.ContractSizeLimit
 	}
+	if g.ZeroBaseFee {
+		cfg["zeroBaseFee"] = true
+	}
 	return json.MarshalIndent(m, "", "  ")
 }
 

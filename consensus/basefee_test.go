@@ -1,0 +1,48 @@
+package consensus
+
+import (
+	"math/big"
+	"testing"
+
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/params"
+)
+
+// TestZeroBaseFee: a full parent raises EIP-1559's base fee from 0 to 1,
+// a zero-base-fee chain keeps it at 0 and refuses any other value; the
+// flag belongs to the marked configuration only.
+func TestZeroBaseFee(t *testing.T) {
+	london := func() *params.ChainConfig {
+		c := *params.AllEthashProtocolChanges
+		c.LondonBlock = big.NewInt(0)
+		return &c
+	}
+	plain, zero := london(), london()
+	SetZeroBaseFee(zero)
+	if IsZeroBaseFee(plain) || !IsZeroBaseFee(zero) || IsZeroBaseFee(nil) {
+		t.Fatal("flag not per configuration")
+	}
+	parent := &types.Header{Number: big.NewInt(5), GasLimit: 30_000_000, GasUsed: 30_000_000, BaseFee: new(big.Int)}
+	if got := CalcBaseFee(plain, parent); got.Cmp(big.NewInt(1)) != 0 {
+		t.Fatalf("EIP-1559 after a full block at 0: %s", got)
+	}
+	if got := CalcBaseFee(zero, parent); got.Sign() != 0 {
+		t.Fatalf("zeroBaseFee: %s", got)
+	}
+	header := &types.Header{Number: big.NewInt(6), GasLimit: 30_000_000, BaseFee: new(big.Int)}
+	if err := VerifyGas(zero, header, parent); err != nil {
+		t.Fatalf("base fee 0 refused: %v", err)
+	}
+	if err := VerifyGas(plain, header, parent); err == nil {
+		t.Fatal("EIP-1559 chain accepted base fee 0 after a full block")
+	}
+	for _, bad := range []*types.Header{
+		{Number: big.NewInt(6), GasLimit: 30_000_000, BaseFee: big.NewInt(1)},
+		{Number: big.NewInt(6), GasLimit: 30_000_000},
+		{Number: big.NewInt(6), GasLimit: 40_000_000, BaseFee: new(big.Int)},
+	} {
+		if err := VerifyGas(zero, bad, parent); err == nil {
+			t.Errorf("zeroBaseFee accepted base fee %v gas limit %d", bad.BaseFee, bad.GasLimit)
+		}
+	}
+}
