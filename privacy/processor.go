@@ -206,23 +206,51 @@ func (p *Processor) IsMarker(tx *types.Transaction) bool {
 	return to != nil && *to == p.address && len(tx.Data()) == privtx.KeySize
 }
 
-// receive fetches the payload under key, nil when it is not ours, waiting
-// out a manager that cannot answer.
+// receive fetches the payload under key, nil when it is not ours or its
+// privateFrom is not a member of its group, waiting out a manager that
+// cannot answer.
 func (p *Processor) receive(ctx context.Context, key []byte, number uint64) (*enclave.Received, error) {
+	var got *enclave.Received
+	err := p.waitManager(ctx, number, func() (err error) {
+		got, err = p.enclave.Receive(ctx, key)
+		return err
+	})
+	if enclave.IsNotOurs(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	member, err := p.fromMember(ctx, got, number)
+	if err != nil {
+		return nil, err
+	}
+	if !member {
+		p.log.Warn("Private transaction's privateFrom is not a member of its privacy group: skipped", "block", number,
+			"group", got.PrivacyGroupID)
+		return nil, nil
+	}
+	return got, nil
+}
+
+// waitManager runs call until it succeeds or the manager answers 4xx
+// (returned as is), retrying with backoff while the manager cannot answer
+// and ctx lasts.
+func (p *Processor) waitManager(ctx context.Context, number uint64, call func() error) error {
 	wait := retryFirst
 	warned := false
 	for {
-		got, err := p.enclave.Receive(ctx, key)
+		err := call()
 		switch {
 		case err == nil:
 			if warned {
 				p.log.Info("Privacy manager answers again: processing resumes", "block", number)
 			}
-			return got, nil
+			return nil
 		case enclave.IsNotOurs(err):
-			return nil, nil
+			return err
 		case ctx.Err() != nil:
-			return nil, fmt.Errorf("private transaction of block %d: %w", number, err)
+			return fmt.Errorf("private transaction of block %d: %w", number, err)
 		}
 		if !warned {
 			p.log.Warn("Privacy manager cannot give a private transaction: block processing waits for it", "block", number,
@@ -231,7 +259,7 @@ func (p *Processor) receive(ctx context.Context, key []byte, number uint64) (*en
 		}
 		select {
 		case <-ctx.Done():
-			return nil, fmt.Errorf("private transaction of block %d: %w", number, err)
+			return fmt.Errorf("private transaction of block %d: %w", number, err)
 		case <-time.After(wait):
 		}
 		wait = min(2*wait, retryMax)

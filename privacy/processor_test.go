@@ -33,15 +33,32 @@ type fakeManager struct {
 	payloads map[string][]byte
 	failures map[string]int    // 500s left before answering
 	senders  map[string]string // senderKey other than the tests' privateFrom
+	groupOf  map[string]string // privacyGroupId other than testGroup's
+	groups   map[string][]string
 	calls    int
 }
 
 func (f *fakeManager) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	var req struct{ Key string }
+	var req struct{ Key, PrivacyGroupID string }
 	json.NewDecoder(r.Body).Decode(&req)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.calls++
+	if r.URL.Path == "/retrievePrivacyGroup" {
+		if f.failures[req.PrivacyGroupID] > 0 {
+			f.failures[req.PrivacyGroupID]--
+			w.WriteHeader(500)
+			return
+		}
+		members, ok := f.groups[req.PrivacyGroupID]
+		if !ok {
+			w.WriteHeader(404)
+			w.Write([]byte(`{"error":"PrivacyGroupNotFound"}`))
+			return
+		}
+		json.NewEncoder(w).Encode(enclave.PrivacyGroup{PrivacyGroupID: req.PrivacyGroupID, Type: "PANTHEON", Members: members})
+		return
+	}
 	if f.failures[req.Key] > 0 {
 		f.failures[req.Key]--
 		w.WriteHeader(500)
@@ -58,8 +75,11 @@ func (f *fakeManager) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if f.senders[req.Key] != "" {
 		sender = f.senders[req.Key]
 	}
-	json.NewEncoder(w).Encode(map[string]string{"payload": enclave.EncodePayload(p),
-		"privacyGroupId": base64.StdEncoding.EncodeToString(testGroup[:]), "senderKey": sender})
+	group := base64.StdEncoding.EncodeToString(testGroup[:])
+	if f.groupOf[req.Key] != "" {
+		group = f.groupOf[req.Key]
+	}
+	json.NewEncoder(w).Encode(map[string]string{"payload": enclave.EncodePayload(p), "privacyGroupId": group, "senderKey": sender})
 }
 
 var testGroup = common.HexToHash("0x77")
@@ -168,5 +188,75 @@ func TestProcessor(t *testing.T) {
 	}()
 	if err := p.ProcessBlock(context.WithoutCancel(context.Background()), block, common.Hash{0xdd}, receipts, nil); err == nil {
 		t.Fatal("a stopped processor stored a block without its payloads")
+	}
+}
+
+// TestProcessorGroupMembership: a private transaction sent by
+// privacyGroupId runs only when its privateFrom is a member of the group
+// its payload belongs to; a group the manager does not know skips it too,
+// and a manager failing /retrievePrivacyGroup is waited for.
+func TestProcessorGroupMembership(t *testing.T) {
+	c := chaintest.Open(t, chain.NewMemoryDatabase())
+	key, _ := crypto.GenerateKey()
+	sender := crypto.PubkeyToAddress(key.PublicKey)
+	b64 := func(h common.Hash) string { return base64.StdEncoding.EncodeToString(h[:]) }
+	from := common.Hash{} // the fake manager's senderKey
+	member, outsider, unknown := common.Hash{0x51}, common.Hash{0x52}, common.Hash{0x53}
+	deploy := func(group common.Hash) []byte {
+		tx := &privtx.Transaction{Nonce: 0, Gas: 1, Data: hexutil.MustDecode("0x600080600a6000396000f3"),
+			PrivateFrom: from[:], PrivacyGroupID: group[:], Restriction: privtx.Restricted}
+		if err := tx.Sign(big.NewInt(1337), func(h []byte) ([]byte, error) { return crypto.Sign(h, key) }); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := tx.MarshalBinary()
+		return b
+	}
+	k1, k2, k3 := common.Hash{1}, common.Hash{2}, common.Hash{3}
+	fm := &fakeManager{
+		payloads: map[string][]byte{b64(k1): deploy(member), b64(k2): deploy(outsider), b64(k3): deploy(unknown)},
+		groupOf:  map[string]string{b64(k1): b64(member), b64(k2): b64(outsider), b64(k3): b64(unknown)},
+		groups: map[string][]string{
+			b64(member):   {b64(common.Hash{7}), b64(from)},
+			b64(outsider): {b64(common.Hash{7}), b64(common.Hash{8})},
+		},
+		failures: map[string]int{b64(member): 2},
+	}
+	srv := httptest.NewServer(fm)
+	defer srv.Close()
+	client, _ := enclave.New(enclave.Config{URL: srv.URL})
+	store := privstate.Open(c.Database())
+	p := NewProcessor(c.Chain, store, client, common.HexToAddress("0x7e"), false, slog.New(slog.DiscardHandler))
+
+	to := common.HexToAddress("0x7e")
+	var txs []*types.Transaction
+	var receipts types.Receipts
+	for _, k := range []common.Hash{k1, k2, k3} {
+		mk, _ := crypto.GenerateKey()
+		tx, _ := types.SignTx(types.NewTx(&types.LegacyTx{Gas: 30000, GasPrice: new(big.Int), To: &to, Data: k[:]}), types.HomesteadSigner{}, mk)
+		txs = append(txs, tx)
+		receipts = append(receipts, &types.Receipt{Status: types.ReceiptStatusSuccessful})
+	}
+	genesis := c.CurrentHeader()
+	header := &types.Header{ParentHash: c.CurrentHash(), Number: big.NewInt(1), GasLimit: genesis.GasLimit, Difficulty: big.NewInt(1),
+		Time: genesis.Time + 1, BaseFee: new(big.Int)}
+	block := types.NewBlock(header, &types.Body{Transactions: txs}, receipts, trie.NewStackTrie(nil))
+	hash := common.Hash{0xbb}
+	if err := p.ProcessBlock(context.Background(), block, hash, receipts, nil); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := store.Record(hash)
+	if err != nil || len(rec.Receipts) != 1 {
+		t.Fatalf("record %+v %v", rec, err)
+	}
+	if r := rec.Receipts[0]; r.PMT != txs[0].Hash() || r.Group != member || r.Status != 1 || r.From != sender {
+		t.Fatalf("member's receipt %+v", r)
+	}
+	for _, g := range []common.Hash{outsider, unknown} {
+		if rec.Root(g) != types.EmptyRootHash && rec.Root(g) != (common.Hash{}) {
+			t.Fatalf("group %x has private state %x", g, rec.Root(g))
+		}
+	}
+	if fm.failures[b64(member)] != 0 {
+		t.Fatal("the failing /retrievePrivacyGroup was not retried")
 	}
 }
