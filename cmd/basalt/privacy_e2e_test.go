@@ -78,6 +78,13 @@ func privacyGenesis(t testing.TB, signers ...common.Address) string {
 // nodeArgs).
 func startPrivacyNetwork(t testing.TB, nodeArgs ...string) []*privNode {
 	t.Helper()
+	return startPrivacyNetworkOn(t, privacyGenesis, nodeArgs...)
+}
+
+// startPrivacyNetworkOn is startPrivacyNetwork on the genesis genesisFile
+// writes for the signers.
+func startPrivacyNetworkOn(t testing.TB, genesisFile func(testing.TB, ...common.Address) string, nodeArgs ...string) []*privNode {
+	t.Helper()
 	dir := t.TempDir()
 	var ptms []*ptmtest.Process
 	for i, name := range []string{"a", "b", "c"} {
@@ -97,7 +104,7 @@ func startPrivacyNetwork(t testing.TB, nodeArgs ...string) []*privNode {
 		}
 		return true
 	})
-	genesis := privacyGenesis(t, cliqueAddr(0), cliqueAddr(1), cliqueAddr(2))
+	genesis := genesisFile(t, cliqueAddr(0), cliqueAddr(1), cliqueAddr(2))
 	nodes := make([]*privNode, 3)
 	t.Setenv("BASALT_TEST_PRIVACY_GENESIS", genesis)
 	for i := range nodes {

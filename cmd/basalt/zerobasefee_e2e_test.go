@@ -13,22 +13,23 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/basaltchain/basalt/config"
 	"github.com/basaltchain/basalt/consensus/clique"
+	"github.com/basaltchain/basalt/privacy/privtx"
 	"github.com/basaltchain/basalt/testsupport/testnode"
 )
 
 // zeroBaseFeeGenesis is a London Clique genesis with config.zeroBaseFee,
-// Besu's free-gas setup for London and later, sealed by signers. Its gas
-// limit (42000) holds two transfers: a full block is above EIP-1559's
-// target, which would raise a base fee of 0 to 1.
-func zeroBaseFeeGenesis(t testing.TB, signers ...common.Address) string {
+// Besu's free-gas setup for London and later, sealed by signers, with the
+// given gas limit.
+func zeroBaseFeeGenesis(t testing.TB, gasLimit string, signers ...common.Address) string {
 	t.Helper()
 	g := fmt.Sprintf(`{
   "config": {"chainId": %d, "berlinBlock": 0, "londonBlock": 0, "zeroBaseFee": true,
     "clique": {"blockperiodseconds": 1, "epochlength": 30000, "createemptyblocks": true}},
-  "difficulty": "0x1", "extraData": "%s", "gasLimit": "0xa410",
+  "difficulty": "0x1", "extraData": "%s", "gasLimit": "%s",
   "timestamp": "0x5c51a607", "alloc": {}
-}`, cliqueChainID, hexutil.Encode(clique.GenesisExtra(signers...)))
+}`, cliqueChainID, hexutil.Encode(clique.GenesisExtra(signers...)), gasLimit)
 	path := filepath.Join(t.TempDir(), "genesis.json")
 	if err := os.WriteFile(path, []byte(g), 0o644); err != nil {
 		t.Fatal(err)
@@ -46,7 +47,9 @@ func TestZeroBaseFee(t *testing.T) {
 	if err := os.WriteFile(keyFile, []byte(hexutil.Encode(crypto.FromECDSA(cliqueKey(0)))), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	n := testnode.Start(t, dir, "--genesis-file="+zeroBaseFeeGenesis(t, cliqueAddr(0)),
+	// A gas limit of 42000 holds two transfers: a full block is above
+	// EIP-1559's target, which would raise a base fee of 0 to 1.
+	n := testnode.Start(t, dir, "--genesis-file="+zeroBaseFeeGenesis(t, "0xa410", cliqueAddr(0)),
 		"--node-private-key-file="+keyFile, "--min-gas-price=0", "--rpc-http-api=ETH")
 
 	key, _ := crypto.GenerateKey() // never funded
@@ -110,6 +113,39 @@ func TestZeroBaseFee(t *testing.T) {
 	for _, f := range hist.BaseFee {
 		if f.ToInt().Sign() != 0 {
 			t.Fatalf("fee history base fees %v", hist.BaseFee)
+		}
+	}
+}
+
+// TestPrivacyZeroBaseFee: Besu's recommended privacy network from London
+// on, a zeroBaseFee genesis and --min-gas-price=0, takes private
+// transactions at gas price 0 whose markers are signed by fresh, unfunded
+// keys: the marker is mined in a block of base fee 0 and both members run
+// the private transaction.
+func TestPrivacyZeroBaseFee(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts three managers and three nodes")
+	}
+	nodes := startPrivacyNetworkOn(t, func(t testing.TB, signers ...common.Address) string {
+		return zeroBaseFeeGenesis(t, "0x1fffffffffffff", signers...)
+	})
+	a, b := nodes[0], nodes[1]
+	tx := &privtx.Transaction{Nonce: 0, GasPrice: new(big.Int), Gas: 3000000, Value: new(big.Int),
+		Data: hexutil.MustDecode(storeInit), PrivateFrom: b64key(a.key), PrivateFor: [][]byte{b64key(b.key)},
+		Restriction: privtx.Restricted}
+	var pmt common.Hash
+	a.MustCall(&pmt, "eea_sendRawTransaction", signPriv(t, tx, config.DevAccounts[1].PrivateKey, privChainID))
+	number := waitMined(t, a, pmt)
+	var block struct {
+		BaseFee *hexutil.Big `json:"baseFeePerGas"`
+	}
+	a.MustCall(&block, "eth_getBlockByNumber", hexutil.EncodeUint64(number), false)
+	if block.BaseFee == nil || block.BaseFee.ToInt().Sign() != 0 {
+		t.Fatalf("marker's block %d: baseFeePerGas %v", number, block.BaseFee)
+	}
+	for _, n := range []*privNode{a, b} {
+		if r := waitPrivReceipt(t, n, pmt); r.Status != "0x1" || r.ContractAddress == nil {
+			t.Fatalf("private receipt on %s: %+v", n.URL, r)
 		}
 	}
 }
