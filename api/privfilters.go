@@ -28,6 +28,9 @@ type privFilter struct {
 	group common.Hash
 	args  FilterArgs
 	last  uint64
+	// lastHash is block last's hash when it was reported: a reorg since
+	// makes the poll report the logs of the blocks that left as removed.
+	lastHash common.Hash
 }
 
 func newPrivFilters() *privFilters { return &privFilters{byID: make(map[string]*privFilter)} }
@@ -47,7 +50,8 @@ func (p *Priv) NewFilter(group string, args FilterArgs) (string, error) {
 	}
 	id := newFilterID()
 	p.fil.mu.Lock()
-	p.fil.byID[id] = &privFilter{group: g, args: args, last: p.s.Head()}
+	last, lastHash := p.s.HeadHash()
+	p.fil.byID[id] = &privFilter{group: g, args: args, last: last, lastHash: lastHash}
 	p.fil.mu.Unlock()
 	return id, nil
 }
@@ -79,19 +83,44 @@ func (p *Priv) filter(group, id string) (*privFilter, error) {
 }
 
 // GetFilterChanges is priv_getFilterChanges: the filter's logs in the
-// blocks added since the last poll.
+// blocks added since the last poll, after those of the blocks a reorg
+// took back since (removed: true, newest block first), as eth filters do.
 func (p *Priv) GetFilterChanges(ctx context.Context, group, id string) ([]*LogJSON, error) {
 	f, err := p.filter(group, id)
 	if err != nil {
 		return nil, err
 	}
 	p.fil.mu.Lock()
-	from := f.last + 1
-	head := p.s.Head()
-	f.last = head
+	last, lastHash := f.last, f.lastHash
+	head, headHash := p.s.HeadHash()
+	f.last, f.lastHash = head, headHash
 	p.fil.mu.Unlock()
+	fromBound, fromFixed := fixedBlock(f.args.FromBlock)
+	toBound, toFixed := fixedBlock(f.args.ToBlock)
+	removed, ancestor, err := p.s.RemovedSince(ctx, f.group, privacy.LogQuery{Addresses: f.args.Addresses, Topics: f.args.Topics},
+		last, lastHash, func(n uint64) bool { return (!fromFixed || n >= fromBound) && (!toFixed || n <= toBound) })
+	if err != nil {
+		return nil, err
+	}
+	added, err := p.addedLogs(ctx, f, ancestor+1, head)
+	if err != nil {
+		return nil, err
+	}
+	return logsJSON(append(removed, added...)), nil
+}
+
+// fixedBlock is a filter bound given as a number.
+func fixedBlock(b *BlockNumber) (uint64, bool) {
+	if b == nil || b.Tag != "" {
+		return 0, false
+	}
+	return uint64(max(b.Number, 0)), true
+}
+
+// addedLogs are f's logs in the canonical blocks from..head.
+func (p *Priv) addedLogs(ctx context.Context, f *privFilter, from, head uint64) ([]*types.Log, error) {
 	if from > head {
-		return []*LogJSON{}, nil
+		return nil, nil
 	}
 	q := p.logQuery(f.args)
 	q.BlockHash = nil
@@ -103,13 +132,9 @@ func (p *Priv) GetFilterChanges(ctx context.Context, group, id string) ([]*LogJS
 		q.To = head
 	}
 	if q.From > q.To {
-		return []*LogJSON{}, nil
+		return nil, nil
 	}
-	logs, err := p.s.Logs(ctx, f.group, q)
-	if err != nil {
-		return nil, err
-	}
-	return logsJSON(logs), nil
+	return p.s.Logs(ctx, f.group, q)
 }
 
 // GetFilterLogs is priv_getFilterLogs: every log the filter's criteria

@@ -27,8 +27,9 @@ type feed struct {
 
 // SubscribeLogs calls fn with every private log of group that q's
 // addresses and topics select, in each block that becomes canonical from
-// now on, until fn returns false or the returned cancel is called. Start
-// must be running.
+// now on, and again with Removed set when such a block leaves the
+// canonical chain in a reorg, until fn returns false or the returned
+// cancel is called. Start must be running.
 func (s *Service) SubscribeLogs(group common.Hash, q LogQuery, fn func(*types.Log) bool) (cancel func()) {
 	s.feed.mu.Lock()
 	defer s.feed.mu.Unlock()
@@ -57,14 +58,21 @@ func (s *Service) Run(ctx context.Context) {
 		case <-sub.Err():
 			return
 		case ev := <-heads:
+			// A reorg first takes back the logs of the blocks that left
+			// (newest first, marked removed), as the public filters do.
+			for _, b := range ev.Removed {
+				s.deliver(b, true)
+			}
 			for _, b := range ev.Added {
-				s.deliver(b)
+				s.deliver(b, false)
 			}
 		}
 	}
 }
 
-func (s *Service) deliver(b *types.Block) {
+// deliver calls the subscriptions with the private logs of b, marked
+// removed when b left the canonical chain.
+func (s *Service) deliver(b *types.Block, removed bool) {
 	s.feed.mu.Lock()
 	subs := make(map[int]*logSub, len(s.feed.subs))
 	for id, x := range s.feed.subs {
@@ -81,6 +89,7 @@ func (s *Service) deliver(b *types.Block) {
 	}
 	for id, x := range subs {
 		for _, l := range s.blockLogs(rec, hash, b.NumberU64(), func(r *privstate.Receipt) bool { return r.Group == x.group }) {
+			l.Removed = removed
 			if matches(l, x.q) && !x.fn(l) {
 				s.feed.mu.Lock()
 				delete(s.feed.subs, id)
