@@ -193,12 +193,10 @@ func ParseGenesis(data []byte) (*Genesis, error) {
 		return nil, err
 	}
 	if g.ZeroBaseFee {
-		// Besu's ZeroBaseFeeMarket: every London block, the genesis
-		// included unless baseFeePerGas says otherwise, has base fee 0.
+		// Besu's ZeroBaseFeeMarket: every London block after the genesis
+		// has base fee 0. The genesis keeps Besu's (baseFeePerGas, else
+		// 1 gwei when London is at 0), or the genesis hash would differ.
 		consensus.SetZeroBaseFee(g.Core.Config)
-		if g.Core.BaseFee == nil {
-			g.Core.BaseFee = new(big.Int)
-		}
 	}
 	return g, nil
 }

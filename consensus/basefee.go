@@ -19,8 +19,8 @@ import (
 var zeroBaseFee sync.Map // *params.ChainConfig → struct{}
 
 // SetZeroBaseFee marks config as a zero-base-fee chain (Besu's
-// ZeroBaseFeeMarket): from London on every block's base fee is 0, whatever
-// the parent's gas use. The genesis loader calls it; a copy of config is a
+// ZeroBaseFeeMarket): from London on every block built has base fee 0,
+// whatever the parent's gas use. The genesis loader calls it; a copy of config is a
 // different chain configuration and must be marked itself.
 func SetZeroBaseFee(config *params.ChainConfig) { zeroBaseFee.Store(config, struct{}{}) }
 
@@ -44,8 +44,10 @@ func CalcBaseFee(config *params.ChainConfig, parent *types.Header) *big.Int {
 }
 
 // VerifyLondonGas checks a London header's gas limit and base fee against
-// its parent's: EIP-1559's rules, except that a zero-base-fee chain wants
-// a base fee of exactly 0.
+// its parent's: EIP-1559's rules, except that on a zero-base-fee chain the
+// base fee's value is not checked, only its presence (Besu's
+// ZeroBaseFeeMarket validates no base fee, so that a chain converted to
+// zeroBaseFee, whose earlier blocks carry EIP-1559 base fees, still syncs).
 func VerifyLondonGas(config *params.ChainConfig, header, parent *types.Header) error {
 	if !IsZeroBaseFee(config) {
 		return eip1559.VerifyEIP1559Header(config, parent, header)
@@ -59,9 +61,6 @@ func VerifyLondonGas(config *params.ChainConfig, header, parent *types.Header) e
 	}
 	if header.BaseFee == nil {
 		return fmt.Errorf("header is missing baseFee")
-	}
-	if header.BaseFee.Sign() != 0 {
-		return fmt.Errorf("invalid baseFee: have %s, want 0 (zeroBaseFee)", header.BaseFee)
 	}
 	return nil
 }

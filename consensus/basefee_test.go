@@ -9,8 +9,9 @@ import (
 )
 
 // TestZeroBaseFee: a full parent raises EIP-1559's base fee from 0 to 1,
-// a zero-base-fee chain keeps it at 0 and refuses any other value; the
-// flag belongs to the marked configuration only.
+// a zero-base-fee chain keeps it at 0; its validation wants a base fee but
+// not a value (Besu's), and keeps the gas limit rules; the flag belongs to
+// the marked configuration only.
 func TestZeroBaseFee(t *testing.T) {
 	london := func() *params.ChainConfig {
 		c := *params.AllEthashProtocolChanges
@@ -36,8 +37,11 @@ func TestZeroBaseFee(t *testing.T) {
 	if err := VerifyGas(plain, header, parent); err == nil {
 		t.Fatal("EIP-1559 chain accepted base fee 0 after a full block")
 	}
+	converted := &types.Header{Number: big.NewInt(6), GasLimit: 30_000_000, BaseFee: big.NewInt(875_000_000)}
+	if err := VerifyGas(zero, converted, parent); err != nil {
+		t.Fatalf("block of a chain before its conversion to zeroBaseFee refused: %v", err)
+	}
 	for _, bad := range []*types.Header{
-		{Number: big.NewInt(6), GasLimit: 30_000_000, BaseFee: big.NewInt(1)},
 		{Number: big.NewInt(6), GasLimit: 30_000_000},
 		{Number: big.NewInt(6), GasLimit: 40_000_000, BaseFee: new(big.Int)},
 	} {
