@@ -214,14 +214,14 @@ func TestBesuOptionsRefused(t *testing.T) {
 }
 
 // TestZeroBaseFeePriceBump is Besu's rule: a price bump is meaningless on
-// a zero-base-fee network.
+// a zero-base-fee network: an explicit one is refused, and the bump is 0.
 func TestZeroBaseFeePriceBump(t *testing.T) {
 	g := writeFile(t, "g.json", `{"config":{"chainId":5,"londonBlock":0,"zeroBaseFee":true},"difficulty":"0x1","gasLimit":"0x1000000"}`)
 	if _, err := loadArgs(t, nil, "--genesis-file="+g, "--tx-pool-price-bump=5"); err == nil || !strings.Contains(err.Error(), "Price bump option is not compatible with zero base fee market") {
 		t.Errorf("got %v", err)
 	}
-	if _, err := loadArgs(t, nil, "--genesis-file="+g); err != nil {
-		t.Error(err)
+	if c, err := loadArgs(t, nil, "--genesis-file="+g); err != nil || c.TxPool.PriceBump != 0 {
+		t.Errorf("price bump not forced to 0: %v", err)
 	}
 }
 
