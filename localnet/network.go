@@ -431,3 +431,7 @@ func tailFile(path string, lines int) string {
 	ls := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
 	return strings.Join(ls[max(0, len(ls)-lines):], "\n")
 }
+
+// Running reports the PID of the supervisor of the network in dir, if it
+// runs.
+func Running(dir string) (int, bool) { return runningPID(dir) }
