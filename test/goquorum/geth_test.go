@@ -1,0 +1,96 @@
+package goquorum
+
+import (
+	"crypto/ecdsa"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"testing"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/basaltchain/basalt/testsupport/proctest"
+	"github.com/basaltchain/basalt/testsupport/testnode"
+)
+
+// gethNode is a GoQuorum validator: its own data directory initialised
+// from the shared genesis, its node key (which GoQuorum also uses as the
+// validator key), and fixed loopback ports that survive restarts.
+type gethNode struct {
+	t        testing.TB
+	bin      string
+	dir      string
+	key      *ecdsa.PrivateKey
+	httpPort int
+	p2pPort  int
+	// node is the running process (nil while stopped); its P2PNode
+	// methods (BlockNumber, BlockHash, Call) work for geth as for basalt.
+	node *testnode.P2PNode
+}
+
+// newGeth initialises a GoQuorum data directory for key with `geth init`.
+func newGeth(t testing.TB, bin, genesis string, key *ecdsa.PrivateKey) *gethNode {
+	t.Helper()
+	g := &gethNode{t: t, bin: bin, dir: t.TempDir(), key: key,
+		httpPort: proctest.FreePort(t), p2pPort: proctest.FreePort(t)}
+	keyHex := fmt.Sprintf("%x", crypto.FromECDSA(key))
+	if err := os.WriteFile(filepath.Join(g.dir, "nodekey"), []byte(keyHex), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// --port would bind every interface; the TOML file binds loopback only.
+	toml := fmt.Sprintf("[Node.P2P]\nListenAddr = \"127.0.0.1:%d\"\n", g.p2pPort)
+	if err := os.WriteFile(filepath.Join(g.dir, "config.toml"), []byte(toml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(bin, "--datadir", g.dir, "init", genesis).CombinedOutput(); err != nil {
+		t.Fatalf("geth init: %v\n%s", err, out)
+	}
+	return g
+}
+
+// address is the validator address (of the node key).
+func (g *gethNode) address() common.Address { return crypto.PubkeyToAddress(g.key.PublicKey) }
+
+// enode is the node's enode URL, known before it starts.
+func (g *gethNode) enode() string {
+	pub := crypto.FromECDSAPub(&g.key.PublicKey)[1:]
+	return fmt.Sprintf("enode://%x@127.0.0.1:%d?discport=0", pub, g.p2pPort)
+}
+
+// start writes the static and permissioned node lists and runs geth as a
+// mining QBFT validator (reference/qbft.md §3), waiting until JSON-RPC
+// answers.
+func (g *gethNode) start(peers []string) {
+	g.t.Helper()
+	list, _ := json.Marshal(peers)
+	for _, f := range []string{"static-nodes.json", "permissioned-nodes.json"} {
+		if err := os.WriteFile(filepath.Join(g.dir, f), list, 0o644); err != nil {
+			g.t.Fatal(err)
+		}
+	}
+	cmd := exec.Command(g.bin,
+		"--config", filepath.Join(g.dir, "config.toml"), "--datadir", g.dir,
+		"--nodekey", filepath.Join(g.dir, "nodekey"), "--networkid", strconv.Itoa(chainID),
+		"--syncmode", "full", "--nodiscover", "--nat", "none", "--maxpeers", "32",
+		"--http", "--http.addr", "127.0.0.1", "--http.port", strconv.Itoa(g.httpPort),
+		"--http.api", "admin,eth,net,web3,istanbul,debug", "--http.vhosts", "localhost,127.0.0.1",
+		"--ipcdisable", "--mine", "--miner.threads", "1", "--miner.gasprice", "0",
+		"--miner.gastarget", strconv.Itoa(gasLimit), "--miner.gaslimit", strconv.Itoa(gasLimit),
+		"--verbosity", "3")
+	// No privacy manager: GoQuorum runs public-only.
+	cmd.Env = append(os.Environ(), "PRIVATE_CONFIG=ignore")
+	n := testnode.StartCommand(g.t, cmd, "http://127.0.0.1:"+strconv.Itoa(g.httpPort))
+	g.node = &testnode.P2PNode{Node: n, P2PPort: g.p2pPort}
+}
+
+// stop ends the process (SIGTERM, then it is waited for).
+func (g *gethNode) stop() {
+	g.t.Helper()
+	g.node.Stop(syscall.SIGTERM)
+	g.node = nil
+}
