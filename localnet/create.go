@@ -101,7 +101,10 @@ func create(dir string, s Settings) (m *Manifest, err error) {
 }
 
 // operatorConfig is the `operator generate-blockchain-config` input of s:
-// one-second blocks, London rules, the dev accounts (and alloc) funded.
+// one-second blocks, London rules from a zero base fee (which stays zero
+// while blocks are less than half full: gas is free, as private
+// transactions and their markers, priced 0, need), the dev accounts (and
+// alloc) funded.
 func operatorConfig(s Settings, alloc map[string]any) []byte {
 	engine := map[string]any{"blockperiodseconds": 1, "epochlength": 30000}
 	mix := bftMixHash
@@ -114,14 +117,15 @@ func operatorConfig(s Settings, alloc map[string]any) []byte {
 	}
 	cfg := map[string]any{
 		"genesis": map[string]any{
-			"config":     map[string]any{"chainId": ChainID, "londonBlock": 0, s.Consensus: engine},
-			"nonce":      "0x0",
-			"timestamp":  "0x0",
-			"gasLimit":   "0x2FAF0800",
-			"difficulty": "0x1",
-			"mixHash":    mix,
-			"coinbase":   "0x0000000000000000000000000000000000000000",
-			"alloc":      alloc,
+			"config":        map[string]any{"chainId": ChainID, "londonBlock": 0, s.Consensus: engine},
+			"baseFeePerGas": "0x0",
+			"nonce":         "0x0",
+			"timestamp":     "0x0",
+			"gasLimit":      "0x2FAF0800",
+			"difficulty":    "0x1",
+			"mixHash":       mix,
+			"coinbase":      "0x0000000000000000000000000000000000000000",
+			"alloc":         alloc,
 		},
 		"blockchain": map[string]any{"nodes": map[string]any{"generate": true, "count": s.Validators}},
 	}

@@ -369,6 +369,9 @@ func (n *Network) managersMeshed(ctx context.Context) bool {
 			return false
 		}
 		for _, other := range n.m.Nodes {
+			if other.Name == nd.Name {
+				continue // a manager does not list itself
+			}
 			if !strings.Contains(string(body), strings.TrimSuffix(other.PrivacyNodeURL, "/")) {
 				return false
 			}
@@ -400,6 +403,9 @@ func (n *Network) nodeArgs(i int) []string {
 		"--rpc-ws-api=" + apis,
 		"--graphql-http-enabled", "--graphql-http-host=127.0.0.1", "--graphql-http-port=" + strconv.Itoa(s.port(i, offGraphQL)),
 		"--metrics-enabled", "--metrics-host=127.0.0.1", "--metrics-port=" + strconv.Itoa(s.port(i, offMetrics)),
+		// A development network: the base fee prices public transactions;
+		// private ones (gas price 0 by default, as in Besu) are not refused.
+		"--min-gas-price=0",
 	}
 	if s.Privacy {
 		args = append(args, "--privacy-enabled", "--privacy-url="+nd.PrivacyURL,

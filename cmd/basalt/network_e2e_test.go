@@ -69,8 +69,8 @@ func freeBasePort(t *testing.T, count int) int {
 	return 0
 }
 
-// rpcCall is a JSON-RPC call that returns the raw result or the error.
-func rpcCall(url, method string, params ...any) (json.RawMessage, error) {
+// netRPC is a JSON-RPC call that returns the raw result or the error.
+func netRPC(url, method string, params ...any) (json.RawMessage, error) {
 	if params == nil {
 		params = []any{}
 	}
@@ -95,7 +95,7 @@ func rpcCall(url, method string, params ...any) (json.RawMessage, error) {
 
 func mustRPC(t *testing.T, out any, url, method string, params ...any) {
 	t.Helper()
-	raw, err := rpcCall(url, method, params...)
+	raw, err := netRPC(url, method, params...)
 	if err != nil {
 		t.Fatalf("%s %s: %v", url, method, err)
 	}
@@ -217,13 +217,13 @@ func TestNetworkUpBadInput(t *testing.T) {
 // data it returns slot 0, called with a word it stores it.
 const storeContract = "0x602280600b6000396000f336600f5760005460005260206000f35b60003580600055600052602a60206000a100"
 
-// privReceipt waits for a private transaction's receipt on a node.
-func privReceipt(t *testing.T, url, pmt string) map[string]any {
+// netPrivReceipt waits for a private transaction's receipt on a node.
+func netPrivReceipt(t *testing.T, url, pmt string) map[string]any {
 	t.Helper()
 	var r map[string]any
 	testnode.WaitFor(t, 60*time.Second, "private receipt of "+pmt+" at "+url, func() bool {
 		r = nil
-		raw, err := rpcCall(url, "priv_getTransactionReceipt", pmt)
+		raw, err := netRPC(url, "priv_getTransactionReceipt", pmt)
 		return err == nil && json.Unmarshal(raw, &r) == nil && r != nil
 	})
 	if r["status"] != "0x1" {
@@ -305,7 +305,7 @@ func TestNetworkUp(t *testing.T) {
 	var txHash string
 	mustRPC(t, &txHash, m.SignerURL, "eth_sendTransaction", map[string]any{"from": m.DevAddress, "to": m.Nodes[3].Address, "value": "0x2a"})
 	testnode.WaitFor(t, 30*time.Second, "the transfer mined", func() bool {
-		raw, err := rpcCall(m.Nodes[2].HTTP, "eth_getTransactionReceipt", txHash)
+		raw, err := netRPC(m.Nodes[2].HTTP, "eth_getTransactionReceipt", txHash)
 		return err == nil && string(raw) != "null"
 	})
 	var bal hexutil.Big
@@ -326,11 +326,11 @@ func TestNetworkUp(t *testing.T) {
 		return pmt
 	}
 	pmt := priv(map[string]any{"data": storeContract})
-	r := privReceipt(t, m.Nodes[1].HTTP, pmt)
+	r := netPrivReceipt(t, m.Nodes[1].HTTP, pmt)
 	contract, group := r["contractAddress"].(string), r["privacyGroupId"].(string)
 	pmt = priv(map[string]any{"to": contract, "data": fmt.Sprintf("0x%064x", 42)})
-	privReceipt(t, m.Nodes[1].HTTP, pmt)
-	privReceipt(t, m.Nodes[0].HTTP, pmt)
+	netPrivReceipt(t, m.Nodes[1].HTTP, pmt)
+	netPrivReceipt(t, m.Nodes[0].HTTP, pmt)
 	word := fmt.Sprintf("0x%064x", 42)
 	for _, nd := range m.Nodes[:2] {
 		var got string
@@ -339,10 +339,10 @@ func TestNetworkUp(t *testing.T) {
 			t.Fatalf("%s priv_call %s, want %s", nd.Name, got, word)
 		}
 	}
-	if raw, err := rpcCall(m.Nodes[2].HTTP, "priv_call", group, map[string]any{"to": contract}, "latest"); err == nil && string(raw) != `"0x"` {
+	if raw, err := netRPC(m.Nodes[2].HTTP, "priv_call", group, map[string]any{"to": contract}, "latest"); err == nil && string(raw) != `"0x"` {
 		t.Fatalf("node3, not a member, reads %s", raw)
 	}
-	if raw, err := rpcCall(m.Nodes[2].HTTP, "priv_getTransactionReceipt", pmt); err == nil && string(raw) != "null" {
+	if raw, err := netRPC(m.Nodes[2].HTTP, "priv_getTransactionReceipt", pmt); err == nil && string(raw) != "null" {
 		t.Fatalf("node3 has the private receipt %s", raw)
 	}
 
