@@ -46,29 +46,6 @@ func networkCmd(bin string, args ...string) *exec.Cmd {
 	return cmd
 }
 
-// freeBasePort finds a base port whose count ports are all free, below
-// the ephemeral range that FreePort hands out to other tests.
-func freeBasePort(t *testing.T, count int) int {
-	t.Helper()
-	for try := 0; try < 200; try++ {
-		base := 12000 + (os.Getpid()*7919+try*1013)%18000
-		ok := true
-		for p := base; p < base+count && ok; p++ {
-			l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p))
-			if err != nil {
-				ok = false
-				continue
-			}
-			l.Close()
-		}
-		if ok {
-			return base
-		}
-	}
-	t.Fatal("no free port range")
-	return 0
-}
-
 // netRPC is a JSON-RPC call that returns the raw result or the error.
 func netRPC(url, method string, params ...any) (json.RawMessage, error) {
 	if params == nil {
@@ -163,7 +140,7 @@ func waitGone(t *testing.T, pids []int) {
 // a taken port, another network's options: clear errors, nothing written.
 func TestNetworkUpBadInput(t *testing.T) {
 	bin := networkBin(t)
-	base := freeBasePort(t, 40)
+	base := proctest.FreePortRange(t, 40)
 	fresh := filepath.Join(t.TempDir(), "net")
 	foreign := t.TempDir()
 	if err := os.WriteFile(filepath.Join(foreign, "notes.txt"), []byte("mine"), 0o644); err != nil {
@@ -240,7 +217,7 @@ func netPrivReceipt(t *testing.T, url, pmt string) map[string]any {
 // its children with it.
 func TestNetworkUp(t *testing.T) {
 	bin := networkBin(t)
-	base := freeBasePort(t, 40)
+	base := proctest.FreePortRange(t, 40)
 	dir := filepath.Join(t.TempDir(), "net")
 	p := upNetwork(t, bin, "--validators", "4", "--privacy", "--signer", "--dir", dir, "--base-port", strconv.Itoa(base))
 	m, err := localnet.ReadManifest(dir)
@@ -394,7 +371,7 @@ func TestNetworkUp(t *testing.T) {
 // status shows it, down stops it and every process.
 func TestNetworkDetach(t *testing.T) {
 	bin := networkBin(t)
-	base := freeBasePort(t, 10)
+	base := proctest.FreePortRange(t, 10)
 	dir := filepath.Join(t.TempDir(), "net")
 	out, err := networkCmd(bin, "up", "--detach", "--validators", "1", "--consensus", "clique", "--dir", dir, "--base-port", strconv.Itoa(base)).CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "running in the background") {
