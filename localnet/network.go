@@ -176,10 +176,16 @@ func runningPID(dir string) (int, bool) {
 		return 0, false
 	}
 	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
-	if err != nil || pid <= 0 {
+	if err != nil || pid <= 0 || syscall.Kill(pid, 0) != nil {
 		return 0, false
 	}
-	return pid, syscall.Kill(pid, 0) == nil
+	// A supervisor killed with SIGKILL leaves its PID file behind, and the
+	// PID may since be another program's: where /proc says, it must be a
+	// `network up`.
+	if cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid)); err == nil && !strings.Contains(string(cmdline), "network\x00up") {
+		return 0, false
+	}
+	return pid, true
 }
 
 // abs is a manifest path, relative to the network's directory, made
@@ -209,10 +215,15 @@ func (n *Network) Run(ctx context.Context) error {
 		os.Remove(filepath.Join(n.dir, pidFile))
 	}()
 	height, err := n.startAll(ctx)
-	if err != nil {
-		return err
+	if err == nil {
+		err = n.waitBlock(ctx, height)
 	}
-	if err := n.waitBlock(ctx, height); err != nil {
+	if err != nil {
+		if ctx.Err() != nil {
+			// Ctrl-C during start-up: a stop, not a failure.
+			fmt.Fprintln(n.opts.Out, "stopping the network")
+			return nil
+		}
 		return err
 	}
 	n.printTable(time.Since(start))
