@@ -113,7 +113,7 @@ func operatorConfig(s Settings, alloc map[string]any) []byte {
 		engine["createemptyblocks"] = true
 		mix = "0x" + strings.Repeat("0", 64)
 	default:
-		engine["requesttimeoutseconds"] = 4
+		engine["requesttimeoutseconds"] = 2
 	}
 	cfg := map[string]any{
 		"genesis": map[string]any{
