@@ -396,6 +396,10 @@ func TestNetworkDetach(t *testing.T) {
 	if err != nil || !strings.Contains(string(out), fmt.Sprintf("running (supervisor PID %d, 1 clique validators)", pid)) {
 		t.Fatalf("status: %v\n%s", err, out)
 	}
+	out, err = networkCmd(bin, "up", "--dir", dir).CombinedOutput()
+	if err == nil || !strings.Contains(string(out), fmt.Sprintf("is already running (supervisor PID %d)", pid)) {
+		t.Fatalf("up on a running network: %v\n%s", err, out)
+	}
 	out, err = networkCmd(bin, "down", "--dir", dir).CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "stopped") {
 		t.Fatalf("down: %v\n%s", err, out)
