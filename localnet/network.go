@@ -148,6 +148,9 @@ func findBinaries(s Settings) (binaries, error) {
 		if p, err := exec.LookPath(name); err == nil {
 			return p, nil
 		}
+		if p, ok := buildFromCheckout(name); ok {
+			return p, nil
+		}
 		return "", fmt.Errorf("%s not found next to %s nor on PATH: install it with `go install ./cmd/...` (or build it next to basalt: go build -o %s ./cmd/%s)",
 			name, self, filepath.Dir(self), name)
 	}
