@@ -149,9 +149,9 @@ func TestQBFTVoting(t *testing.T) {
 	voting(t, net, bftMethods{"qbft", qbft.SealSigners})
 }
 
-// migrationStart is the first QBFT block of the migration test: small, so
-// the test stays short (the example is 20).
-const migrationStart = 6
+// migrationStart is the first QBFT block of the migration test: block 20,
+// the switch a consortium would schedule, not one right after genesis.
+const migrationStart = 20
 
 // TestQBFTMigration: 4 validators start on IBFT 2.0 with
 // config.qbft.startblock; blocks before it carry IBFT 2.0 extraData and
