@@ -214,7 +214,8 @@ func TestBesuOptionsRefused(t *testing.T) {
 }
 
 // TestZeroBaseFeePriceBump is Besu's rule: a price bump is meaningless on
-// a zero-base-fee network: an explicit one is refused, and the bump is 0.
+// a zero-base-fee network: an explicit one is refused, and the bump is 0;
+// with --min-gas-price=0 it is 0 unless given.
 func TestZeroBaseFeePriceBump(t *testing.T) {
 	g := writeFile(t, "g.json", `{"config":{"chainId":5,"londonBlock":0,"zeroBaseFee":true},"difficulty":"0x1","gasLimit":"0x1000000"}`)
 	if _, err := loadArgs(t, nil, "--genesis-file="+g, "--tx-pool-price-bump=5"); err == nil || !strings.Contains(err.Error(), "Price bump option is not compatible with zero base fee market") {
@@ -222,6 +223,18 @@ func TestZeroBaseFeePriceBump(t *testing.T) {
 	}
 	if c, err := loadArgs(t, nil, "--genesis-file="+g); err != nil || c.TxPool.PriceBump != 0 {
 		t.Errorf("price bump not forced to 0: %v", err)
+	}
+	// A free-gas node (--min-gas-price=0) bumps by 0 too, unless told.
+	for args, want := range map[[2]string]uint64{
+		{"--min-gas-price=0", ""}: 0, {"--min-gas-price=0", "--tx-pool-price-bump=5"}: 5, {"--min-gas-price=7", ""}: 10,
+	} {
+		in := []string{args[0]}
+		if args[1] != "" {
+			in = append(in, args[1])
+		}
+		if c, err := loadArgs(t, nil, in...); err != nil || c.TxPool.PriceBump != want {
+			t.Errorf("%v: price bump %d, want %d (%v)", in, c.TxPool.PriceBump, want, err)
+		}
 	}
 }
 

@@ -605,9 +605,11 @@ func (c *Config) finish() error {
 	if c.given["tx-pool-price-bump"].Text != "" && c.Genesis != nil && c.Genesis.ZeroBaseFee {
 		return errors.New("--tx-pool-price-bump: Price bump option is not compatible with zero base fee market (the genesis sets zeroBaseFee)")
 	}
-	if c.Genesis != nil && c.Genesis.ZeroBaseFee {
-		// Besu forces the replacement bump to 0 there: a free transaction
-		// can only be replaced by another free one.
+	if c.Genesis != nil && c.Genesis.ZeroBaseFee ||
+		c.given["tx-pool-price-bump"].Text == "" && c.MinGasPrice != nil && c.MinGasPrice.Sign() == 0 {
+		// Besu forces the replacement bump to 0 on a zero-base-fee network
+		// and, unless given, with --min-gas-price=0: a free transaction can
+		// only be replaced by another free one.
 		c.TxPool.PriceBump = 0
 	}
 	if err := c.checkPrivacy(); err != nil {
