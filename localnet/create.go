@@ -101,10 +101,9 @@ func create(dir string, s Settings) (m *Manifest, err error) {
 }
 
 // operatorConfig is the `operator generate-blockchain-config` input of s:
-// one-second blocks, London rules from a zero base fee (which stays zero
-// while blocks are less than half full: gas is free, as private
-// transactions and their markers, priced 0, need), the dev accounts (and
-// alloc) funded.
+// one-second blocks, London rules with Besu's zeroBaseFee (gas is free, as
+// private transactions and their markers, priced 0, need, however full the
+// blocks), the dev accounts (and alloc) funded.
 func operatorConfig(s Settings, alloc map[string]any) []byte {
 	engine := map[string]any{"blockperiodseconds": 1, "epochlength": 30000}
 	mix := bftMixHash
@@ -117,7 +116,7 @@ func operatorConfig(s Settings, alloc map[string]any) []byte {
 	}
 	cfg := map[string]any{
 		"genesis": map[string]any{
-			"config":        map[string]any{"chainId": ChainID, "londonBlock": 0, s.Consensus: engine},
+			"config":        map[string]any{"chainId": ChainID, "londonBlock": 0, "zeroBaseFee": true, s.Consensus: engine},
 			"baseFeePerGas": "0x0",
 			"nonce":         "0x0",
 			"timestamp":     "0x0",
