@@ -156,11 +156,12 @@ func (m *Miner) waitWake(ctx context.Context) {
 }
 
 // maxPoWAhead is how far ahead of the clock a proof-of-work block with
-// transactions may be stamped: Besu's proof-of-work block scheduler mines a
+// transactions may be stamped. Besu's proof-of-work block scheduler mines a
 // block as soon as its timestamp (at least a second after the parent's) is
 // within 10 s of the clock, the drift its header validation accepts
-// (go-ethereum's ethash accepts 15 s).
-const maxPoWAhead = 10 * time.Second
+// (go-ethereum's ethash accepts 15 s); 8 s leaves peers whose clocks lag
+// ours by up to 2 s accepting the block.
+const maxPoWAhead = 8 * time.Second
 
 // buildAhead builds the next block at once, stamped the second after its
 // parent's although that is still wait in the future, when the engine is
