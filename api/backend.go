@@ -19,6 +19,7 @@ import (
 	"github.com/basaltchain/basalt/filters"
 	"github.com/basaltchain/basalt/miner"
 	"github.com/basaltchain/basalt/permissioning"
+	"github.com/basaltchain/basalt/privacy"
 	"github.com/basaltchain/basalt/txpool"
 )
 
@@ -79,6 +80,9 @@ type Backend struct {
 	// Services lists the enabled network services by name (jsonrpc, ws,
 	// p2p, metrics, graphQL) for net_services.
 	Services func() map[string]Service
+	// Privacy is the privacy service (EEA and PRIV groups); nil when
+	// privacy is off.
+	Privacy *privacy.Service
 	// Network is the peer-to-peer service (ADMIN peer methods, NET); nil
 	// while --p2p-enabled=false.
 	Network Network

@@ -354,6 +354,11 @@ func randomOf(header *types.Header) *common.Hash {
 	return &mix
 }
 
+// BlockContext is the EVM block context of header, as the executor's own
+// EVMs get it: for EVMs made elsewhere on the same block, such as the one
+// running a private transaction against private state.
+func (x *Executor) BlockContext(header *types.Header) vm.BlockContext { return x.blockContext(header) }
+
 // blockContext builds the EVM block context for header. The engine
 // supplies the fee recipient and ancestors are looked up by their engine
 // hash, so BLOCKHASH answers what the chain calls the block hash.

@@ -139,6 +139,15 @@ func (c *Chain) InsertBlock(ctx context.Context, block *types.Block, opts Insert
 	if err := c.states.commit(root, number, opts.NoSync); err != nil {
 		return res, fmt.Errorf("block %d: flush state: %w", number, err)
 	}
+	if c.blockHook != nil {
+		post, err := c.StateAt(root)
+		if err != nil {
+			return res, fmt.Errorf("block %d: open state: %w", number, err)
+		}
+		if err := c.blockHook.ProcessBlock(ctx, block, hash, receipts, post); err != nil {
+			return res, fmt.Errorf("block %d: %w", number, err)
+		}
+	}
 
 	// 2. Block, and if it wins fork choice the canonical index and head, in
 	// one atomic batch.

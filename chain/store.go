@@ -62,6 +62,9 @@ type Chain struct {
 	// forkChooser breaks ties of total difficulty (SetForkChooser); nil
 	// keeps the head on a tie.
 	forkChooser consensus.ForkChooser
+	// blockHook processes private transactions as blocks are inserted
+	// (SetBlockHook); guarded by mu.
+	blockHook BlockHook
 
 	headerCache   *lru.Cache[common.Hash, *types.Header]
 	bodyCache     *lru.Cache[common.Hash, *types.Body]

@@ -32,8 +32,6 @@ const (
 	layeredOnly = "Basalt's pool is bounded by transaction count (--tx-pool-max-size), not by Besu's layered-pool limits"
 
 	noPlugins = "Basalt loads no plugins"
-
-	privacyPending = "privacy (EEA/PRIV) is not built yet in the node: the option has no effect and the EEA and PRIV methods are not served"
 )
 
 // besuOptions are the options of Besu's reference Basalt accepts without
@@ -251,21 +249,6 @@ func besuOptions() []option {
 		{name: "permissions-nodes-contract-address", def: "", check: checkAny, status: differs, basalt: "contract permissioning is not built (Besu 1.x–24.x option)"},
 		{name: "permissions-nodes-contract-version", def: "1", check: checkInt(1, 2), status: differs, basalt: "contract permissioning is not built (Besu 1.x–24.x option)"},
 		{name: "permissions-accounts-contract-address", def: "", check: checkAny, status: differs, basalt: "contract permissioning is not built (Besu 1.x–24.x option)"},
-
-		// Privacy (Besu 1.x–24.x): built by another part of the project.
-		{name: "privacy-enabled", kind: kindBool, def: "false", check: checkBool, status: pending, basalt: privacyPending},
-		{name: "privacy-url", def: "", check: checkAny, status: pending, basalt: privacyPending},
-		{name: "privacy-public-key-file", def: "", check: checkAny, status: pending, basalt: privacyPending},
-		{name: "privacy-precompiled-address", def: "", check: checkAny, status: pending, basalt: privacyPending},
-		{name: "privacy-marker-transaction-signing-key-file", def: "", check: checkAny, status: pending, basalt: privacyPending},
-		{name: "privacy-multi-tenancy-enabled", kind: kindBool, def: "false", check: checkBool, status: pending, basalt: privacyPending},
-		{name: "privacy-flexible-groups-enabled", aliases: []string{"privacy-onchain-groups-enabled"}, kind: kindBool, def: "false", check: checkBool, status: pending, basalt: privacyPending},
-		{name: "privacy-enable-database-migration", kind: kindBool, def: "false", check: checkBool, status: pending, basalt: privacyPending},
-		{name: "privacy-nonce-always-increments", kind: kindBool, def: "false", check: checkBool, status: pending, basalt: privacyPending},
-		{name: "privacy-tls-enabled", kind: kindBool, def: "false", check: checkBool, status: pending, basalt: privacyPending},
-		{name: "privacy-tls-keystore-file", def: "", check: checkAny, status: pending, basalt: privacyPending},
-		{name: "privacy-tls-keystore-password-file", def: "", check: checkAny, status: pending, basalt: privacyPending},
-		{name: "privacy-tls-known-enclave-file", def: "", check: checkAny, status: pending, basalt: privacyPending},
 	}
 	for i := range opts {
 		if opts[i].typ == "" {

@@ -110,6 +110,8 @@ type Config struct {
 	GraphQL GraphQLConfig
 	// Metrics holds the --metrics-* options.
 	Metrics MetricsConfig
+	// Privacy holds the --privacy-* options.
+	Privacy PrivacyConfig
 }
 
 // MetricsConfig holds the --metrics-* options. With neither Enabled nor
@@ -596,6 +598,9 @@ func (c *Config) finish() error {
 	}
 	if c.given["tx-pool-price-bump"].Text != "" && c.Genesis != nil && c.Genesis.ZeroBaseFee {
 		return errors.New("--tx-pool-price-bump: Price bump option is not compatible with zero base fee market (the genesis sets zeroBaseFee)")
+	}
+	if err := c.checkPrivacy(); err != nil {
+		return err
 	}
 	if c.Metrics.Enabled && c.Metrics.PushEnabled {
 		// Besu's wording (MetricsOptions).

@@ -67,7 +67,8 @@ func TestDefaults(t *testing.T) {
 		TxPool: TxPoolConfig{MaxSize: 27000, RetentionHours: 13, Implementation: "LAYERED", PriceBump: 10, MaxFutureBySender: 200,
 			LimitByAccountPercentage: 0.001, MaxFutureNonceGap: 200, TxFeeCap: big.NewInt(params.Ether),
 			LayerMaxCapacity: 12_500_000, MaxPrioritized: 2000, SaveFile: DefaultTxPoolSaveFile, Journal: true},
-		given: map[string]cliconf.Value{},
+		given:   map[string]cliconf.Value{},
+		Privacy: PrivacyConfig{URL: DefaultPrivacyURL, PrecompiledAddress: common.HexToAddress("0x7e")},
 		RPC: RPCConfig{
 			HTTPHost:         "127.0.0.1",
 			HTTPPort:         8545,

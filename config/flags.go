@@ -135,7 +135,7 @@ var rpcAPIGroups = rpc.KnownGroups
 // sorts them). Adding an option is adding an entry here and a field to
 // Config.
 func options() []option {
-	return append(nodeOptions(), besuOptions()...)
+	return append(append(nodeOptions(), privacyOptions()...), besuOptions()...)
 }
 
 // nodeOptions are the options Basalt acts on (and its own).

@@ -217,7 +217,7 @@ func newNode(cfg *config.Config, log *slog.Logger, newEngine engineFactory, opts
 	if perms.AccountsEnabled() {
 		o.exec = append(o.exec, accountPolicy(perms))
 	}
-	db, c, err := openChain(cfg.DataPath, g, newEngine, EngineEnv{Key: key, Log: log}, o.exec...)
+	db, c, err := openChain(cfg.DataPath, g, newEngine, EngineEnv{Key: key, Log: log}, append(PrivacyExecOptions(cfg.Privacy), o.exec...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -265,6 +265,13 @@ func newNode(cfg *config.Config, log *slog.Logger, newEngine engineFactory, opts
 		perms.OnNodesChanged(n.p2p.DropUnpermitted)
 	}
 	n.backend = newBackend(n)
+	if cfg.Privacy.Enabled {
+		if n.backend.Privacy, err = n.newPrivacy(); err != nil {
+			n.pool.Close()
+			n.closeStorage()
+			return nil, err
+		}
+	}
 	n.rpc, err = newRPCServers(n)
 	if err == nil {
 		n.graphql, err = newGraphQLServer(n)
@@ -308,6 +315,10 @@ func (n *Node) Start() error {
 	// (GraphQL's too) need no events.
 	if n.rpc.serving() {
 		n.backend.Filters.Start()
+	}
+	if s := n.backend.Privacy; s != nil {
+		n.wg.Add(1)
+		go func() { defer n.wg.Done(); s.Run(n.ctx) }()
 	}
 	// GraphQL first: a client that sees JSON-RPC answer finds GraphQL up.
 	if err := n.graphql.start(); err != nil {
@@ -430,6 +441,9 @@ func (n *Node) Close() error {
 	}
 	if n.p2p != nil {
 		n.p2p.Stop()
+	}
+	if n.backend != nil && n.backend.Privacy != nil {
+		n.backend.Privacy.Processor().Stop() // a block waiting for the manager gives up
 	}
 	n.miner.Stop()
 	n.rpc.stop()

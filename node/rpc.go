@@ -26,7 +26,7 @@ func newRPCServers(n *Node) (*rpcServers, error) {
 	cfg := n.cfg.RPC
 	// The groups come from their providers: the node's services, then the
 	// consensus engine's own (CLIQUE, IBFT, QBFT).
-	groups := append(api.Groups(n.backend), n.caps.rpcGroups(n.chain)...)
+	groups := append(append(api.Groups(n.backend), api.PrivGroups(n.backend)...), n.caps.rpcGroups(n.chain)...)
 	groups = append(groups, debugMetricsGroup(n.metrics))
 	if err := api.Register(reg, groups...); err != nil {
 		return nil, err

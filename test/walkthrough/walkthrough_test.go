@@ -34,7 +34,7 @@ var readmes = []string{
 
 // knownPorts are the ports the READMEs use; each walkthrough runs with free
 // ports in their place.
-var knownPorts = []string{"8545", "8546", "8547", "8555", "8565", "9545", "30303", "30304", "30305", "8888", "8889", "8080", "8081"}
+var knownPorts = []string{"8545", "8546", "8547", "8555", "8565", "9545", "30303", "30304", "30305", "8888", "8889", "8890", "8080", "8081", "8082"}
 
 // block is one ```sh block of a README with its annotation.
 type block struct {

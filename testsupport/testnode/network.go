@@ -61,7 +61,14 @@ func startP2P(t testing.TB, dataDir string, with services, args []string) *P2PNo
 // path, key and p2p port, with the same services (on new ports).
 func (n *P2PNode) Restart() {
 	n.t.Helper()
-	n.Stop(syscall.SIGTERM)
+	n.RestartAfter(syscall.SIGTERM)
+}
+
+// RestartAfter stops the process with sig (SIGKILL: a crash) and starts
+// it again like Restart.
+func (n *P2PNode) RestartAfter(sig syscall.Signal) {
+	n.t.Helper()
+	n.Stop(sig)
 	n.Node = start(n.t, n.DataDir, n.with, n.args)
 }
 

@@ -1,0 +1,155 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/big"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/ethereum/go-ethereum/common"
+)
+
+// PrivacyConfig holds the --privacy-* options (reference/privacy.md §11).
+type PrivacyConfig struct {
+	// Enabled is --privacy-enabled: the EEA and PRIV groups, the privacy
+	// precompile and private state.
+	Enabled bool
+	// URL is --privacy-url: the privacy manager's client API.
+	URL string
+	// PublicKeyFile is --privacy-public-key-file: the node's key at the
+	// manager (Base64, one line).
+	PublicKeyFile string
+	// PrecompiledAddress is --privacy-precompiled-address (an integer,
+	// default 126 = 0x…7e).
+	PrecompiledAddress common.Address
+	// MarkerSigningKeyFile is
+	// --privacy-marker-transaction-signing-key-file: the hex secp256k1 key
+	// that signs privacy marker transactions; "" signs each with a fresh
+	// key (free-gas networks only).
+	MarkerSigningKeyFile string
+	// MultiTenancy is --privacy-multi-tenancy-enabled: the enclave key of a
+	// request is the privacyPublicKey claim of its JWT.
+	MultiTenancy bool
+	// NonceAlwaysIncrements is --privacy-nonce-always-increments: a failed
+	// private transaction still bumps its sender's private nonce.
+	NonceAlwaysIncrements bool
+	// TLSEnabled is --privacy-tls-enabled; the files are the keystore
+	// (PKCS#12), its password file and the known-enclave file.
+	TLSEnabled                                     bool
+	TLSKeystoreFile, TLSPasswordFile, TLSKnownFile string
+}
+
+// DefaultPrivacyURL is Besu's --privacy-url default.
+const DefaultPrivacyURL = "http://localhost:8888"
+
+// privacyOptions are the --privacy-* options. They are persistent: `blocks
+// import` rebuilds private state with them.
+func privacyOptions() []option {
+	str := func(dst func(c *Config) *string) func(c *Config, v string) error {
+		return func(c *Config, v string) error { *dst(c) = strings.TrimSpace(v); return nil }
+	}
+	boolean := func(dst func(c *Config) *bool) func(c *Config, v string) error {
+		return func(c *Config, v string) (err error) { *dst(c), err = parseBoolValue(v); return err }
+	}
+	return []option{
+		{name: "privacy-enabled", persistent: true, kind: kindBool, def: "false",
+			usage: "Enable private transactions (EEA and PRIV methods, the privacy precompile, private state)",
+			apply: boolean(func(c *Config) *bool { return &c.Privacy.Enabled })},
+		{name: "privacy-url", persistent: true, typ: "url", def: DefaultPrivacyURL,
+			usage: "Client API URL of the privacy manager (basalt-privacy, Orion)",
+			apply: func(c *Config, v string) error {
+				v = strings.TrimSpace(v)
+				u, err := url.Parse(v)
+				if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+					return errors.New("expected an http or https URL")
+				}
+				c.Privacy.URL = v
+				return nil
+			}},
+		{name: "privacy-public-key-file", persistent: true, typ: "file",
+			usage: "File holding the node's privacy manager public key (Base64)",
+			apply: str(func(c *Config) *string { return &c.Privacy.PublicKeyFile })},
+		{name: "privacy-precompiled-address", persistent: true, typ: "integer", def: "126",
+			usage: "Address of the privacy precompile, as an integer (Besu 1.4)",
+			apply: func(c *Config, v string) error {
+				n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+				if err != nil || n < 1 || n > math.MaxInt32 {
+					return errors.New("expected a positive integer")
+				}
+				c.Privacy.PrecompiledAddress = common.BigToAddress(bigOf(n))
+				return nil
+			}},
+		{name: "privacy-marker-transaction-signing-key-file", persistent: true, typ: "file",
+			usage: "Hex private key that signs privacy marker transactions (default: a fresh key for each, free-gas networks only)",
+			apply: str(func(c *Config) *string { return &c.Privacy.MarkerSigningKeyFile })},
+		{name: "privacy-multi-tenancy-enabled", persistent: true, kind: kindBool, def: "false",
+			usage: "Take the enclave key of each request from its JWT's privacyPublicKey claim (needs RPC authentication)",
+			apply: boolean(func(c *Config) *bool { return &c.Privacy.MultiTenancy })},
+		{name: "privacy-nonce-always-increments", persistent: true, kind: kindBool, def: "false",
+			usage: "Increment the sender's private nonce even when the private transaction fails",
+			apply: boolean(func(c *Config) *bool { return &c.Privacy.NonceAlwaysIncrements })},
+		{name: "privacy-tls-enabled", persistent: true, kind: kindBool, def: "false",
+			usage: "Reach the privacy manager over TLS",
+			apply: boolean(func(c *Config) *bool { return &c.Privacy.TLSEnabled })},
+		{name: "privacy-tls-keystore-file", persistent: true, typ: "file",
+			usage: "PKCS#12 keystore with the client certificate presented to the privacy manager",
+			apply: str(func(c *Config) *string { return &c.Privacy.TLSKeystoreFile })},
+		{name: "privacy-tls-keystore-password-file", persistent: true, typ: "file",
+			usage: "File holding the password of --privacy-tls-keystore-file",
+			apply: str(func(c *Config) *string { return &c.Privacy.TLSPasswordFile })},
+		{name: "privacy-tls-known-enclave-file", persistent: true, typ: "file",
+			usage: "Known privacy managers: \"host:port sha256-fingerprint\" lines; the manager's certificate must be listed",
+			apply: str(func(c *Config) *string { return &c.Privacy.TLSKnownFile })},
+		{name: "privacy-flexible-groups-enabled", aliases: []string{"privacy-onchain-groups-enabled"}, kind: kindBool, def: "false",
+			status: refused, check: refuseTrue("Basalt has no flexible (on-chain) privacy groups: use privacy groups made with priv_createPrivacyGroup, or privateFor"),
+			basalt: "Basalt has no flexible (on-chain) privacy groups"},
+		{name: "privacy-enable-database-migration", kind: kindBool, def: "false", check: checkBool, status: differs,
+			basalt: "Basalt's private state has one storage layout: there is nothing to migrate"},
+	}
+}
+
+// checkPrivacy applies Besu's start-up rules of the --privacy-* options
+// (PrivacyOptions / BesuCommand), with its wording. The free-gas rule
+// (no marker signing key needs --min-gas-price=0) is the node's
+// (FreeGasError): it does not concern `blocks import`.
+func (c *Config) checkPrivacy() error {
+	p := &c.Privacy
+	if p.URL == "" {
+		p.URL = DefaultPrivacyURL
+	}
+	if p.PrecompiledAddress == (common.Address{}) {
+		p.PrecompiledAddress = common.BigToAddress(bigOf(126))
+	}
+	if !p.Enabled {
+		return nil
+	}
+	switch {
+	case p.MultiTenancy && p.PublicKeyFile != "":
+		return errors.New("Privacy multi-tenancy and privacy public key cannot be used together: give --privacy-multi-tenancy-enabled or --privacy-public-key-file")
+	case !p.MultiTenancy && p.PublicKeyFile == "":
+		return errors.New("Please specify Enclave public key file path to enable privacy (--privacy-public-key-file)")
+	case p.MultiTenancy && !c.RPC.HTTPAuth.Enabled && !c.RPC.WSAuth.Enabled:
+		return errors.New("Privacy multi-tenancy requires either http authentication to be enabled or WebSocket authentication to be enabled")
+	case !p.TLSEnabled && (p.TLSKeystoreFile != "" || p.TLSKnownFile != ""):
+		return errors.New("--privacy-tls-keystore-file and --privacy-tls-known-enclave-file need --privacy-tls-enabled")
+	case p.TLSEnabled && !strings.HasPrefix(strings.ToLower(p.URL), "https://"):
+		return fmt.Errorf("--privacy-tls-enabled needs an https --privacy-url, got %s", p.URL)
+	}
+	return nil
+}
+
+func bigOf(n int64) *big.Int { return big.NewInt(n) }
+
+// FreeGasError is Besu's refusal to start a node that would sign privacy
+// marker transactions with fresh, unfunded keys on a network where gas has
+// a price; nil when the options are fine.
+func (c *Config) FreeGasError() error {
+	p := c.Privacy
+	if p.Enabled && p.MarkerSigningKeyFile == "" && c.MinGasPrice != nil && c.MinGasPrice.Sign() > 0 {
+		return fmt.Errorf("Not a free gas network. --privacy-marker-transaction-signing-key-file must be specified and must be a funded account. Private transactions cannot be signed by random (non-funded) accounts in paid gas networks (--min-gas-price is %s)", c.MinGasPrice)
+	}
+	return nil
+}

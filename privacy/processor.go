@@ -1,0 +1,259 @@
+package privacy
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/state"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/basaltchain/basalt/chain"
+	"github.com/basaltchain/basalt/privacy/enclave"
+	"github.com/basaltchain/basalt/privacy/privstate"
+	"github.com/basaltchain/basalt/privacy/privtx"
+)
+
+// Retry intervals while the manager cannot answer /receive.
+const (
+	retryFirst = 200 * time.Millisecond
+	retryMax   = 5 * time.Second
+)
+
+// Processor is the chain's BlockHook on a privacy-enabled node: for every
+// privacy marker transaction of an inserted block it asks the manager for
+// the private transaction and, when this node is a party, executes it on
+// its group's private state (reference §9).
+//
+// The manager's 4xx answer to /receive means "not ours": the PMT is a plain
+// public transaction here and leaves no private state. Any other failure
+// (5xx, the manager unreachable) stops the block: ProcessBlock retries
+// until the manager answers or ctx ends, and the block is not stored
+// before — the node never computes a private state without a payload it
+// should have.
+type Processor struct {
+	chain       *chain.Chain
+	store       *privstate.Store
+	enclave     *enclave.Client
+	address     common.Address
+	nonceAlways bool
+	log         *slog.Logger
+
+	// stop ends every wait for the manager (Stop): the miner inserts the
+	// blocks it sealed with a context that never ends.
+	stop     chan struct{}
+	stopOnce sync.Once
+}
+
+// NewProcessor returns the processor of the PMTs sent to the precompile at
+// address.
+func NewProcessor(c *chain.Chain, store *privstate.Store, client *enclave.Client, address common.Address, nonceAlways bool, log *slog.Logger) *Processor {
+	return &Processor{chain: c, store: store, enclave: client, address: address, nonceAlways: nonceAlways, log: log, stop: make(chan struct{})}
+}
+
+// Stop makes blocks waiting for the manager, now or later, fail instead
+// (the node is shutting down). It is safe to call more than once.
+func (p *Processor) Stop() { p.stopOnce.Do(func() { close(p.stop) }) }
+
+// fetchWorkers bounds the concurrent /receive requests of one block.
+const fetchWorkers = 16
+
+// ProcessBlock implements chain.BlockHook. The block's payloads are
+// fetched concurrently, then its private transactions run in block order;
+// each group touched is committed once, at the end of the block.
+func (p *Processor) ProcessBlock(ctx context.Context, block *types.Block, hash common.Hash, receipts types.Receipts, post *state.StateDB) error {
+	parent, err := p.store.Roots(block.ParentHash())
+	if err != nil {
+		return err
+	}
+	header := block.Header()
+	number := header.Number.Uint64()
+	var markers []int
+	for i, tx := range block.Transactions() {
+		if p.IsMarker(tx) && i < len(receipts) && receipts[i].Status == types.ReceiptStatusSuccessful {
+			markers = append(markers, i)
+		}
+	}
+	if len(markers) == 0 && len(parent.Roots) == 0 {
+		return nil // no private state yet: nothing to record
+	}
+	payloads, err := p.fetch(ctx, block.Transactions(), markers, number)
+	if err != nil {
+		return err
+	}
+	rec := &privstate.Record{Roots: slices.Clone(parent.Roots)}
+	rules := chain.Rules(p.chain.Config(), header)
+	blockCtx := p.chain.Executor().BlockContext(header)
+	open := map[common.Hash]*state.StateDB{} // groups this block changes, at their running state
+	for k, i := range markers {
+		got := payloads[k]
+		if got == nil {
+			continue // not ours
+		}
+		tx := block.Transactions()[i]
+		ptx, err := privtx.Decode(got.Payload)
+		if err != nil {
+			p.log.Warn("Private transaction undecodable: skipped", "pmt", tx.Hash().Hex(), "err", err)
+			continue
+		}
+		if got.SenderKey != "" && got.SenderKey != base64.StdEncoding.EncodeToString(ptx.PrivateFrom) {
+			// Later Besu: the manager's sender must be the transaction's
+			// privateFrom, or anyone could send in another's name.
+			p.log.Warn("Private transaction's privateFrom is not its sender at the manager: skipped", "pmt", tx.Hash().Hex())
+			continue
+		}
+		group, err := groupHash(got.PrivacyGroupID)
+		if err != nil {
+			p.log.Warn("Privacy group ID invalid: private transaction skipped", "pmt", tx.Hash().Hex(), "group", got.PrivacyGroupID)
+			continue
+		}
+		sender, err := ptx.Sender()
+		if err != nil {
+			p.log.Warn("Private transaction signature invalid: skipped", "pmt", tx.Hash().Hex(), "err", err)
+			continue
+		}
+		st := open[group]
+		if st == nil {
+			if st, err = p.store.StateAt(rec.Root(group)); err != nil {
+				return fmt.Errorf("private state of group %s: %w", got.PrivacyGroupID, err)
+			}
+			open[group] = st
+		}
+		privHash := crypto.Keccak256Hash(got.Payload)
+		out := run(p.chain.Config(), blockCtx, st, post, ptx, sender, group, privHash, p.nonceAlways)
+		root := rec.Root(group)
+		if out.changed {
+			root = st.IntermediateRoot(rules)
+		}
+		r := privstate.Receipt{PMT: tx.Hash(), PMTIndex: uint64(i), TxHash: privHash, Group: group, From: sender,
+			Status: out.status, Output: out.output, Revert: out.revert, Logs: out.logs, RawTx: got.Payload, StateRoot: root}
+		if ptx.To != nil {
+			r.To = ptx.To.Bytes()
+		}
+		if out.contract != nil && out.status == 1 {
+			r.Contract = out.contract.Bytes()
+		}
+		rec.Receipts = append(rec.Receipts, r)
+	}
+	for group, st := range open {
+		root, err := p.store.CommitState(st, rules, number)
+		if err != nil {
+			return fmt.Errorf("commit private state: %w", err)
+		}
+		setRoot(rec, group, root)
+	}
+	return p.store.WriteRecord(hash, rec)
+}
+
+// fetch receives the payloads of the markers at the given indexes of txs,
+// concurrently; a nil entry is a payload that is not ours.
+func (p *Processor) fetch(ctx context.Context, txs types.Transactions, markers []int, number uint64) ([]*enclave.Received, error) {
+	out := make([]*enclave.Received, len(markers))
+	if len(markers) == 0 {
+		return out, nil
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-p.stop:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	var (
+		wg      sync.WaitGroup
+		next    atomic.Int64
+		errOnce sync.Once
+		first   error
+	)
+	for w := 0; w < min(fetchWorkers, len(markers)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				k := int(next.Add(1) - 1)
+				if k >= len(markers) || ctx.Err() != nil {
+					return
+				}
+				got, err := p.receive(ctx, txs[markers[k]].Data(), number)
+				if err != nil {
+					errOnce.Do(func() { first = err; cancel() })
+					return
+				}
+				out[k] = got
+			}
+		}()
+	}
+	wg.Wait()
+	if first != nil {
+		return nil, first
+	}
+	return out, nil
+}
+
+// IsMarker reports whether tx is a privacy marker transaction: sent to the
+// precompile with a 32-byte payload key.
+func (p *Processor) IsMarker(tx *types.Transaction) bool {
+	to := tx.To()
+	return to != nil && *to == p.address && len(tx.Data()) == privtx.KeySize
+}
+
+// receive fetches the payload under key, nil when it is not ours, waiting
+// out a manager that cannot answer.
+func (p *Processor) receive(ctx context.Context, key []byte, number uint64) (*enclave.Received, error) {
+	wait := retryFirst
+	warned := false
+	for {
+		got, err := p.enclave.Receive(ctx, key)
+		switch {
+		case err == nil:
+			if warned {
+				p.log.Info("Privacy manager answers again: processing resumes", "block", number)
+			}
+			return got, nil
+		case enclave.IsNotOurs(err):
+			return nil, nil
+		case ctx.Err() != nil:
+			return nil, fmt.Errorf("private transaction of block %d: %w", number, err)
+		}
+		if !warned {
+			p.log.Warn("Privacy manager cannot give a private transaction: block processing waits for it", "block", number,
+				"url", p.enclave.URL(), "err", err)
+			warned = true
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("private transaction of block %d: %w", number, err)
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, retryMax)
+	}
+}
+
+func setRoot(r *privstate.Record, group, root common.Hash) {
+	for i := range r.Roots {
+		if r.Roots[i].Group == group {
+			r.Roots[i].Root = root
+			return
+		}
+	}
+	r.Roots = append(r.Roots, privstate.GroupRoot{Group: group, Root: root})
+	slices.SortFunc(r.Roots, func(a, b privstate.GroupRoot) int { return a.Group.Cmp(b.Group) })
+}
+
+// groupHash decodes a Base64 privacy group ID.
+func groupHash(id string) (common.Hash, error) {
+	b, err := base64.StdEncoding.DecodeString(id)
+	if err != nil || len(b) != common.HashLength {
+		return common.Hash{}, fmt.Errorf("privacy group ID %q is not 32 bytes in Base64", id)
+	}
+	return common.BytesToHash(b), nil
+}

@@ -1,0 +1,172 @@
+package privacy
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"math/big"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/trie"
+
+	"github.com/basaltchain/basalt/chain"
+	"github.com/basaltchain/basalt/privacy/enclave"
+	"github.com/basaltchain/basalt/privacy/privstate"
+	"github.com/basaltchain/basalt/privacy/privtx"
+	"github.com/basaltchain/basalt/testsupport/chaintest"
+)
+
+// fakeManager answers /receive from a table: a payload, a status, or a
+// number of 500s before the payload.
+type fakeManager struct {
+	mu       sync.Mutex
+	payloads map[string][]byte
+	failures map[string]int    // 500s left before answering
+	senders  map[string]string // senderKey other than the tests' privateFrom
+	calls    int
+}
+
+func (f *fakeManager) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var req struct{ Key string }
+	json.NewDecoder(r.Body).Decode(&req)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls++
+	if f.failures[req.Key] > 0 {
+		f.failures[req.Key]--
+		w.WriteHeader(500)
+		w.Write([]byte(`{"error":"0x000000F"}`))
+		return
+	}
+	p, ok := f.payloads[req.Key]
+	if !ok {
+		w.WriteHeader(404)
+		w.Write([]byte(`{"error":"EnclavePayloadNotFound"}`))
+		return
+	}
+	sender := base64.StdEncoding.EncodeToString(make([]byte, 32)) // the tests' privateFrom
+	if f.senders[req.Key] != "" {
+		sender = f.senders[req.Key]
+	}
+	json.NewEncoder(w).Encode(map[string]string{"payload": enclave.EncodePayload(p),
+		"privacyGroupId": base64.StdEncoding.EncodeToString(testGroup[:]), "senderKey": sender})
+}
+
+var testGroup = common.HexToHash("0x77")
+
+// TestProcessor runs a block of four markers through the processor: one
+// ours (a creation), one not ours (404), one whose sender at the manager is
+// not its privateFrom (skipped), one ours after two 500s (a call storing
+// 5); a manager that never recovers makes ProcessBlock give up only when
+// its context ends.
+func TestProcessor(t *testing.T) {
+	c := chaintest.Open(t, chain.NewMemoryDatabase())
+	key, _ := crypto.GenerateKey()
+	sender := crypto.PubkeyToAddress(key.PublicKey)
+	sign := func(tx *privtx.Transaction) []byte {
+		if err := tx.Sign(big.NewInt(1337), func(h []byte) ([]byte, error) { return crypto.Sign(h, key) }); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := tx.MarshalBinary()
+		return b
+	}
+	// The store contract of the end-to-end test.
+	initCode := hexutil.MustDecode("0x602280600b6000396000f336600f5760005460005260206000f35b60003580600055600052602a60206000a100")
+	contract := ContractAddress(sender, 0, testGroup)
+	deploy := sign(&privtx.Transaction{Nonce: 0, Gas: 1, Data: initCode, PrivateFrom: make([]byte, 32), PrivateFor: [][]byte{}, Restriction: privtx.Restricted})
+	set := sign(&privtx.Transaction{Nonce: 1, Gas: 1, To: &contract, Data: common.BigToHash(big.NewInt(5)).Bytes(), PrivateFrom: make([]byte, 32), PrivateFor: [][]byte{}, Restriction: privtx.Restricted})
+	k1, k2, k4, k3 := common.Hash{1}, common.Hash{2}, common.Hash{4}, common.Hash{3}
+	b64 := func(h common.Hash) string { return base64.StdEncoding.EncodeToString(h[:]) }
+	fm := &fakeManager{payloads: map[string][]byte{b64(k1): deploy, b64(k3): set, b64(k4): set}, failures: map[string]int{b64(k3): 2},
+		senders: map[string]string{b64(k4): b64(common.Hash{9})}}
+	srv := httptest.NewServer(fm)
+	defer srv.Close()
+	client, _ := enclave.New(enclave.Config{URL: srv.URL})
+	store := privstate.Open(c.Database())
+	p := NewProcessor(c.Chain, store, client, common.HexToAddress("0x7e"), false, slog.New(slog.DiscardHandler))
+
+	to := common.HexToAddress("0x7e")
+	var txs []*types.Transaction
+	var receipts types.Receipts
+	for _, k := range []common.Hash{k1, k2, k4, k3} {
+		mk, _ := crypto.GenerateKey()
+		tx, _ := types.SignTx(types.NewTx(&types.LegacyTx{Gas: 30000, GasPrice: new(big.Int), To: &to, Data: k[:]}), types.HomesteadSigner{}, mk)
+		txs = append(txs, tx)
+		receipts = append(receipts, &types.Receipt{Status: types.ReceiptStatusSuccessful})
+	}
+	genesis := c.CurrentHeader()
+	header := &types.Header{ParentHash: c.CurrentHash(), Number: big.NewInt(1), GasLimit: genesis.GasLimit, Difficulty: big.NewInt(1),
+		Time: genesis.Time + 1, BaseFee: new(big.Int)}
+	block := types.NewBlock(header, &types.Body{Transactions: txs}, receipts, trie.NewStackTrie(nil))
+	hash := common.Hash{0xbb}
+	if err := p.ProcessBlock(context.Background(), block, hash, receipts, nil); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := store.Record(hash)
+	if err != nil || len(rec.Receipts) != 2 {
+		t.Fatalf("record %+v %v", rec, err)
+	}
+	if r := rec.Receipts[0]; r.PMT != txs[0].Hash() || r.Status != 1 || common.BytesToAddress(r.Contract) != contract || r.From != sender {
+		t.Fatalf("creation receipt %+v", r)
+	}
+	if r := rec.Receipts[1]; r.PMT != txs[3].Hash() || r.Status != 1 || len(r.Logs) != 1 || r.PMTIndex != 3 {
+		t.Fatalf("call receipt %+v", r)
+	}
+	st, err := store.StateAt(rec.Root(testGroup))
+	if err != nil || st.GetState(contract, common.Hash{}) != common.BigToHash(big.NewInt(5)) || st.GetNonce(sender) != 2 {
+		t.Fatalf("private state: %v", err)
+	}
+	if fm.calls < 6 {
+		t.Fatalf("%d /receive calls, want the 500s retried", fm.calls)
+	}
+
+	// A manager that keeps failing holds the block until the context ends.
+	fm.failures[b64(k1)] = 1 << 30
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		for {
+			fm.mu.Lock()
+			n := fm.calls
+			fm.mu.Unlock()
+			if n > 8 {
+				cancel()
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
+	err = p.ProcessBlock(ctx, block, common.Hash{0xcc}, receipts, nil)
+	if err == nil || !errors.Is(err, context.Canceled) && ctx.Err() == nil {
+		t.Fatalf("failing manager: %v", err)
+	}
+	if store.HasRecord(common.Hash{0xcc}) {
+		t.Fatal("a record was written without the payloads")
+	}
+	// Stop ends the wait of a block inserted with a context that never
+	// ends (the miner's).
+	go func() {
+		for {
+			fm.mu.Lock()
+			n := fm.calls
+			fm.mu.Unlock()
+			if n > 12 {
+				p.Stop()
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
+	if err := p.ProcessBlock(context.WithoutCancel(context.Background()), block, common.Hash{0xdd}, receipts, nil); err == nil {
+		t.Fatal("a stopped processor stored a block without its payloads")
+	}
+}
