@@ -40,6 +40,7 @@ Modes:
   tps      a burst of pre-signed transfers; submit rate and end-to-end TPS
   import   block import of a chain file by one or more clients (Mgas/s)
   compare  the same rpc (and tps) load against two URLs, one after the other
+  network  the tps load against a network of basalt network up (started if none runs)
 
 Run "bench MODE -h" for a mode's options.
 `
@@ -105,6 +106,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		withTPS          bool
 		impO             importOptions
 		clients          listFlag
+		netO             networkOptions
 	)
 	addRPC := func() {
 		fs.Var(&methods, "methods", "methods to load (comma-separated; default eth_blockNumber,eth_getBalance,eth_call,eth_getBlockByNumber)")
@@ -137,6 +139,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fs.IntVar(&rounds, "rounds", 2, "rounds of A then B (A,B,A,B…), so that noise falls on both")
 		fs.BoolVar(&withTPS, "tps", false, "run the tps load as well")
 		addRPC()
+		addTPS()
+	case "network":
+		fs.StringVar(&netO.Dir, "dir", "./basalt-network", "directory of the network (basalt network up --dir)")
+		fs.StringVar(&netO.Basalt, "basalt", defaultBasalt(), "basalt binary that starts a network when none runs in --dir")
+		fs.IntVar(&netO.Validators, "validators", 4, "validators of a network the harness starts")
+		fs.StringVar(&netO.Consensus, "consensus", "qbft", "consensus of a network the harness starts")
+		fs.IntVar(&netO.BasePort, "base-port", 8545, "base port of a network the harness starts")
 		addTPS()
 	case "import":
 		fs.StringVar(&impO.Genesis, "genesis", "", "genesis file (go-ethereum or Besu spelling)")
@@ -184,6 +193,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		r, err := runTPS(ctx, tpsO, key, logf)
 		if r != nil {
 			emit(stdout, map[string]any{"mode": mode, "tps": r})
+		}
+		return err
+	case "network":
+		r, err := runNetwork(ctx, netO, tpsO, logf)
+		if r != nil {
+			emit(stdout, map[string]any{"mode": mode, "network": r})
 		}
 		return err
 	case "import":

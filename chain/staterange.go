@@ -11,8 +11,9 @@ import (
 
 // Tries key accounts and slots by their Keccak hash, so ranges over a state
 // run in hash order, from a hash. A key's preimage (the address or slot)
-// is known only when the trie database kept it; Basalt does not record
-// preimages, so callers get nil unless some other writer stored them.
+// is known when the trie database recorded it: the chain records the
+// preimage of every key its states commit (see Open), so only states
+// written by an older Basalt, without preimages, give nil.
 
 // StorageRange calls fn with each non-empty slot of addr in the state with
 // the given root, in hashed-key order from start (inclusive), with the

@@ -94,8 +94,11 @@ func Open(db ethdb.Database, genesis *core.Genesis, engine consensus.Engine, opt
 	}
 	// Hash scheme: every block's state is kept (archive), so historic state
 	// queries work at any height. The clean cache spares Pebble lookups for
-	// the trie nodes every block touches.
-	tdb := triedb.NewDatabase(db, &triedb.Config{HashDB: &hashdb.Config{CleanCacheSize: 256 << 20}})
+	// the trie nodes every block touches. Preimages: the tries key accounts
+	// and slots by hash; recording each key's preimage at commit lets
+	// debug_storageRangeAt and debug_accountRange name the slot or address,
+	// as Besu's preimage storage does.
+	tdb := triedb.NewDatabase(db, &triedb.Config{Preimages: true, HashDB: &hashdb.Config{CleanCacheSize: 256 << 20}})
 	c := &Chain{
 		states:        stateWriter{triedb: tdb},
 		db:            db,

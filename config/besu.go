@@ -261,7 +261,7 @@ func besuOptions() []option {
 // unstableNames are Besu's hidden --X options (current and 24.x), which
 // Besu itself may drop between releases; Basalt accepts them hidden, with a
 // start-up line. Those Basalt acts on (--Xhttp-timeout-seconds,
-// --Xws-timeout-seconds) are in flags.go.
+// --Xws-timeout-seconds, --Xdns-enabled, ...) are in flags.go.
 var unstableNames = []string{
 	"Xaltbn128-native-enabled", "Xbal-lenient-on-state-root-mismatch", "Xbal-log-bals-on-mismatch",
 	"Xbal-perfect-parallelization-enabled", "Xbal-processing-timeout", "Xbal-state-root-timeout", "Xbal-trust-state-root",
@@ -269,7 +269,7 @@ var unstableNames = []string{
 	"Xbonsai-limit-trie-logs-enabled", "Xbonsai-parallel-tx-processing-enabled", "Xbonsai-trie-log-pruning-enabled",
 	"Xbonsai-trie-logs-pruning-window-size", "Xchain-pruning-bals-retained", "Xchain-pruning-blocks-retained",
 	"Xchain-pruning-blocks-retained-limit", "Xchain-pruning-enabled", "Xchain-pruning-frequency",
-	"Xchain-pruning-retained-minimum", "Xcheckpoint-post-merge-enabled", "Xdns-enabled", "Xdns-update-enabled",
+	"Xchain-pruning-retained-minimum", "Xcheckpoint-post-merge-enabled",
 	"Xeth-capability-max", "Xeth-capability-min", "Xeth-max-message-size", "Xeth-max-transactions-message-size",
 	"Xeth65-tx-announced-buffering-period-milliseconds", "Xevm-jumpdest-cache-weight-kb", "Xevm-optimized-opcodes",
 	"Xevm-worldstate-update-mode", "Xewp-max-get-bodies", "Xewp-max-get-headers", "Xewp-max-get-node-data",

@@ -305,3 +305,21 @@ func TestPermissionsOptions(t *testing.T) {
 		t.Fatalf("got %+v", cfg.Permissions)
 	}
 }
+
+// TestDNSOptions: --Xdns-enabled and --Xdns-update-enabled set their
+// fields (also from the config file), and the update option alone is
+// Besu's start-up error.
+func TestDNSOptions(t *testing.T) {
+	cfg := mustLoad(t, nil, "--Xdns-enabled=true", "--Xdns-update-enabled=true")
+	if !cfg.Permissions.DNSEnabled || !cfg.Permissions.DNSUpdateEnabled {
+		t.Fatalf("got %+v", cfg.Permissions)
+	}
+	p := writeFile(t, "c.toml", "Xdns-enabled=true\n")
+	if cfg = mustLoad(t, nil, "--config-file="+p); !cfg.Permissions.DNSEnabled || cfg.Permissions.DNSUpdateEnabled {
+		t.Fatalf("from the file: %+v", cfg.Permissions)
+	}
+	_, err := loadArgs(t, nil, "--Xdns-update-enabled=true")
+	if err == nil || !strings.Contains(err.Error(), "The `--Xdns-update-enabled` requires dns to be enabled") {
+		t.Fatalf("update without dns: %v", err)
+	}
+}

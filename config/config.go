@@ -389,6 +389,9 @@ type PermissionsConfig struct {
 	// NodesFile is --permissions-nodes-config-file (default
 	// <data-path>/permissions_config.toml).
 	NodesFile string
+	// DNSEnabled and DNSUpdateEnabled are --Xdns-enabled and
+	// --Xdns-update-enabled: host names in the nodes allowlist.
+	DNSEnabled, DNSUpdateEnabled bool
 }
 
 // Slog levels for Besu's logging levels that slog lacks.
@@ -570,6 +573,9 @@ func (c *Config) finish() error {
 		c.Permissions.NodesFile = filepath.Join(c.DataPath, PermissionsFile)
 	}
 	c.ClientID = version.ClientID(ClientName, c.Identity)
+	if c.Permissions.DNSUpdateEnabled && !c.Permissions.DNSEnabled {
+		return errors.New("The `--Xdns-update-enabled` requires dns to be enabled. Either remove --Xdns-update-enabled or specify dns is enabled (--Xdns-enabled)")
+	}
 	if err := c.checkBesuRules(); err != nil {
 		return err
 	}

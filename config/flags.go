@@ -649,6 +649,15 @@ func nodeOptions() []option {
 		{name: "permissions-nodes-config-file", typ: "path",
 			usage: "TOML file holding nodes-allowlist (or the 1.3-era nodes-whitelist) (default <data-path>/permissions_config.toml)",
 			apply: func(c *Config, v string) error { c.Permissions.NodesFile = v; return nil }},
+		{name: "Xdns-enabled", kind: kindBool, def: "false", hidden: true,
+			usage: "Accept host names in the enode URLs of the nodes allowlist (file and PERM methods), resolved when read",
+			apply: func(c *Config, v string) (err error) { c.Permissions.DNSEnabled, err = parseBoolValue(v); return err }},
+		{name: "Xdns-update-enabled", kind: kindBool, def: "false", hidden: true,
+			usage: "Keep the host names of the nodes allowlist and resolve them again when checking a peer (needs --Xdns-enabled)",
+			apply: func(c *Config, v string) (err error) {
+				c.Permissions.DNSUpdateEnabled, err = parseBoolValue(v)
+				return err
+			}},
 		{name: "metrics-enabled", kind: kindBool, def: "false",
 			usage: "Serve Prometheus metrics at GET /metrics on --metrics-host:--metrics-port",
 			apply: func(c *Config, v string) (err error) { c.Metrics.Enabled, err = parseBoolValue(v); return err }},

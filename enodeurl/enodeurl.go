@@ -3,9 +3,10 @@
 //	enode://<node id>@<ip>:<listening port>[?discport=<discovery port>]
 //
 // The node ID is the 64-byte public key as exactly 128 hex digits, without a
-// 0x prefix. The host must be an IP address (Besu's enode DNS support is off
-// by default, and Basalt has none). A listening port of 0 means the node does
-// not accept connections; the discovery port defaults to the listening port.
+// 0x prefix. Parse wants an IP address as host (Besu's enode DNS support is
+// off by default); ParseResolving also takes a host name and resolves it
+// (Besu's --Xdns-enabled). A listening port of 0 means the node does not
+// accept connections; the discovery port defaults to the listening port.
 //
 // Parse reports which rule a URL breaks with errors that the JSON-RPC layer
 // maps to Besu's codes: ErrInvalidNodeID (ENODE_ID_INVALID), ErrHostNotIP
@@ -36,9 +37,8 @@ const (
 // not a point on the secp256k1 curve).
 var ErrInvalidNodeID = errors.New(msgInvalidNodeID)
 
-// ErrHostNotIP is returned when the host is a name rather than an IP
-// address: resolving enode host names (Besu's --Xdns-enabled) is not
-// supported.
+// ErrHostNotIP is returned by Parse when the host is a name rather than
+// an IP address (Besu without --Xdns-enabled).
 var ErrHostNotIP = errors.New(msgHostNotIP)
 
 // SyntaxError is a URL that is not an enode URL. Err is ErrInvalidNodeID,
@@ -65,68 +65,93 @@ var (
 // node ID present; scheme; node ID; discovery port; IP; ports), so a URL with
 // several problems reports the same one Besu does.
 func Parse(s string) (*enode.Node, error) {
-	n, err := parse(s)
+	n, _, err := parse(s, nil)
 	if err != nil {
 		return nil, &SyntaxError{URL: s, Err: err}
 	}
 	return n, nil
 }
 
-func parse(s string) (*enode.Node, error) {
+// Resolver gives the IP address of a host name.
+type Resolver func(host string) (net.IP, error)
+
+// ParseResolving reads an enode URL whose host may be a host name, which
+// resolve turns into the node's IP address at the point of Besu's checks
+// where it resolves names. host is the name ("" when the URL gives an IP
+// address). A failed resolution is a *SyntaxError wrapping resolve's error.
+func ParseResolving(s string, resolve Resolver) (n *enode.Node, host string, err error) {
+	n, host, err = parse(s, resolve)
+	if err != nil {
+		return nil, "", &SyntaxError{URL: s, Err: err}
+	}
+	return n, host, nil
+}
+
+func parse(s string, resolve Resolver) (*enode.Node, string, error) {
 	if strings.TrimSpace(s) == "" {
-		return nil, errors.New("Invalid empty value.")
+		return nil, "", errors.New("Invalid empty value.")
 	}
 	u, err := url.Parse(s)
 	if err != nil {
-		return nil, errors.New("Invalid URI.")
+		return nil, "", errors.New("Invalid URI.")
 	}
 	if u.Opaque != "" {
-		return nil, errors.New("Missing or invalid host or ip address.")
+		return nil, "", errors.New("Missing or invalid host or ip address.")
 	}
 	switch {
 	case u.Scheme == "":
-		return nil, errors.New("Missing 'enode' scheme.")
+		return nil, "", errors.New("Missing 'enode' scheme.")
 	case u.Hostname() == "":
-		return nil, errors.New("Missing or invalid host or ip address.")
+		return nil, "", errors.New("Missing or invalid host or ip address.")
 	case u.User == nil || u.User.String() == "":
-		return nil, errors.New("Missing node ID.")
+		return nil, "", errors.New("Missing node ID.")
 	case !strings.EqualFold(u.Scheme, "enode"):
-		return nil, errors.New(`Invalid URI scheme (must equal "enode").`)
+		return nil, "", errors.New(`Invalid URI scheme (must equal "enode").`)
 	}
 	if _, hasPassword := u.User.Password(); hasPassword || !nodeIDPattern.MatchString(u.User.Username()) {
-		return nil, ErrInvalidNodeID
+		return nil, "", ErrInvalidNodeID
 	}
 	if u.Path != "" || u.Fragment != "" {
-		return nil, errors.New("Unexpected path or fragment.")
+		return nil, "", errors.New("Unexpected path or fragment.")
 	}
 
 	tcp, err := port(u.Port(), "listening")
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	udp := tcp
 	if u.RawQuery != "" || u.ForceQuery {
 		m := discportPattern.FindStringSubmatch(u.RawQuery)
 		if m == nil {
-			return nil, fmt.Errorf("Invalid discovery port: '%s'.", u.RawQuery)
+			return nil, "", fmt.Errorf("Invalid discovery port: '%s'.", u.RawQuery)
 		}
 		if udp, err = port(m[1], "discovery"); err != nil {
-			return nil, err
+			return nil, "", err
 		}
 	}
-	ip := net.ParseIP(u.Hostname())
-	if ip == nil || strings.Contains(u.Hostname(), "%") {
-		return nil, ErrHostNotIP
+	host := u.Hostname()
+	ip := net.ParseIP(host)
+	switch {
+	case strings.Contains(host, "%"):
+		return nil, "", ErrHostNotIP
+	case ip != nil:
+		host = ""
+	case resolve == nil:
+		return nil, "", ErrHostNotIP
+	default:
+		if ip, err = resolve(host); err != nil {
+			return nil, "", err
+		}
 	}
 	raw, err := hexBytes(u.User.Username())
 	if err != nil {
-		return nil, ErrInvalidNodeID
+		return nil, "", ErrInvalidNodeID
 	}
 	pub, err := crypto.UnmarshalPubkey(append([]byte{4}, raw...))
 	if err != nil {
-		return nil, ErrInvalidNodeID
+		return nil, "", ErrInvalidNodeID
 	}
-	return enode.NewV4(pub, ip, tcp, udp), nil
+	return enode.NewV4(pub, ip, tcp, udp), host, nil
 }
 
 // port reads a port: 0 to 65535. A missing port is an error, as in Besu.

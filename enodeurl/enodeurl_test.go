@@ -2,6 +2,7 @@ package enodeurl
 
 import (
 	"errors"
+	"net"
 	"strings"
 	"testing"
 )
@@ -131,4 +132,33 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("round trip of %q changed the node", s)
 		}
 	})
+}
+
+// TestParseResolving: a host name is resolved (and reported), an IP
+// address is taken as is, a failed lookup is a syntax error wrapping it,
+// and the checks before the host still come first.
+func TestParseResolving(t *testing.T) {
+	errNX := errors.New("no such host")
+	resolve := func(host string) (net.IP, error) {
+		if host == "localhost" {
+			return net.IPv4(127, 0, 0, 1), nil
+		}
+		return nil, errNX
+	}
+	n, host, err := ParseResolving("enode://"+id+"@localhost:30303?discport=30301", resolve)
+	if err != nil || host != "localhost" || !n.IP().Equal(net.IPv4(127, 0, 0, 1)) || n.TCP() != 30303 || n.UDP() != 30301 {
+		t.Fatalf("localhost: %v %q %v", n, host, err)
+	}
+	if n, host, err = ParseResolving("enode://"+id+"@10.0.0.1:1", resolve); err != nil || host != "" || !n.IP().Equal(net.IPv4(10, 0, 0, 1)) {
+		t.Fatalf("IP: %v %q %v", n, host, err)
+	}
+	if _, _, err = ParseResolving("enode://"+id+"@nowhere.invalid:1", resolve); !errors.Is(err, errNX) {
+		t.Fatalf("unresolvable: %v", err)
+	}
+	if _, _, err = ParseResolving("enode://1234@localhost:1", resolve); !errors.Is(err, ErrInvalidNodeID) {
+		t.Fatalf("bad node ID: %v", err)
+	}
+	if _, err = Parse("enode://" + id + "@localhost:1"); !errors.Is(err, ErrHostNotIP) {
+		t.Fatalf("Parse of a host name: %v", err)
+	}
 }

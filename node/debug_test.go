@@ -664,10 +664,13 @@ func TestDebugTraceLimit(t *testing.T) {
 
 // TestDebugStorageRangeAt pages through the 1,000-slot contract with
 // nextKey: no gaps, no repeats, the values of the state after the
-// transaction named, in hashed-key order.
+// transaction named, in hashed-key order, each with its slot as key —
+// also the slots written in blocks before the one named, which the answer
+// names from the preimages the chain recorded (as Besu does).
 func TestDebugStorageRangeAt(t *testing.T) {
 	e, _ := debugChain(t, 0)
 	blockHash := e.n.Chain().Hash(e.blocks[0].Header())
+	block2Hash := e.n.Chain().Hash(e.blocks[1].Header())
 	genesisSlots := make(map[common.Hash]common.Hash, 1000)
 	for i := range 1000 {
 		genesisSlots[common.BigToHash(big.NewInt(int64(i)))] = common.BigToHash(big.NewInt(int64(i + 1)))
@@ -684,7 +687,7 @@ func TestDebugStorageRangeAt(t *testing.T) {
 		Key   *common.Hash
 		Value common.Hash
 	}
-	page := func(txIndex, limit int, want map[common.Hash]common.Hash) {
+	page := func(blockHash common.Hash, txIndex, limit int, want map[common.Hash]common.Hash) {
 		t.Helper()
 		byHash := make(map[common.Hash]common.Hash, len(want))
 		for k, v := range want {
@@ -715,7 +718,7 @@ func TestDebugStorageRangeAt(t *testing.T) {
 				if v, ok := byHash[h]; !ok || v != en.Value {
 					t.Fatalf("slot %v = %v, want %v (present %v)", h, en.Value, v, ok)
 				}
-				if en.Key != nil && crypto.Keccak256Hash(en.Key[:]) != h {
+				if en.Key == nil || crypto.Keccak256Hash(en.Key[:]) != h {
 					t.Fatalf("key %v does not hash to %v", en.Key, h)
 				}
 				if from != nil && h.Cmp(*from) < 0 {
@@ -735,10 +738,13 @@ func TestDebugStorageRangeAt(t *testing.T) {
 			t.Fatalf("txIndex %d: %d slots seen, want %d (gaps)", txIndex, len(seen), len(want))
 		}
 	}
-	page(1, 64, genesisSlots) // after the reverter: the genesis slots
-	page(2, 64, after)        // after the slots transaction
-	page(3, 333, after)
-	page(99, 1000, after) // past the last transaction: the block's post-state
+	page(blockHash, 1, 64, genesisSlots) // after the reverter: the genesis slots
+	page(blockHash, 2, 64, after)        // after the slots transaction
+	page(blockHash, 3, 333, after)
+	page(blockHash, 99, 1000, after) // past the last transaction: the block's post-state
+	// Block 2 does not touch the contract: every slot comes from the state
+	// blocks 0 and 1 wrote.
+	page(block2Hash, 0, 100, after)
 
 	a := e.post(t, "debug_storageRangeAt", common.Hash{9}, 0, slotsAddr, "0x0", 10)
 	if a.Error == nil || a.Error.Message != "Block not found" {
@@ -806,11 +812,15 @@ func TestDebugRawAndAccountRange(t *testing.T) {
 			NextKey    *common.Hash
 		}
 		_ = json.Unmarshal(e.call(t, "debug_accountRange", "0x2", 0, next, 3), &r)
-		for k := range r.AddressMap {
+		for k, a := range r.AddressMap {
 			if seen[k] {
 				t.Fatalf("account %v twice", k)
 			}
 			seen[k] = true
+			// Named from the recorded preimages.
+			if a == nil || crypto.Keccak256Hash(a[:]) != k {
+				t.Errorf("account %v: address %v", k, a)
+			}
 		}
 		if r.NextKey == nil {
 			break

@@ -32,6 +32,7 @@ func loadPermissions(cfg *config.Config) (*permissioning.Allowlists, error) {
 		NodesEnabled:    pc.NodesEnabled,
 		NodesFile:       orDefault(pc.NodesFile, filepath.Join(cfg.DataPath, config.PermissionsFile)),
 		P2PDisabled:     !cfg.P2P.Enabled,
+		DNS:             permissioning.DNS{Enabled: pc.DNSEnabled, UpdateEnabled: pc.DNSUpdateEnabled},
 	}
 	if pc.NodesEnabled && cfg.P2P.Enabled {
 		for _, u := range cfg.P2P.Bootnodes {

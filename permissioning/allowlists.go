@@ -41,6 +41,9 @@ type Config struct {
 	// P2PDisabled is --p2p-enabled=false: the node methods then answer
 	// ErrP2PDisabled.
 	P2PDisabled bool
+	// DNS is --Xdns-enabled and --Xdns-update-enabled: host names in the
+	// nodes allowlist.
+	DNS DNS
 }
 
 // Allowlists are the node's two allowlists. The zero value has neither
@@ -74,7 +77,7 @@ var _ Checker = (*Allowlists)(nil)
 // start-up errors (a missing key, an invalid account or enode), naming the
 // file and the line, and a bootnode or static node not on the nodes list.
 func Load(cfg Config) (*Allowlists, error) {
-	a := &Allowlists{cfg: cfg, write: writeAtomic, fixed: newNodeList(cfg.FixedNodes)}
+	a := &Allowlists{cfg: cfg, write: writeAtomic, fixed: newNodeList(fixedNodes(cfg.FixedNodes), nil)}
 	accts, akey, nodes, nkey, err := a.read()
 	if err != nil {
 		return nil, err
@@ -82,8 +85,8 @@ func Load(cfg Config) (*Allowlists, error) {
 	if nodes != nil {
 		var missing []string
 		for _, n := range cfg.FixedNodes {
-			if !nodes.has(n) {
-				missing = append(missing, formatNode(n))
+			if !nodes.has(listedNode{Node: n}) {
+				missing = append(missing, formatNode(listedNode{Node: n}))
 			}
 		}
 		if len(missing) > 0 {
@@ -111,7 +114,7 @@ func (a *Allowlists) read() (accts *accountList, akey string, nodes *nodeList, n
 		if err != nil {
 			return nil, "", nil, "", err
 		}
-		if nodes, nkey, err = d.nodes(); err != nil {
+		if nodes, nkey, err = d.nodes(&a.cfg.DNS); err != nil {
 			return nil, "", nil, "", err
 		}
 	}
@@ -260,12 +263,19 @@ func sameAccounts(x, y *accountList) bool {
 	return true
 }
 
+// sameNodes compares two lists entry by entry (has): an entry listed by a
+// host name matches by name, wherever the name points now.
 func sameNodes(x, y *nodeList) bool {
 	if len(x.set) != len(y.set) {
 		return false
 	}
-	for k := range x.set {
-		if _, ok := y.set[k]; !ok {
+	for _, n := range x.nodes {
+		if !y.has(n) {
+			return false
+		}
+	}
+	for _, n := range y.nodes {
+		if !x.has(n) {
 			return false
 		}
 	}
@@ -336,13 +346,13 @@ func (a *Allowlists) changeNodes(urls []string, add bool) error {
 	if _, err := a.nodesForCall(); err != nil {
 		return err
 	}
-	req, err := checkNodes(urls)
+	req, err := checkNodes(urls, &a.cfg.DNS)
 	if err != nil {
 		return err
 	}
 	a.mu.Lock()
 	old := a.nodes.Load()
-	var nodes []*enode.Node
+	var nodes []listedNode
 	if add {
 		for _, n := range req {
 			if old.has(n) {
@@ -352,7 +362,6 @@ func (a *Allowlists) changeNodes(urls []string, add bool) error {
 		}
 		nodes = append(slices.Clone(old.nodes), req...)
 	} else {
-		drop := make(map[endpoint]bool, len(req))
 		for _, n := range req {
 			if a.fixed.has(n) {
 				a.mu.Unlock()
@@ -364,17 +373,17 @@ func (a *Allowlists) changeNodes(urls []string, add bool) error {
 				a.mu.Unlock()
 				return ErrNodeAbsent
 			}
-			drop[endpointOf(n)] = true
 		}
+		dropped := newNodeList(req, nil)
 		for _, n := range old.nodes {
-			if !drop[endpointOf(n)] {
+			if !dropped.has(n) {
 				nodes = append(nodes, n)
 			}
 		}
 	}
-	next := newNodeList(nodes)
+	next := newNodeList(nodes, &a.cfg.DNS)
 	err = a.persist(a.cfg.NodesFile, a.nodesKey, next.urls(), func(d *document) bool {
-		onDisk, _, err := d.nodes()
+		onDisk, _, err := d.nodes(&a.cfg.DNS)
 		return err == nil && sameNodes(onDisk, old)
 	}, func() { a.nodes.Store(next) })
 	a.mu.Unlock()

@@ -356,3 +356,45 @@ func TestNodesAllowlist(t *testing.T) {
 		t.Fatalf("A's peers: %+v", peers)
 	}
 }
+
+// TestNodesAllowlistHostNames runs A with --Xdns-enabled and
+// --Xdns-update-enabled and a nodes list naming B as localhost: B peers
+// with A; the PERM methods take, list and write localhost URLs; the
+// allowlist of a node without the options refuses them as invalid.
+func TestNodesAllowlistHostNames(t *testing.T) {
+	dirA, dirB := t.TempDir(), t.TempDir()
+	portA, portB := testnode.FreePort(t), testnode.FreePort(t)
+	nodeKey(t, dirA, portA)
+	urlB := nodeKey(t, dirB, portB)
+	byName := func(u string) string { return strings.Replace(u, "@127.0.0.1:", "@localhost:", 1) }
+	fileA := filepath.Join(dirA, "permissions_config.toml")
+	writePerms(t, fileA, "nodes-allowlist=[\""+byName(urlB)+"\"]\n")
+	a := testnode.StartP2P(t, dirA, "--network=dev", "--p2p-port="+strconv.Itoa(portA), "--rpc-http-api=ETH,NET,ADMIN,PERM",
+		"--permissions-nodes-config-file-enabled", "--Xdns-enabled=true", "--Xdns-update-enabled=true")
+	b := testnode.StartP2P(t, dirB, "--network=dev", "--p2p-port="+strconv.Itoa(portB))
+	if !b.AddPeer(a) {
+		t.Fatal("B: admin_addPeer A")
+	}
+	a.WaitPeers(1, 30*time.Second)
+
+	var list []string
+	a.MustCall(&list, "perm_getNodesAllowlist")
+	if !slices.Equal(list, []string{byName(urlB)}) {
+		t.Fatalf("A's list: %v", list)
+	}
+	third := byName(nodeKey(t, t.TempDir(), 30397))
+	var res string
+	a.MustCall(&res, "perm_addNodesToAllowlist", []string{third})
+	if data, _ := os.ReadFile(fileA); !strings.Contains(string(data), third) {
+		t.Fatalf("file:\n%s", data)
+	}
+	a.MustCall(&res, "perm_removeNodesFromAllowlist", []string{third})
+
+	// Without the options a host name is an invalid entry.
+	dirN := t.TempDir()
+	writePerms(t, filepath.Join(dirN, "permissions_config.toml"), "nodes-allowlist=[]\n")
+	n := testnode.StartP2P(t, dirN, "--network=dev", "--rpc-http-api=PERM", "--permissions-nodes-config-file-enabled")
+	if e := rpcErr(n.Node, "perm_addNodesToAllowlist", []string{third}); e == nil || e.Message != "Request contains an invalid node" {
+		t.Fatalf("host name without --Xdns-enabled: %v", e)
+	}
+}

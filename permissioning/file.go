@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
-	"github.com/ethereum/go-ethereum/p2p/enode"
 )
 
 // The file's keys: current Besu's, and the 1.3-era names, accepted too. A
@@ -122,7 +121,7 @@ func (d *document) accounts() (*accountList, string, error) {
 }
 
 // nodes reads and checks the nodes list.
-func (d *document) nodes() (*nodeList, string, error) {
+func (d *document) nodes(dns *DNS) (*nodeList, string, error) {
 	vals, key, ok, err := d.list(nodeKeys)
 	switch {
 	case err != nil:
@@ -130,19 +129,19 @@ func (d *document) nodes() (*nodeList, string, error) {
 	case !ok:
 		return nil, "", d.missing(nodeKeys)
 	}
-	nodes := make([]*enode.Node, 0, len(vals))
+	nodes := make([]listedNode, 0, len(vals))
 	seen := make(map[endpoint]bool, len(vals))
 	for _, s := range vals {
-		n, err := parseNode(s)
+		n, err := parseNode(s, dns)
 		if err != nil {
 			return nil, "", fmt.Errorf("permissions config file %s line %d: %v", d.path, d.valueLine(s), err)
 		}
-		if e := endpointOf(n); !seen[e] {
+		if e := endpointOf(n.Node); !seen[e] {
 			seen[e] = true
 			nodes = append(nodes, n)
 		}
 	}
-	return newNodeList(nodes), key, nil
+	return newNodeList(nodes, dns), key, nil
 }
 
 // valueLine is the line of the first occurrence of the quoted string s,

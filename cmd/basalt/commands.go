@@ -9,5 +9,5 @@ import "github.com/spf13/cobra"
 // --logging) from the command line, environment and config file, and
 // cfg.RequireGenesis() if it needs a chain.
 func subcommands() []*cobra.Command {
-	return []*cobra.Command{newBlocksCommand(), newPublicKeyCommand(), newPasswordCommand(), newRLPCommand(), newOperatorCommand()}
+	return []*cobra.Command{newBlocksCommand(), newPublicKeyCommand(), newPasswordCommand(), newRLPCommand(), newOperatorCommand(), newNetworkCommand()}
 }

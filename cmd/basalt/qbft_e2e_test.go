@@ -149,9 +149,9 @@ func TestQBFTVoting(t *testing.T) {
 	voting(t, net, bftMethods{"qbft", qbft.SealSigners})
 }
 
-// migrationStart is the first QBFT block of the migration test: small, so
-// the test stays short (the issue's example is 20).
-const migrationStart = 6
+// migrationStart is the first QBFT block of the migration test: block 20,
+// the switch a consortium would schedule, not one right after genesis.
+const migrationStart = 20
 
 // TestQBFTMigration: 4 validators start on IBFT 2.0 with
 // config.qbft.startblock; blocks before it carry IBFT 2.0 extraData and
@@ -162,10 +162,19 @@ func TestQBFTMigration(t *testing.T) {
 	net := generateBFT(t, 4, bftOperatorConfig(4, fmt.Sprintf(
 		`"ibft2": {"blockperiodseconds": 1, "requesttimeoutseconds": 1},
 		 "qbft": {"blockperiodseconds": 1, "requesttimeoutseconds": 1, "startblock": %d}`, migrationStart), ""))
-	net.groups = "IBFT,QBFT"
-	net.start()
+	net.groups = "IBFT,QBFT,DEBUG"
+	net.start("--metrics-enabled", "--metrics-port=0")
 	n := net.nodes
 	waitHeight(t, 90*time.Second, migrationStart+3, n...)
+	// Each part's heights report under its own protocol's metrics.
+	var dm struct {
+		Consensus map[string]float64 `json:"consensus"`
+	}
+	n[1].MustCall(&dm, "debug_metrics")
+	if c := dm.Consensus; c["ibft2_height"] != migrationStart-1 || c["qbft_height"] < migrationStart ||
+		c["ibft2_committed_blocks_total"] < 1 || c["qbft_committed_blocks_total"] < 1 {
+		t.Fatalf("consensus metrics %v: want IBFT 2.0 heights up to %d, QBFT's from it", c, migrationStart-1)
+	}
 	low := sameChain(t, n...)
 	for h := uint64(1); h <= low; h++ {
 		hdr := rawHeader(t, n[0], h)

@@ -30,7 +30,7 @@ func (e *Engine) APIs(chain consensus.ChainHeadReader) []rpc.Group {
 			continue
 		}
 		seen[f.RPCGroup()] = true
-		a := &bftAPI{e: e, chain: chain}
+		a := &bftAPI{e: e, chain: chain, qbft: f.RPCPrefix() == "qbft"}
 		p := f.RPCPrefix() + "_"
 		methods := []rpc.Method{
 			{Name: p + "proposeValidatorVote", Fn: a.proposeValidatorVote},
@@ -51,6 +51,10 @@ func (e *Engine) APIs(chain consensus.ChainHeadReader) []rpc.Group {
 type bftAPI struct {
 	e     *Engine
 	chain consensus.ChainHeadReader
+	// qbft: the qbft_* methods, which answer validators as Besu's QBFT
+	// validator provider does (ValidatorsForBlock); ibft_* read the
+	// block's own list (Besu's validatorsInBlock).
+	qbft bool
 }
 
 // address is a validator address parameter; a sample in Besu's
@@ -104,6 +108,11 @@ func (a *bftAPI) header(b api.BlockNumber) *types.Header {
 }
 
 func (a *bftAPI) getValidatorsByBlockNumber(b api.BlockNumber) ([]common.Address, error) {
+	if a.qbft && b.Tag == "pending" {
+		// Besu: the validators after the head, those of the pending block.
+		v, err := a.e.ValidatorsAfter(a.chain, a.chain.CurrentHeader())
+		return nonNil(v), internal(err)
+	}
 	h := a.header(b)
 	if h == nil {
 		return nil, rpc.ErrInvalidBlockParams
@@ -119,17 +128,35 @@ func (a *bftAPI) getValidatorsByBlockHash(hash common.Hash) ([]common.Address, e
 	return a.validatorList(h)
 }
 
-// validatorList is the validators of the block that h is (its extraData),
-// never null.
+// validatorList is the validators the methods answer for h's block,
+// never null: for qbft_* ValidatorsForBlock (under contract selection the
+// next block's, as Besu), for ibft_* the block's own.
 func (a *bftAPI) validatorList(h *types.Header) ([]common.Address, error) {
-	v, err := a.e.ValidatorsOf(a.chain, h)
-	if err != nil {
-		return nil, rpc.ErrInternal
+	var (
+		v   []common.Address
+		err error
+	)
+	if a.qbft {
+		v, err = a.e.ValidatorsForBlock(a.chain, h)
+	} else {
+		v, err = a.e.ValidatorsOf(a.chain, h)
 	}
+	return nonNil(v), internal(err)
+}
+
+func nonNil(v []common.Address) []common.Address {
 	if v == nil {
-		v = []common.Address{}
+		return []common.Address{}
 	}
-	return v, nil
+	return v
+}
+
+// internal hides an engine error behind the JSON-RPC internal error.
+func internal(err error) error {
+	if err != nil {
+		return rpc.ErrInternal
+	}
+	return nil
 }
 
 // signerMetric is one validator's entry of getSignerMetrics.

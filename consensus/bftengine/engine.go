@@ -77,7 +77,7 @@ type Engine struct {
 	proposals *bft.Proposals
 	nets      []*network // one per distinct sub-protocol, in segment order
 	inbox     chan driver.Inbound
-	metrics   driver.Metrics
+	metrics   map[string]driver.Metrics // by Format.Key (SetMetrics)
 
 	closeOnce sync.Once
 }
@@ -454,6 +454,28 @@ func (e *Engine) ValidatorsOf(chain consensus.ChainReader, header *types.Header)
 		return e.ValidatorsAfter(chain, parent)
 	}
 	return e.Validators(header)
+}
+
+// ValidatorsForBlock is what qbft_getValidatorsByBlockNumber and
+// ...ByBlockHash answer for header's block, as Besu's
+// ValidatorProvider.getValidatorsForBlock: under block-header selection
+// the block's own validators (its extraData); under contract selection
+// (the mode of header's block) getValidators() at the block's own state,
+// which are the validators of the next block — one block later than
+// ValidatorsOf. Users compare the two clients' answers, so Basalt gives
+// Besu's.
+func (e *Engine) ValidatorsForBlock(chain consensus.ChainReader, header *types.Header) ([]common.Address, error) {
+	n := headerNumber(header)
+	seg := e.Segment(n)
+	if seg.Contract == nil {
+		return e.Validators(header)
+	}
+	if next := e.Segment(n + 1); next.Contract != nil && *next.Contract == *seg.Contract {
+		return e.ValidatorsAfter(chain, header) // the same call, cached
+	}
+	// The last block of a contract segment: the next block's validators
+	// come from elsewhere, the answer is still the contract's.
+	return contractValidators(chain, header, *seg.Contract)
 }
 
 // ValidatorsAfter returns the validators of the block after header.

@@ -49,14 +49,28 @@ func (e *Engine) Produce(ctx context.Context, host consensus.Host) error {
 		Inbox:              e.inbox,
 		EmptyBlockPeriod:   cfg.EmptyBlockPeriodSeconds,
 		EmptyBlockPeriodAt: func(n uint64) uint64 { return e.cfg(n).EmptyBlockPeriodSeconds },
-		Metrics:            e.metrics,
+		MetricsAt:          e.metricsAt,
 	})
 }
 
 // SetMetrics implements consensus.Instrumented: the node hands over its
 // registry before the engine produces (see driver.NewMetrics).
+// Each protocol of the schedule has its own (besu_consensus_ibft2_* and
+// besu_consensus_qbft_* during a migration), and a height reports under
+// its block's protocol.
 func (e *Engine) SetMetrics(r *metrics.Registry) {
-	e.metrics = driver.NewMetrics(r, e.segs[len(e.segs)-1].Format.Key())
+	e.metrics = make(map[string]driver.Metrics, len(e.segs))
+	for _, s := range e.segs {
+		if _, ok := e.metrics[s.Format.Key()]; !ok {
+			e.metrics[s.Format.Key()] = driver.NewMetrics(r, s.Format.Key())
+		}
+	}
+}
+
+// metricsAt is the metrics of block number's protocol (none before
+// SetMetrics).
+func (e *Engine) metricsAt(number uint64) driver.Metrics {
+	return e.metrics[e.format(number).Key()]
 }
 
 // protocol is the schedule as the driver sees it: each function answers

@@ -78,6 +78,9 @@ type Config struct {
 	// Metrics receives the consensus metrics (NewMetrics); the zero value
 	// records nothing.
 	Metrics Metrics
+	// MetricsAt, when set, gives the metrics by block number instead, from
+	// the first height on (each protocol of a migration under its name).
+	MetricsAt func(number uint64) Metrics
 }
 
 // Run runs a validator until ctx ends. It returns a
@@ -94,6 +97,9 @@ func Run(ctx context.Context, host consensus.Host, cfg Config) error {
 
 	r := &runner{ctx: ctx, host: host, cfg: cfg, log: log, clock: host.Clock(),
 		cands: map[common.Hash]consensus.Candidate{}, m: cfg.Metrics.orNop()}
+	if cfg.MetricsAt != nil {
+		r.m = cfg.MetricsAt(host.Chain().CurrentHeader().Number.Uint64() + 1).orNop()
+	}
 	r.core = bft.New(cfg.Core, (*backend)(r))
 	defer r.stopTimers()
 

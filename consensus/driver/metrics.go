@@ -61,6 +61,10 @@ func (r *runner) observe() {
 	if v == r.seen {
 		return
 	}
+	if v.Sequence != r.seen.Sequence && r.cfg.MetricsAt != nil {
+		// A new height may belong to another protocol (a migration).
+		r.m = r.cfg.MetricsAt(v.Sequence).orNop()
+	}
 	if v.Sequence == r.seen.Sequence && v.Round > r.seen.Round {
 		r.m.RoundChanges.Inc()
 	}

@@ -99,3 +99,46 @@ func TestDriverMetrics(t *testing.T) {
 	}
 	stop()
 }
+
+// With MetricsAt each height reports under the metrics of its block's
+// protocol, as a migration's IBFT 2.0 and QBFT parts do: heights 1 and 2
+// under "before", 3 on under "after".
+func TestDriverMetricsAt(t *testing.T) {
+	reg := metrics.New(metrics.Config{Categories: []metrics.Category{metrics.Consensus}})
+	before, after := NewMetrics(reg, "before"), NewMetrics(reg, "after")
+	self := common.Address{0x01}
+	host := newFakeHost(time.Unix(1000, 0))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- Run(ctx, host, Config{
+			Core:     bft.Config{Self: self, RequestTimeout: time.Second, BlockPeriod: 1},
+			Protocol: fakeProtocol{self: self, validators: []common.Address{self}},
+			Network:  &fakeNetwork{},
+			Inbox:    make(chan Inbound),
+			MetricsAt: func(n uint64) Metrics {
+				if n < 3 {
+					return before
+				}
+				return after
+			},
+		})
+	}()
+	for range 3 {
+		waitTimers(t, host.clock, 1)
+		host.clock.Advance(time.Second)
+		<-host.inserted
+	}
+	waitValue(t, reg, "besu_consensus_after_committed_blocks_total", 1)
+	waitValue(t, reg, "besu_consensus_after_height", 4)
+	if v := value(t, reg, "besu_consensus_before_committed_blocks_total"); v != 2 {
+		t.Errorf("committed before the switch %v, want 2", v)
+	}
+	if v := value(t, reg, "besu_consensus_before_height"); v != 2 {
+		t.Errorf("last height before the switch %v, want 2", v)
+	}
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("Run returned %v", err)
+	}
+}

@@ -297,13 +297,23 @@ func TestContractValidatorSelection(t *testing.T) {
 		t.Fatalf("getValidators() after the transaction = %v, want %v", got, all)
 	}
 	// The block after the one holding the transaction is the first whose
-	// validators (read at its parent's state) include the newcomer.
+	// validators (read at its parent's state) include the newcomer; like
+	// Besu, qbft_getValidatorsByBlockNumber(N) in contract mode answers
+	// getValidators() at N's own state, so it names the newcomer from the
+	// block holding the transaction on.
 	waitHeight(t, 30*time.Second, added+1, nodes...)
 	if got := validatorsAt(t, nodes[2], added-1); !slices.Equal(got, initial) {
 		t.Fatalf("validators at block %d: %v, want %v", added-1, got, initial)
 	}
-	if got := validatorsAt(t, nodes[2], added+1); !slices.Equal(got, all) {
-		t.Fatalf("validators at block %d: %v, want %v", added+1, got, all)
+	for _, n := range []uint64{added, added + 1} {
+		if got := validatorsAt(t, nodes[2], n); !slices.Equal(got, all) {
+			t.Fatalf("validators at block %d: %v, want %v", n, got, all)
+		}
+	}
+	var pending []common.Address
+	nodes[2].MustCall(&pending, "qbft_getValidatorsByBlockNumber", "pending")
+	if !slices.Equal(sorted(pending), all) {
+		t.Fatalf("validators of the pending block: %v, want %v", pending, all)
 	}
 
 	// The newcomer proposes within a round of 5 blocks and signs commits.

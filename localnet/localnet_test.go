@@ -1,0 +1,125 @@
+package localnet
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+
+	"github.com/basaltchain/basalt/consensus/qbft"
+)
+
+func TestSettingsCheck(t *testing.T) {
+	ok := Settings{Validators: 4, Consensus: "qbft", BasePort: 8545}
+	if err := ok.Check(); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		s    Settings
+		want string
+	}{
+		{Settings{Validators: 0, Consensus: "qbft", BasePort: 8545}, "between 1 and 30"},
+		{Settings{Validators: 31, Consensus: "qbft", BasePort: 8545}, "between 1 and 30"},
+		{Settings{Validators: 4, Consensus: "ethash", BasePort: 8545}, "--consensus"},
+		{Settings{Validators: 4, Consensus: "qbft", BasePort: 80}, "1024-65535"},
+		{Settings{Validators: 30, Consensus: "qbft", BasePort: 65300}, "1024-65535"},
+	} {
+		if err := c.s.Check(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v, want %q", c.s, err, c.want)
+		}
+	}
+}
+
+// TestPorts: each port once, signer and privacy ports only when asked.
+func TestPorts(t *testing.T) {
+	s := Settings{Validators: 3, Consensus: "qbft", BasePort: 20000}
+	if got := len(s.Ports()); got != 15 {
+		t.Fatalf("%d ports without privacy and signer", got)
+	}
+	s.Privacy, s.Signer = true, true
+	seen := map[int]bool{}
+	for _, p := range s.Ports() {
+		if seen[p] || p < 20000 || p >= 20030 {
+			t.Fatalf("port %d repeated or out of range", p)
+		}
+		seen[p] = true
+	}
+	if len(seen) != 22 {
+		t.Fatalf("%d ports with privacy and signer", len(seen))
+	}
+}
+
+// TestCreate: a new network's files, its genesis from the operator's
+// generation (QBFT extraData of the generated validators), and the
+// directory rules: a network's directory is read back, a foreign one is
+// refused.
+func TestCreate(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "net")
+	s := Settings{Validators: 2, Consensus: "qbft", Privacy: true, Signer: true, BasePort: 20000}
+	m, err := create(dir, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := dirState(dir)
+	if err != nil || back == nil || back.Settings != s || len(back.Nodes) != 2 {
+		t.Fatalf("dirState %+v %v", back, err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, m.Genesis))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var g struct {
+		ExtraData hexutil.Bytes
+		Alloc     map[string]any
+	}
+	if err := json.Unmarshal(data, &g); err != nil {
+		t.Fatal(err)
+	}
+	extra, err := qbft.DecodeExtraData(g.ExtraData)
+	if err != nil || len(extra.Validators) != 2 {
+		t.Fatalf("extraData %x: %v", g.ExtraData, err)
+	}
+	for i, nd := range m.Nodes {
+		if extra.Validators[i] != common.HexToAddress(nd.Address) {
+			t.Fatalf("validator %d %s, node %s", i, extra.Validators[i], nd.Address)
+		}
+		for _, f := range []string{nd.KeyFile, nd.PrivacyConfig, nd.PrivacyKeyFile, nd.MarkerKeyFile} {
+			if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if len(g.Alloc) != 3+2 { // dev accounts and the marker keys
+		t.Fatalf("alloc %v", g.Alloc)
+	}
+	foreign := t.TempDir()
+	os.WriteFile(filepath.Join(foreign, "x"), nil, 0o644)
+	if _, err := dirState(foreign); err == nil || !strings.Contains(err.Error(), "not a basalt network's directory") {
+		t.Fatalf("foreign dir: %v", err)
+	}
+	os.WriteFile(filepath.Join(foreign, ManifestFile), []byte(`{"kind":"other"}`), 0o644)
+	if _, err := dirState(foreign); err == nil || !strings.Contains(err.Error(), "not a basalt network manifest") {
+		t.Fatalf("foreign manifest: %v", err)
+	}
+}
+
+// TestCreateUndo: a create that fails half-way (here the generation
+// refuses a non-empty config folder, after the nodes' folders were
+// written) removes what it wrote.
+func TestCreateUndo(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "config", "keep"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s := Settings{Validators: 2, Consensus: "clique", Privacy: true, BasePort: 20000}
+	if _, err := create(dir, s); err == nil || !strings.Contains(err.Error(), "Output directory must be empty") {
+		t.Fatalf("create: %v", err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Fatalf("a failed create left %v", entries)
+	}
+}
