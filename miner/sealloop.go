@@ -51,22 +51,26 @@ func (m *Miner) sealLoop(ctx context.Context) {
 			}
 			at = t
 		}
-		// Timestamps strictly increase and are never in the future: not
-		// before the second after the parent's.
+		// Timestamps strictly increase: not before the second after the
+		// parent's, and (but see buildAhead) not in the future.
 		if next := time.Unix(int64(parent.Time)+1, 0); at.Before(next) {
 			at = next
 		}
+		var pb *pendingBlock
 		if wait := at.Sub(now); wait > 0 {
-			m.sleep(ctx, wait) // a new head ends it early: plan again
-			continue
-		}
-
-		pb, err := build(ctx, m.chain, m.txs, *m.cfg.Coinbase, m.cfg.ExtraData, now, WithGasTarget(m.cfg.GasTarget))
-		if err != nil {
-			if ctx.Err() == nil {
-				failed("Block building failed", err)
+			if pb = m.buildAhead(ctx, wait, now); pb == nil {
+				m.sleep(ctx, m.untilAhead(wait)) // a new head ends it early: plan again
+				continue
 			}
-			continue
+		} else {
+			var err error
+			pb, err = build(ctx, m.chain, m.txs, *m.cfg.Coinbase, m.cfg.ExtraData, now, WithGasTarget(m.cfg.GasTarget))
+			if err != nil {
+				if ctx.Err() == nil {
+					failed("Block building failed", err)
+				}
+				continue
+			}
 		}
 		sealCtx, cancel := context.WithCancel(ctx)
 		if !m.setWork(pb, cancel) {
@@ -149,6 +153,46 @@ func (m *Miner) waitWake(ctx context.Context) {
 	case <-m.wake:
 	case <-ctx.Done():
 	}
+}
+
+// maxPoWAhead is how far ahead of the clock a proof-of-work block with
+// transactions may be stamped. Besu's proof-of-work block scheduler mines a
+// block as soon as its timestamp (at least a second after the parent's) is
+// within 10 s of the clock, the drift its header validation accepts
+// (go-ethereum's ethash accepts 15 s); 8 s leaves peers whose clocks lag
+// ours by up to 2 s accepting the block.
+const maxPoWAhead = 8 * time.Second
+
+// buildAhead builds the next block at once, stamped the second after its
+// parent's although that is still wait in the future, when the engine is
+// proof of work without a Scheduler, wait is within maxPoWAhead and the
+// block gets transactions; otherwise it returns nil and the loop waits for
+// the timestamp as before. So an idle chain keeps to one block per second
+// of the clock (empty blocks never run ahead), while a burst of
+// transactions is mined block after block, as fast as sealing allows,
+// instead of one block per wall-clock second. A chain that ran ahead waits
+// for the clock to catch up before its next empty block.
+func (m *Miner) buildAhead(ctx context.Context, wait time.Duration, now time.Time) *pendingBlock {
+	if !m.runsAhead() || wait > maxPoWAhead {
+		return nil
+	}
+	pb, err := build(ctx, m.chain, m.txs, *m.cfg.Coinbase, m.cfg.ExtraData, now, WithGasTarget(m.cfg.GasTarget))
+	if err != nil || len(pb.block.Transactions()) == 0 {
+		return nil // an error shows again when the block is built on time
+	}
+	return pb
+}
+
+func (m *Miner) runsAhead() bool { return m.cfg.PoW != nil && m.cfg.Scheduler == nil }
+
+// untilAhead is how long to wait for a block due in wait: until then, or
+// for a miner that runs ahead and is more than maxPoWAhead ahead, until it
+// may again.
+func (m *Miner) untilAhead(wait time.Duration) time.Duration {
+	if m.runsAhead() && wait > maxPoWAhead {
+		return wait - maxPoWAhead
+	}
+	return wait
 }
 
 // pauseLog logs why production is paused when the reason changes, not on

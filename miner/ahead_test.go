@@ -1,0 +1,93 @@
+package miner
+
+import (
+	"log/slog"
+	"math/big"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/basaltchain/basalt/chain"
+	"github.com/basaltchain/basalt/config"
+	"github.com/basaltchain/basalt/consensus"
+)
+
+// nextNonceSource offers, for each block, the one transfer whose nonce is
+// the sender's next at the head: one transaction per block while any is
+// left, then none.
+type nextNonceSource struct {
+	c    *chain.Chain
+	from common.Address
+	txs  []*types.Transaction
+}
+
+func (s *nextNonceSource) PendingIterator(*big.Int) TxIterator {
+	st, err := s.c.State()
+	if err != nil {
+		return &sliceIter{}
+	}
+	n := st.GetNonce(s.from)
+	if n >= uint64(len(s.txs)) {
+		return &sliceIter{}
+	}
+	return &sliceIter{txs: []*types.Transaction{s.txs[n]}}
+}
+
+// With the clock standing still, a proof-of-work miner mines the blocks
+// that have transactions one after the other, stamped a second apart ahead
+// of the clock, but never more than maxPoWAhead ahead; it does not run
+// ahead with empty blocks, which wait for the clock.
+func TestPoWRunsAheadOnlyWithTransactions(t *testing.T) {
+	c := newTestChain(t, nil)
+	g := config.DevGenesis()
+	key, err := crypto.HexToECDSA(config.DevAccounts[1].PrivateKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	signer := types.LatestSignerForChainID(g.ChainID())
+	src := &nextNonceSource{c: c, from: crypto.PubkeyToAddress(key.PublicKey)}
+	for n := range 15 {
+		src.txs = append(src.txs, types.MustSignNewTx(key, signer, &types.LegacyTx{
+			Nonce: uint64(n), Gas: 21000, GasPrice: new(big.Int).Set(g.Core.BaseFee), To: &testCoinbase, Value: big.NewInt(1),
+		}))
+	}
+	start := time.Unix(time.Now().Unix(), 5e8) // half a second into a second
+	clock := consensus.NewManualClock(start)
+	pow := c.Engine().(*testEngine).Ethash
+	m := New(c, src, Config{Coinbase: &testCoinbase, PoW: pow, Clock: clock}, slog.New(slog.DiscardHandler))
+	if err := m.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer m.Stop()
+
+	// Block 1 at the clock's second, blocks 2..9 one second ahead each: the
+	// last is 7.5 s ahead, the next would be 8.5 s.
+	head := func() uint64 { return c.CurrentHeader().Number.Uint64() }
+	eventually(t, "9 blocks without the clock moving", func() bool { return head() == 9 })
+	stays(t, "the head", func() bool { return head() == 9 })
+	for n := uint64(1); n <= 9; n++ {
+		b := c.GetBlockByNumber(n)
+		if want := uint64(start.Unix()) + n - 1; b.Time() != want || len(b.Transactions()) != 1 {
+			t.Fatalf("block %d: time %d (want %d), %d transactions", n, b.Time(), want, len(b.Transactions()))
+		}
+	}
+	// A second later one more may go (8 s ahead again at most), five
+	// seconds after that the last five.
+	clock.Advance(time.Second)
+	eventually(t, "the next block", func() bool { return head() == 10 })
+	stays(t, "the head", func() bool { return head() == 10 })
+	clock.Advance(5 * time.Second)
+	eventually(t, "the last transactions", func() bool { return head() == 15 })
+	// Nothing left: empty blocks wait until the clock reaches their time.
+	stays(t, "the head without transactions", func() bool { return head() == 15 })
+	last := c.CurrentHeader().Time
+	clock.Advance(time.Unix(int64(last), 0).Sub(clock.Now()) + time.Second)
+	eventually(t, "an empty block once its second came", func() bool { return head() == 16 })
+	if b := c.GetBlockByNumber(16); len(b.Transactions()) != 0 || b.Time() != last+1 {
+		t.Fatalf("block 16: time %d (want %d), %d transactions", b.Time(), last+1, len(b.Transactions()))
+	}
+	stays(t, "the head once caught up", func() bool { return head() == 16 })
+}
