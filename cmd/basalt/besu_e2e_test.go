@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
+	"fmt"
 	"io"
 	"math/big"
 	"net"
@@ -162,14 +164,40 @@ func TestBesuConfigFile(t *testing.T) {
 				c.Close()
 			}
 		}()
-		for range 20 {
-			c, err := net.Dial("tcp", addr)
+		// Connections the test's clients left idle count until the node
+		// sees them closed, so twenty are held only once each has been
+		// answered on; until then, close them and try again.
+		http.DefaultClient.CloseIdleConnections()
+		answered := func(c net.Conn) bool {
+			req := `{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}`
+			fmt.Fprintf(c, "POST / HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", addr, len(req), req)
+			c.SetReadDeadline(time.Now().Add(5 * time.Second))
+			resp, err := http.ReadResponse(bufio.NewReader(c), nil)
 			if err != nil {
-				t.Fatal(err)
+				return false
 			}
-			held = append(held, c)
+			resp.Body.Close()
+			c.SetReadDeadline(time.Time{})
+			return resp.StatusCode == http.StatusOK
 		}
-		time.Sleep(200 * time.Millisecond) // let the server accept them all
+		testnode.WaitFor(t, 20*time.Second, "twenty connections held", func() bool {
+			for _, c := range held {
+				c.Close()
+			}
+			held = held[:0]
+			for range 20 {
+				c, err := net.Dial("tcp", addr)
+				if err != nil {
+					t.Fatal(err)
+				}
+				held = append(held, c)
+				if !answered(c) {
+					time.Sleep(200 * time.Millisecond)
+					return false
+				}
+			}
+			return true
+		})
 		extra, err := net.Dial("tcp", addr)
 		if err != nil {
 			t.Fatal(err)
