@@ -110,7 +110,7 @@ func (Format) WithRoundAndSeals(h *types.Header, round uint32, seals [][]byte) (
 
 // RecoverSeal returns the signer of a commit seal.
 func (Format) RecoverSeal(hash common.Hash, seal []byte) (common.Address, error) {
-	return recoverSigner(hash, seal)
+	return bft.RecoverSigner(hash, seal)
 }
 
 // ProtocolName is "IBF".

@@ -5,7 +5,8 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
-	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/basaltchain/basalt/consensus/bft"
 )
 
 // MixDigest is the mixHash of every IBFT 2.0 block: ASCII "tical byzantine
@@ -47,22 +48,6 @@ func filteredHash(header *types.Header, extra *ExtraData, l layout) common.Hash 
 	return h.Hash()
 }
 
-// recoverSigner returns the address whose key made sig (r ‖ s ‖ recovery
-// id) over digest.
-func recoverSigner(digest common.Hash, sig []byte) (common.Address, error) {
-	if len(sig) != SealLength {
-		return common.Address{}, fmt.Errorf("signature of %d bytes, want %d", len(sig), SealLength)
-	}
-	if sig[64] > 1 {
-		return common.Address{}, fmt.Errorf("signature recovery id %d, want 0 or 1", sig[64])
-	}
-	pub, err := crypto.SigToPub(digest[:], sig)
-	if err != nil {
-		return common.Address{}, err
-	}
-	return crypto.PubkeyToAddress(*pub), nil
-}
-
 // SealSigners returns the signers of the commit seals of header, in seal
 // order.
 func SealSigners(header *types.Header) ([]common.Address, error) {
@@ -73,7 +58,7 @@ func SealSigners(header *types.Header) ([]common.Address, error) {
 	digest := filteredHash(header, extra, layoutWithoutSeals)
 	out := make([]common.Address, len(extra.Seals))
 	for i, s := range extra.Seals {
-		if out[i], err = recoverSigner(digest, s); err != nil {
+		if out[i], err = bft.RecoverSigner(digest, s); err != nil {
 			return nil, fmt.Errorf("commit seal %d: %w", i, err)
 		}
 	}

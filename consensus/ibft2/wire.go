@@ -272,7 +272,7 @@ func decodeSigned(kind bft.Kind, signed []byte) (*bft.Message, error) {
 	if err != nil || len(list) != 0 {
 		return nil, formatErr("signature", err)
 	}
-	author, err := recoverSigner(signingHash(kind, p), sig)
+	author, err := bft.RecoverSigner(signingHash(kind, p), sig)
 	if err != nil {
 		return nil, formatErr("signature", err)
 	}

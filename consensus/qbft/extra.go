@@ -7,14 +7,15 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/rlp"
+
+	"github.com/basaltchain/basalt/consensus/bft"
 )
 
 // VanityLength is the size of extraData's vanity item.
 const VanityLength = 32
 
-// SealLength is the size of a commit seal or message signature:
-// r ‖ s ‖ recovery id (0 or 1).
-const SealLength = 65
+// SealLength is the size of a commit seal or message signature.
+const SealLength = bft.SealLength
 
 // Vote type values of extraData's vote item.
 const (

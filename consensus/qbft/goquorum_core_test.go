@@ -44,7 +44,7 @@ func (vectorBackend) SealHash(b *types.Block, round uint32) (common.Hash, error)
 }
 func (v vectorBackend) CommitSeal(h common.Hash) ([]byte, error) { return crypto.Sign(h[:], v.key) }
 func (vectorBackend) SealSigner(h common.Hash, seal []byte) (common.Address, error) {
-	return recoverSigner(h, seal)
+	return bft.RecoverSigner(h, seal)
 }
 
 // TestGoQuorumPreparedCertificateAccepted feeds the GoQuorum-encoded round

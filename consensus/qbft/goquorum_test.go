@@ -93,7 +93,7 @@ func TestGoQuorumMessages(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if signer, err := recoverSigner(digest, msg.CommitSeal); err != nil || signer != author {
+			if signer, err := bft.RecoverSigner(digest, msg.CommitSeal); err != nil || signer != author {
 				t.Fatalf("commit seal of %s recovers to %s (%v)", author, signer, err)
 			}
 			encoded = msg.Encode()

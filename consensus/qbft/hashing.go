@@ -5,7 +5,8 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
-	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/basaltchain/basalt/consensus/bft"
 )
 
 // MixDigest is the mixHash of every QBFT block (the Istanbul digest, ASCII
@@ -51,22 +52,6 @@ func HashForCommitSeal(header *types.Header, round uint32) (common.Hash, error) 
 	return h.Hash(), nil
 }
 
-// recoverSigner returns the address whose key made sig (r ‖ s ‖ recovery id
-// 0 or 1) over digest.
-func recoverSigner(digest common.Hash, sig []byte) (common.Address, error) {
-	if len(sig) != SealLength {
-		return common.Address{}, fmt.Errorf("signature of %d bytes, want %d", len(sig), SealLength)
-	}
-	if sig[64] > 1 {
-		return common.Address{}, fmt.Errorf("signature recovery id %d, want 0 or 1", sig[64])
-	}
-	pub, err := crypto.SigToPub(digest[:], sig)
-	if err != nil {
-		return common.Address{}, err
-	}
-	return crypto.PubkeyToAddress(*pub), nil
-}
-
 // SealSigners returns the signers of the committed seals of header, in seal
 // order; each seal signs HashForCommitSeal at the round in the extraData.
 func SealSigners(header *types.Header) ([]common.Address, error) {
@@ -80,7 +65,7 @@ func SealSigners(header *types.Header) ([]common.Address, error) {
 	}
 	out := make([]common.Address, len(extra.Seals))
 	for i, s := range extra.Seals {
-		if out[i], err = recoverSigner(digest, s); err != nil {
+		if out[i], err = bft.RecoverSigner(digest, s); err != nil {
 			return nil, fmt.Errorf("commit seal %d: %w", i, err)
 		}
 	}

@@ -352,7 +352,7 @@ func splitSigned(code uint64, b []byte) (payload, sig []byte, author common.Addr
 	if len(c) != 0 {
 		return nil, nil, author, msgErr("signed payload has more than two items", nil)
 	}
-	if author, err = recoverSigner(signingHash(code, payload), sig); err != nil {
+	if author, err = bft.RecoverSigner(signingHash(code, payload), sig); err != nil {
 		return nil, nil, author, msgErr("signature", err)
 	}
 	return payload, bytes.Clone(sig), author, nil
