@@ -151,18 +151,9 @@ func (o *SimBlockOverrides) UnmarshalJSON(data []byte) error {
 // (prevRandao: the spec types it uint256, clients send a hash).
 type Word common.Hash
 
-// UnmarshalJSON implements json.Unmarshaler.
+// UnmarshalJSON implements json.Unmarshaler: read as a storage key is.
 func (w *Word) UnmarshalJSON(data []byte) error {
-	var s string
-	if err := unquote(data, &s); err != nil {
-		return errBadParam
-	}
-	h, err := parseLenientHash(s)
-	if err != nil {
-		return errBadParam
-	}
-	*w = Word(h)
-	return nil
+	return (*StorageKey)(w).UnmarshalJSON(data)
 }
 
 // SimCallResult is the outcome of one simulated call.
