@@ -111,7 +111,27 @@ func start(t testing.TB, dataDir string, with services, args []string) *Node {
 		GraphQLURL: graphQLURL,
 		DataDir:    dataDir,
 	}
-	n.proc = proctest.Start(t, "node", exec.Command(Binary(t), full...), new(proctest.LogBuffer))
+	n.launch(exec.Command(Binary(t), full...))
+	return n
+}
+
+// StartCommand runs cmd, a basalt command line the caller prepared in
+// full (arguments, environment, working directory: a node configured by a
+// config file), and waits until JSON-RPC answers at url (http://host:port).
+// The process is killed when the test ends.
+func StartCommand(t testing.TB, cmd *exec.Cmd, url string) *Node {
+	t.Helper()
+	n := &Node{t: t, URL: url}
+	n.launch(cmd)
+	return n
+}
+
+// launch starts cmd as n's process, killed (its logs shown on failure) when
+// the test ends, and waits until JSON-RPC answers at n.URL.
+func (n *Node) launch(cmd *exec.Cmd) {
+	t := n.t
+	t.Helper()
+	n.proc = proctest.Start(t, "node", cmd, new(proctest.LogBuffer))
 	t.Cleanup(func() {
 		n.proc.Kill()
 		if t.Failed() {
@@ -123,28 +143,6 @@ func start(t testing.TB, dataDir string, with services, args []string) *Node {
 		_, err := n.Call("eth_blockNumber")
 		return err == nil || isUnauthorized(err)
 	})
-	return n
-}
-
-// StartCommand runs cmd, a basalt command line the caller prepared in
-// full (arguments, environment, working directory: a node configured by a
-// config file), and waits until JSON-RPC answers at url (http://host:port).
-// The process is killed when the test ends.
-func StartCommand(t testing.TB, cmd *exec.Cmd, url string) *Node {
-	t.Helper()
-	n := &Node{t: t, URL: url}
-	n.proc = proctest.Start(t, "node", cmd, new(proctest.LogBuffer))
-	t.Cleanup(func() {
-		n.proc.Kill()
-		if t.Failed() {
-			t.Logf("node logs:\n%s", n.proc.Logs())
-		}
-	})
-	n.proc.WaitUp(t, 30*time.Second, 50*time.Millisecond, "answer JSON-RPC", func() bool {
-		_, err := n.Call("eth_blockNumber")
-		return err == nil || isUnauthorized(err)
-	})
-	return n
 }
 
 // Logs returns what the process printed so far.
