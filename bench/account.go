@@ -110,10 +110,11 @@ func receipt(ctx context.Context, c *client, h common.Hash, timeout time.Duratio
 			ContractAddress *common.Address `json:"contractAddress"`
 			BlockNumber     hexutil.Uint64  `json:"blockNumber"`
 		}
-		if err := c.call(ctx, &r, "eth_getTransactionReceipt", h); err != nil {
+		err := c.call(ctx, &r, "eth_getTransactionReceipt", h)
+		if err != nil && !indexing(err) {
 			return nil, err
 		}
-		if r != nil {
+		if err == nil && r != nil {
 			out := &types.Receipt{Status: uint64(r.Status), BlockNumber: new(big.Int).SetUint64(uint64(r.BlockNumber))}
 			if r.ContractAddress != nil {
 				out.ContractAddress = *r.ContractAddress
@@ -129,6 +130,14 @@ func receipt(ctx context.Context, c *client, h common.Hash, timeout time.Duratio
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
+}
+
+// indexing tells go-ethereum's answer for a receipt its transaction index
+// has not reached yet (it indexes new blocks in the background): not yet
+// mined, ask again.
+func indexing(err error) bool {
+	var e *rpcError
+	return errors.As(err, &e) && strings.Contains(e.Message, "indexing is in progress")
 }
 
 // funder returns a funded account: key if it holds at least need wei,
