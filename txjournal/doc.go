@@ -13,6 +13,11 @@
 //   - Appends that arrive while an fsync runs are written together by the
 //     next one (group commit): concurrent submitters share fsyncs, so the
 //     cost per transaction falls as load rises.
+//   - Records are written into zeros the journal writes ahead of them
+//     (4 MiB at a time), so an append's fdatasync flushes data only: the
+//     file's size and blocks do not change, and no file-system journal
+//     commit is waited for. A zero length ends the records; a clean Close
+//     trims the zeros.
 //   - A crash can tear only the last record (a short or corrupt tail);
 //     Open keeps every complete record before it and truncates the rest.
 //   - Rewrite (compaction) writes the live transactions to a new file,

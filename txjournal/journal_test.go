@@ -262,3 +262,47 @@ func BenchmarkAppend(b *testing.B) {
 	})
 	b.ReportMetric(float64(j.Syncs())/float64(b.N), "syncs/op")
 }
+
+// TestPreallocatedTail: appends go into zeros written ahead of the records
+// (so their fdatasync changes no file size); a crash leaves those zeros,
+// which replay reads as the end; a clean close trims them.
+func TestPreallocatedTail(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "journal")
+	j, _, _ := Open(path)
+	var want []*types.Transaction
+	for n := range uint64(3) {
+		tx := signed(t, testKey, n)
+		if err := j.Append(tx); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, tx)
+	}
+	st, _ := os.Stat(path)
+	if st.Size() < preallocSize {
+		t.Fatalf("journal of 3 records is %d bytes, want the %d preallocated", st.Size(), preallocSize)
+	}
+	// A crash: the file is opened again without j being closed.
+	j2, got, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameTxs(t, got, want)
+	next := signed(t, testKey, 3)
+	if err := j2.Append(next); err != nil {
+		t.Fatal(err)
+	}
+	want = append(want, next)
+	if err := j2.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var records int64
+	for _, tx := range want {
+		b, _ := tx.MarshalBinary()
+		records += headerSize + int64(len(b))
+	}
+	if st, _ := os.Stat(path); st.Size() != records {
+		t.Errorf("closed journal is %d bytes, want its records' %d", st.Size(), records)
+	}
+	_, got, _ = Open(path)
+	sameTxs(t, got, want)
+}

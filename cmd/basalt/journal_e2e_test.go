@@ -150,11 +150,21 @@ func TestJournalSurvivesKill(t *testing.T) {
 	torn := binary.BigEndian.AppendUint32(nil, uint32(len(unacked)))
 	torn = binary.BigEndian.AppendUint32(torn, crc32.Checksum(unacked, crc32.MakeTable(crc32.Castagnoli)))
 	torn = append(torn, unacked[:len(unacked)/2]...)
-	f, err := os.OpenFile(journal, os.O_APPEND|os.O_WRONLY, 0)
+	// The cut write lands where the next record goes: after the last
+	// record, over the zeros the journal writes ahead of its records.
+	content, err := os.ReadFile(journal)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.Write(torn)
+	end := 0
+	for end+8 <= len(content) && binary.BigEndian.Uint32(content[end:]) != 0 {
+		end += 8 + int(binary.BigEndian.Uint32(content[end:]))
+	}
+	f, err := os.OpenFile(journal, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteAt(torn, int64(end))
 	f.Close()
 	n = testnode.Start(t, dir, "--network=dev")
 	checkKept(t, n, all)
