@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"math/big"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -138,12 +139,12 @@ var secp256k1N = crypto.S256().Params().N
 // hex (0x optional) for Backend.SendRawTransaction. Hex that does not
 // decode is invalid, as are the bytes the backend cannot read as a
 // transaction (Besu's "Invalid params" either way).
-func (e *Eth) SendRawTransaction(raw string) (common.Hash, error) {
+func (e *Eth) SendRawTransaction(ctx context.Context, raw string) (common.Hash, error) {
 	data, err := evenHex(raw)
 	if err != nil {
 		return common.Hash{}, invalidParams(ParamAny, "")
 	}
-	return e.b.SendRawTransaction(data)
+	return e.b.SendRawTransaction(ctx, data)
 }
 
 // SendTransaction is eth_sendTransaction, which the node does not serve:

@@ -86,11 +86,11 @@ func TestJSONRPCErrorMapping(t *testing.T) {
 // The submission service answers domain errors, whichever front end asks.
 func TestSendTransactionErrors(t *testing.T) {
 	b := &Backend{}
-	if _, err := b.SendRawTransaction([]byte{0x01, 0x02}); !errors.As(err, new(*InvalidParamsError)) {
+	if _, err := b.SendRawTransaction(context.Background(), []byte{0x01, 0x02}); !errors.As(err, new(*InvalidParamsError)) {
 		t.Errorf("undecodable: %v", err)
 	}
 	e := &Eth{b}
-	if _, err := e.SendRawTransaction("0xzz"); !errors.As(err, new(*InvalidParamsError)) {
+	if _, err := e.SendRawTransaction(context.Background(), "0xzz"); !errors.As(err, new(*InvalidParamsError)) {
 		t.Errorf("bad hex: %v", err)
 	}
 	if _, err := e.SendTransaction(); !errors.Is(err, ErrNoSigningKeys) {

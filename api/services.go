@@ -39,18 +39,26 @@ func (b *Backend) SyncProgress() *SyncStatus {
 // SendRawTransaction decodes a signed transaction's binary encoding and
 // submits it (SendTransaction). Bytes that are no transaction are an
 // InvalidParamsError.
-func (b *Backend) SendRawTransaction(raw []byte) (common.Hash, error) {
+func (b *Backend) SendRawTransaction(ctx context.Context, raw []byte) (common.Hash, error) {
 	tx := new(types.Transaction)
 	if err := tx.UnmarshalBinary(raw); err != nil {
 		return common.Hash{}, invalidParams(ParamAny, "")
 	}
-	return b.SendTransaction(tx)
+	return b.SendTransaction(ctx, tx)
+}
+
+// ContextPool is a TxPool whose local submissions take the request's
+// context: the node's journaled pool, which leaves the journal's fsync of a
+// JSON-RPC batch's transactions until every element is handled
+// (rpc.DeferUntilReply), so the batch shares one.
+type ContextPool interface {
+	AddLocalContext(ctx context.Context, tx *types.Transaction) error
 }
 
 // SendTransaction submits a signed transaction to the pool and returns its
 // hash. Impossible signature values are an InvalidParamsError, as Besu
 // refuses them before the pool; the pool's refusals are *txpool.Error.
-func (b *Backend) SendTransaction(tx *types.Transaction) (common.Hash, error) {
+func (b *Backend) SendTransaction(ctx context.Context, tx *types.Transaction) (common.Hash, error) {
 	_, r, s := tx.RawSignatureValues()
 	if r.Sign() <= 0 || s.Sign() <= 0 || r.Cmp(secp256k1N) >= 0 || s.Cmp(secp256k1N) >= 0 {
 		return common.Hash{}, invalidParams(ParamAny, "")
@@ -58,7 +66,11 @@ func (b *Backend) SendTransaction(tx *types.Transaction) (common.Hash, error) {
 	if b.Pool == nil {
 		return common.Hash{}, ErrPoolDisabled
 	}
-	if err := b.Pool.AddLocal(tx); err != nil {
+	add := b.Pool.AddLocal
+	if p, ok := b.Pool.(ContextPool); ok {
+		add = func(tx *types.Transaction) error { return p.AddLocalContext(ctx, tx) }
+	}
+	if err := add(tx); err != nil {
 		return common.Hash{}, err
 	}
 	return tx.Hash(), nil

@@ -165,8 +165,8 @@ func (r *root) ProtocolVersion() int32 { return int32(r.s.backend.ProtocolVersio
 
 // SendRawTransaction resolves Mutation.sendRawTransaction: the backend
 // submits the signed transaction's bytes; the answer is its hash.
-func (r *root) SendRawTransaction(args struct{ Data Bytes }) (Bytes32, error) {
-	hash, err := r.s.backend.SendRawTransaction(args.Data)
+func (r *root) SendRawTransaction(ctx context.Context, args struct{ Data Bytes }) (Bytes32, error) {
+	hash, err := r.s.backend.SendRawTransaction(ctx, args.Data)
 	if err != nil {
 		return Bytes32{}, err
 	}

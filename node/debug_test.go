@@ -138,6 +138,13 @@ func (l *lockedBuffer) String() string {
 // over HTTP and the given trace size limit (--rpc-max-trace-size).
 func startDebugNode(tb testing.TB, traceLimit int) *debugEnv {
 	tb.Helper()
+	return startDebugNodeWith(tb, traceLimit, nil)
+}
+
+// startDebugNodeWith is startDebugNode with the configuration adjusted by
+// opts (when not nil) before the node starts.
+func startDebugNodeWith(tb testing.TB, traceLimit int, opts func(*config.Config)) *debugEnv {
+	tb.Helper()
 	dir := tb.TempDir()
 	g := debugGenesis()
 	cfg := &config.Config{
@@ -152,6 +159,9 @@ func startDebugNode(tb testing.TB, traceLimit int) *debugEnv {
 	cfg.RPC.HTTPEnabled, cfg.RPC.HTTPHost = true, "127.0.0.1"
 	cfg.RPC.HTTPAPIs = []string{"ETH", "DEBUG"}
 	cfg.RPC.MaxTraceSize = traceLimit
+	if opts != nil {
+		opts(cfg)
+	}
 	logs := new(lockedBuffer)
 	n, err := newNode(cfg, slog.New(slog.NewTextHandler(logs, nil)), func(g *config.Genesis, _ EngineEnv) (consensus.Engine, error) {
 		return chaingen.UnsealedEngine(g), nil

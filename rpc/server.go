@@ -373,17 +373,22 @@ func splitBatch(b []byte, i int, spans []span) ([]span, int) {
 	}
 }
 
-// element answers one batch element.
-func (s *Server) element(ctx context.Context, b []byte, dst []byte) []byte {
+// element answers one batch element. Work its handler deferred until the
+// reply (DeferUntilReply) comes back as a pendingReply, nil when none.
+func (s *Server) element(ctx context.Context, b []byte, dst []byte) ([]byte, *pendingReply) {
 	if b[0] != '{' {
-		return appendError(dst, nullID, ErrInvalidRequest)
+		return appendError(dst, nullID, ErrInvalidRequest), nil
 	}
 	var req request
 	if parseRequest(b, 0, &req) < 0 { // cannot happen: the batch was validated
-		return appendError(dst, nullID, ErrInvalidRequest)
+		return appendError(dst, nullID, ErrInvalidRequest), nil
 	}
-	out, _ := s.dispatch(ctx, &req, dst, false)
-	return out
+	d := new(deferred)
+	out, _ := s.dispatch(context.WithValue(ctx, replyKey{}, d), &req, dst, false)
+	if len(d.fns) == 0 {
+		return out, nil
+	}
+	return out, &pendingReply{fns: d.fns, id: req.responseID(), m: s.enabled[string(req.method)]}
 }
 
 // runBatch answers the elements of a batch, concurrently when allowed, and
@@ -398,6 +403,8 @@ func (s *Server) runBatch(ctx context.Context, msg []byte, spans []span, dst []b
 	dst = append(dst, '[')
 	workers := min(len(spans), s.batchWorkers)
 	if workers <= 1 {
+		var answers []span // each answered element's response in dst
+		var pending []*pendingReply
 		for _, sp := range spans {
 			if ctx.Err() != nil {
 				break
@@ -407,9 +414,16 @@ func (s *Server) runBatch(ctx context.Context, msg []byte, spans []span, dst []b
 				dst = append(dst, ',')
 			}
 			n := len(dst)
-			if dst = s.element(ctx, msg[sp.start:sp.end], dst); len(dst) == n {
+			var p *pendingReply
+			if dst, p = s.element(ctx, msg[sp.start:sp.end], dst); len(dst) == n {
 				dst = dst[:mark] // notification
+				continue
 			}
+			answers = append(answers, span{n, len(dst)})
+			pending = append(pending, p)
+		}
+		if failed := settle(pending); failed != nil {
+			dst = rebuild(dst, start, answers, failed)
 		}
 	} else {
 		dst = s.runBatchConcurrent(ctx, msg, spans, workers, dst)
@@ -427,7 +441,10 @@ func (s *Server) runBatch(ctx context.Context, msg []byte, spans []span, dst []b
 // buffer and records where each landed, and the responses are then copied
 // out in request order.
 func (s *Server) runBatchConcurrent(ctx context.Context, msg []byte, spans []span, workers int, dst []byte) []byte {
-	type slot struct{ w, start, end int }
+	type slot struct {
+		w, start, end int
+		pending       *pendingReply
+	}
 	slots := make([]slot, len(spans))
 	bufs := make([]*[]byte, workers)
 	var next atomic.Int64
@@ -439,10 +456,11 @@ func (s *Server) runBatchConcurrent(ctx context.Context, msg []byte, spans []spa
 				break
 			}
 			st := len(buf)
+			var p *pendingReply
 			if ctx.Err() == nil {
-				buf = s.element(ctx, msg[spans[i].start:spans[i].end], buf)
+				buf, p = s.element(ctx, msg[spans[i].start:spans[i].end], buf)
 			}
-			slots[i] = slot{w, st, len(buf)}
+			slots[i] = slot{w, st, len(buf), p}
 		}
 		*bufs[w] = buf
 	}
@@ -465,12 +483,21 @@ helpers:
 	}
 	work(0)
 	wg.Wait()
-	for _, sl := range slots {
+	pending := make([]*pendingReply, len(slots))
+	for i, sl := range slots {
+		pending[i] = sl.pending
+	}
+	failed := settle(pending)
+	for i, sl := range slots {
 		if sl.end == sl.start {
 			continue // notification, or skipped after the deadline
 		}
 		if dst[len(dst)-1] != '[' {
 			dst = append(dst, ',')
+		}
+		if e, ok := failed[i]; ok {
+			dst = append(dst, e...)
+			continue
 		}
 		dst = append(dst, (*bufs[sl.w])[sl.start:sl.end]...)
 	}

@@ -136,21 +136,41 @@ func appendRecord(b []byte, tx *types.Transaction) ([]byte, error) {
 // that append while another caller's fsync runs are written and synced
 // together by the next one.
 func (j *Journal) Append(tx *types.Transaction) error {
+	seq, err := j.Enqueue(tx)
+	if err != nil {
+		return err
+	}
+	return j.Wait(seq)
+}
+
+// Enqueue adds tx's record to the journal's pending records and returns its
+// sequence number for Wait; the record is on disk only once Wait(seq)
+// returns nil. Enqueuing many records before waiting for the last makes
+// them durable with one fsync.
+func (j *Journal) Enqueue(tx *types.Transaction) (uint64, error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.closed {
-		return ErrClosed
+		return 0, ErrClosed
 	}
 	if j.err != nil {
-		return j.err
+		return 0, j.err
 	}
 	var err error
 	if j.buf, err = appendRecord(j.buf, tx); err != nil {
-		return err
+		return 0, err
 	}
 	j.appended++
-	me := j.appended
-	for j.durable < me && j.err == nil {
+	return j.appended, nil
+}
+
+// Wait returns once the record Enqueue numbered seq (and every record
+// before it) is on disk, writing and syncing the pending records itself
+// unless another caller is doing so.
+func (j *Journal) Wait(seq uint64) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	for j.durable < seq && j.err == nil {
 		if j.closed {
 			return ErrClosed
 		}

@@ -198,7 +198,7 @@ func benchThroughput(b *testing.B, engine string) {
 
 // sendTxBatch sends raw transactions in one JSON-RPC batch and returns the
 // hashes accepted and how many were refused.
-func sendTxBatch(b *testing.B, url string, raws [][]byte) ([]common.Hash, int) {
+func sendTxBatch(b testing.TB, url string, raws [][]byte) ([]common.Hash, int) {
 	var req bytes.Buffer
 	req.WriteByte('[')
 	for i, r := range raws {

@@ -111,13 +111,25 @@ func TestJournalSurvivesKill(t *testing.T) {
 	keys := devKeys(t)
 	var s submitter
 
-	// 1. Killed after 20 acknowledged transfers, the node not mining.
+	// 1. Killed after 20 acknowledged transfers and a batch of 30 (whose
+	// journal writes share an fsync before the batch is answered), the
+	// node not mining.
 	n := testnode.Start(t, dir, "--network=dev")
 	s.run(n, keys[:1], 20, nil)
+	var batch [][]byte
+	for nonce := range uint64(30) {
+		raw, _ := journalTx(keys[1], nonce).MarshalBinary()
+		batch = append(batch, raw)
+	}
+	acked, refused := sendTxBatch(t, n.URL, batch)
+	if refused != 0 || len(acked) != 30 {
+		t.Fatalf("batch: %d acknowledged, %d refused", len(acked), refused)
+	}
+	s.acked = append(s.acked, acked...)
 	n.Stop(syscall.SIGKILL)
 	n = testnode.Start(t, dir, "--network=dev")
-	if p, _ := checkKept(t, n, s.acked); p != 20 {
-		t.Fatalf("after kill at rest: %d of 20 pending", p)
+	if p, _ := checkKept(t, n, s.acked); p != 50 {
+		t.Fatalf("after kill at rest: %d of 50 pending", p)
 	}
 	var next hexutil.Uint64
 	n.MustCall(&next, "eth_getTransactionCount", config.DevAccounts[0].Address, "pending")
