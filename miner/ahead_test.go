@@ -3,6 +3,7 @@ package miner
 import (
 	"log/slog"
 	"math/big"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -36,11 +37,26 @@ func (s *nextNonceSource) PendingIterator(*big.Int) TxIterator {
 	return &sliceIter{txs: []*types.Transaction{s.txs[n]}}
 }
 
+// unboundedScheduler is a Scheduler that sets no time, as the beacon
+// wrapper around ethash on a pre-merge head.
+type unboundedScheduler struct{}
+
+func (unboundedScheduler) NextSeal(consensus.ChainReader, *types.Header, time.Time) (time.Time, error) {
+	return time.Time{}, nil
+}
+
 // With the clock standing still, a proof-of-work miner mines the blocks
 // that have transactions one after the other, stamped a second apart ahead
 // of the clock, but never more than maxPoWAhead ahead; it does not run
-// ahead with empty blocks, which wait for the clock.
+// ahead with empty blocks, which wait for the clock. The same with a
+// Scheduler that sets no time (the dev network's ethash is wrapped by the
+// beacon engine, whose Scheduler only refuses post-merge heads).
 func TestPoWRunsAheadOnlyWithTransactions(t *testing.T) {
+	t.Run("no scheduler", func(t *testing.T) { testPoWRunsAhead(t, nil) })
+	t.Run("unbounded scheduler", func(t *testing.T) { testPoWRunsAhead(t, unboundedScheduler{}) })
+}
+
+func testPoWRunsAhead(t *testing.T, sched consensus.Scheduler) {
 	c := newTestChain(t, nil)
 	g := config.DevGenesis()
 	key, err := crypto.HexToECDSA(config.DevAccounts[1].PrivateKey)
@@ -57,7 +73,7 @@ func TestPoWRunsAheadOnlyWithTransactions(t *testing.T) {
 	start := time.Unix(time.Now().Unix(), 5e8) // half a second into a second
 	clock := consensus.NewManualClock(start)
 	pow := c.Engine().(*testEngine).Ethash
-	m := New(c, src, Config{Coinbase: &testCoinbase, PoW: pow, Clock: clock}, slog.New(slog.DiscardHandler))
+	m := New(c, src, Config{Coinbase: &testCoinbase, PoW: pow, Scheduler: sched, Clock: clock}, slog.New(slog.DiscardHandler))
 	if err := m.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -90,4 +106,52 @@ func TestPoWRunsAheadOnlyWithTransactions(t *testing.T) {
 		t.Fatalf("block 16: time %d (want %d), %d transactions", b.Time(), last+1, len(b.Transactions()))
 	}
 	stays(t, "the head once caught up", func() bool { return head() == 16 })
+}
+
+// lateSource offers its transfers only once released: transactions that
+// reach the pool while the miner waits for its next second.
+type lateSource struct {
+	nextNonceSource
+	released atomic.Bool
+}
+
+func (s *lateSource) PendingIterator(baseFee *big.Int) TxIterator {
+	if !s.released.Load() {
+		return &sliceIter{}
+	}
+	return s.nextNonceSource.PendingIterator(baseFee)
+}
+
+// A proof-of-work miner waiting, with nothing to mine, for the second of
+// its next (empty) block mines a transaction as soon as TransactionsArrived
+// says it came, stamped ahead of the clock, instead of at that second.
+func TestTransactionsArrivedWakesPoWMiner(t *testing.T) {
+	c := newTestChain(t, nil)
+	g := config.DevGenesis()
+	key, err := crypto.HexToECDSA(config.DevAccounts[1].PrivateKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := &lateSource{nextNonceSource: nextNonceSource{c: c, from: crypto.PubkeyToAddress(key.PublicKey)}}
+	src.txs = []*types.Transaction{types.MustSignNewTx(key, types.LatestSignerForChainID(g.ChainID()), &types.LegacyTx{
+		Gas: 21000, GasPrice: new(big.Int).Set(g.Core.BaseFee), To: &testCoinbase, Value: big.NewInt(1),
+	})}
+	start := time.Unix(time.Now().Unix(), 5e8)
+	clock := consensus.NewManualClock(start)
+	pow := c.Engine().(*testEngine).Ethash
+	m := New(c, src, Config{Coinbase: &testCoinbase, PoW: pow, Scheduler: unboundedScheduler{}, Clock: clock}, slog.New(slog.DiscardHandler))
+	if err := m.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer m.Stop()
+	head := func() uint64 { return c.CurrentHeader().Number.Uint64() }
+	// Block 1 (empty) at the clock's second; block 2 waits for the next.
+	eventually(t, "the first block", func() bool { return head() == 1 })
+	stays(t, "the head without transactions", func() bool { return head() == 1 })
+	src.released.Store(true)
+	m.TransactionsArrived()
+	eventually(t, "the transaction mined without the clock moving", func() bool { return head() == 2 })
+	if b := c.GetBlockByNumber(2); len(b.Transactions()) != 1 || b.Time() != uint64(start.Unix())+1 {
+		t.Fatalf("block 2: time %d (want %d), %d transactions", b.Time(), start.Unix()+1, len(b.Transactions()))
+	}
 }

@@ -39,6 +39,9 @@ func (m *Miner) sealLoop(ctx context.Context) {
 		}
 		parent := m.chain.CurrentHeader()
 		now := m.clock.Now()
+		// at is when the engine's Scheduler lets it seal; the zero time
+		// when it sets no bound (ethash under the beacon wrapper, which
+		// only refuses post-merge heads).
 		var at time.Time
 		if s := m.cfg.Scheduler; s != nil {
 			t, err := s.NextSeal(m.chain, parent, now)
@@ -51,6 +54,7 @@ func (m *Miner) sealLoop(ctx context.Context) {
 			}
 			at = t
 		}
+		ahead := m.runsAhead() && at.IsZero()
 		// Timestamps strictly increase: not before the second after the
 		// parent's, and (but see buildAhead) not in the future.
 		if next := time.Unix(int64(parent.Time)+1, 0); at.Before(next) {
@@ -58,8 +62,13 @@ func (m *Miner) sealLoop(ctx context.Context) {
 		}
 		var pb *pendingBlock
 		if wait := at.Sub(now); wait > 0 {
+			if !ahead {
+				m.sleep(ctx, wait) // a new head ends it early: plan again
+				continue
+			}
 			if pb = m.buildAhead(ctx, wait, now); pb == nil {
-				m.sleep(ctx, m.untilAhead(wait)) // a new head ends it early: plan again
+				// A new head, or new transactions, end it early: plan again.
+				m.sleep(ctx, untilAhead(wait))
 				continue
 			}
 		} else {
@@ -164,16 +173,18 @@ func (m *Miner) waitWake(ctx context.Context) {
 const maxPoWAhead = 8 * time.Second
 
 // buildAhead builds the next block at once, stamped the second after its
-// parent's although that is still wait in the future, when the engine is
-// proof of work without a Scheduler, wait is within maxPoWAhead and the
-// block gets transactions; otherwise it returns nil and the loop waits for
-// the timestamp as before. So an idle chain keeps to one block per second
-// of the clock (empty blocks never run ahead), while a burst of
-// transactions is mined block after block, as fast as sealing allows,
-// instead of one block per wall-clock second. A chain that ran ahead waits
-// for the clock to catch up before its next empty block.
+// parent's although that is still wait in the future, when wait is within
+// maxPoWAhead and the block gets transactions; otherwise it returns nil and
+// the loop waits for the timestamp (or for transactions: see
+// TransactionsArrived). The loop asks it only for a proof-of-work engine
+// whose Scheduler sets no time (Clique's turns keep to the clock). So an
+// idle chain keeps to one block per second of the clock (empty blocks never
+// run ahead), while transactions are mined as soon as they arrive and a
+// burst block after block, as fast as sealing allows, instead of one block
+// per wall-clock second. A chain that ran ahead waits for the clock to
+// catch up before its next empty block.
 func (m *Miner) buildAhead(ctx context.Context, wait time.Duration, now time.Time) *pendingBlock {
-	if !m.runsAhead() || wait > maxPoWAhead {
+	if wait > maxPoWAhead {
 		return nil
 	}
 	pb, err := build(ctx, m.chain, m.txs, *m.cfg.Coinbase, m.cfg.ExtraData, now, WithGasTarget(m.cfg.GasTarget))
@@ -183,13 +194,25 @@ func (m *Miner) buildAhead(ctx context.Context, wait time.Duration, now time.Tim
 	return pb
 }
 
-func (m *Miner) runsAhead() bool { return m.cfg.PoW != nil && m.cfg.Scheduler == nil }
+// runsAhead reports whether blocks with transactions may be stamped ahead
+// of the clock: proof of work, whose header checks accept timestamps up to
+// 10 s ahead.
+func (m *Miner) runsAhead() bool { return m.cfg.PoW != nil }
 
-// untilAhead is how long to wait for a block due in wait: until then, or
-// for a miner that runs ahead and is more than maxPoWAhead ahead, until it
-// may again.
-func (m *Miner) untilAhead(wait time.Duration) time.Duration {
-	if m.runsAhead() && wait > maxPoWAhead {
+// TransactionsArrived tells the miner the pool took new transactions: a
+// proof-of-work miner waiting for its next second with nothing to put in
+// the block plans again, and builds the block at once (buildAhead).
+func (m *Miner) TransactionsArrived() {
+	if m.runsAhead() {
+		m.notify()
+	}
+}
+
+// untilAhead is how long a miner that runs ahead waits for a block due in
+// wait: until then, or when it is more than maxPoWAhead ahead, until it may
+// again.
+func untilAhead(wait time.Duration) time.Duration {
+	if wait > maxPoWAhead {
 		return wait - maxPoWAhead
 	}
 	return wait

@@ -303,6 +303,21 @@ func (n *Node) Start() error {
 		defer sub.Unsubscribe()
 		n.followHead(heads)
 	}()
+	txs := make(chan txpool.NewTxsEvent, 64)
+	txSub := n.pool.SubscribeNewTxs(txs)
+	n.wg.Add(1)
+	go func() {
+		defer n.wg.Done()
+		defer txSub.Unsubscribe()
+		for {
+			select {
+			case <-n.ctx.Done():
+				return
+			case <-txs:
+				n.miner.TransactionsArrived()
+			}
+		}
+	}()
 	// Peer-to-peer before the front ends, so they report a running network.
 	if n.p2p != nil {
 		if err := n.p2p.Start(); err != nil {
