@@ -79,24 +79,25 @@ func testPoWRunsAhead(t *testing.T, sched consensus.Scheduler) {
 	}
 	defer m.Stop()
 
-	// Block 1 at the clock's second, blocks 2..9 one second ahead each: the
-	// last is 7.5 s ahead, the next would be 8.5 s.
+	// Block 1 at the clock's second, then a block a second ahead of the
+	// last while that is within maxPoWAhead of the clock: with the clock
+	// half a second into its second, 1 + maxPoWAhead/1 s blocks.
+	ahead := uint64(1 + maxPoWAhead/time.Second)
 	head := func() uint64 { return c.CurrentHeader().Number.Uint64() }
-	eventually(t, "9 blocks without the clock moving", func() bool { return head() == 9 })
-	stays(t, "the head", func() bool { return head() == 9 })
-	for n := uint64(1); n <= 9; n++ {
+	eventually(t, "the blocks ahead without the clock moving", func() bool { return head() == ahead })
+	stays(t, "the head", func() bool { return head() == ahead })
+	for n := uint64(1); n <= ahead; n++ {
 		b := c.GetBlockByNumber(n)
 		if want := uint64(start.Unix()) + n - 1; b.Time() != want || len(b.Transactions()) != 1 {
 			t.Fatalf("block %d: time %d (want %d), %d transactions", n, b.Time(), want, len(b.Transactions()))
 		}
 	}
-	// A second later one more may go (8 s ahead again at most), five
-	// seconds after that the last five.
-	clock.Advance(time.Second)
-	eventually(t, "the next block", func() bool { return head() == 10 })
-	stays(t, "the head", func() bool { return head() == 10 })
-	clock.Advance(5 * time.Second)
-	eventually(t, "the last transactions", func() bool { return head() == 15 })
+	// Each second of the clock lets one more go, until all 15 are mined.
+	for h := ahead + 1; h <= 15; h++ {
+		clock.Advance(time.Second)
+		eventually(t, "the next block", func() bool { return head() == h })
+		stays(t, "the head", func() bool { return head() == h })
+	}
 	// Nothing left: empty blocks wait until the clock reaches their time.
 	stays(t, "the head without transactions", func() bool { return head() == 15 })
 	last := c.CurrentHeader().Time
