@@ -124,8 +124,9 @@ func (s *lateSource) PendingIterator(baseFee *big.Int) TxIterator {
 }
 
 // A proof-of-work miner waiting, with nothing to mine, for the second of
-// its next (empty) block mines a transaction as soon as TransactionsArrived
-// says it came, stamped ahead of the clock, instead of at that second.
+// its next (empty) block mines a transaction soon after TransactionsArrived
+// says it came — once no other came for quietBeforeAhead — stamped ahead of
+// the clock, instead of at that second.
 func TestTransactionsArrivedWakesPoWMiner(t *testing.T) {
 	c := newTestChain(t, nil)
 	g := config.DevGenesis()
@@ -151,7 +152,11 @@ func TestTransactionsArrivedWakesPoWMiner(t *testing.T) {
 	stays(t, "the head without transactions", func() bool { return head() == 1 })
 	src.released.Store(true)
 	m.TransactionsArrived()
-	eventually(t, "the transaction mined without the clock moving", func() bool { return head() == 2 })
+	// Built once no transaction came for quietBeforeAhead, well before
+	// the block's second.
+	stays(t, "the head while transactions may still come", func() bool { return head() == 1 })
+	clock.Advance(quietBeforeAhead)
+	eventually(t, "the transaction mined before its second", func() bool { return head() == 2 })
 	if b := c.GetBlockByNumber(2); len(b.Transactions()) != 1 || b.Time() != uint64(start.Unix())+1 {
 		t.Fatalf("block 2: time %d (want %d), %d transactions", b.Time(), start.Unix()+1, len(b.Transactions()))
 	}

@@ -16,6 +16,7 @@ import (
 	"errors"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 
 	"github.com/ethereum/go-ethereum/common"
 
@@ -60,6 +61,9 @@ type Miner struct {
 	// loop may have something new to do: a new head, or a resume after a
 	// pause. The loop waits on it instead of polling.
 	wake chan struct{}
+	// lastTx is when (UnixNano on the miner's clock) the pool last took
+	// transactions, as TransactionsArrived reports; 0 before.
+	lastTx atomic.Int64
 
 	mu      sync.Mutex
 	cancel  context.CancelFunc // stops the running loop; nil when stopped

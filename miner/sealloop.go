@@ -66,6 +66,12 @@ func (m *Miner) sealLoop(ctx context.Context) {
 				m.sleep(ctx, wait) // a new head ends it early: plan again
 				continue
 			}
+			if q := m.untilQuiet(now); q > 0 {
+				// Transactions are still arriving: they go into the block
+				// due at its second, or into one built once they stop.
+				m.sleepClock(ctx, min(q, wait))
+				continue
+			}
 			if pb = m.buildAhead(ctx, wait, now); pb == nil {
 				// A new head, or new transactions, end it early: plan again.
 				m.sleep(ctx, untilAhead(wait))
@@ -156,6 +162,17 @@ func (m *Miner) sleep(ctx context.Context, d time.Duration) {
 	}
 }
 
+// sleepClock waits for d on the miner's clock or the end of ctx; unlike
+// sleep, wake-ups do not end it (they stay pending for the next wait).
+func (m *Miner) sleepClock(ctx context.Context, d time.Duration) {
+	t := m.clock.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C():
+	case <-ctx.Done():
+	}
+}
+
 // waitWake waits for a wake-up (new head, resume) or the end of ctx.
 func (m *Miner) waitWake(ctx context.Context) {
 	select {
@@ -203,13 +220,32 @@ func (m *Miner) buildAhead(ctx context.Context, wait time.Duration, now time.Tim
 // 10 s ahead.
 func (m *Miner) runsAhead() bool { return m.cfg.PoW != nil }
 
+// quietBeforeAhead is how long the pool must have taken no transaction
+// before a block is built ahead of its second: a burst still arriving goes
+// into the block due at the next second, and what is left into one built
+// as soon as the burst stops, rather than into many small blocks each
+// costing a seal, while a lone transaction waits only this long.
+const quietBeforeAhead = 50 * time.Millisecond
+
 // TransactionsArrived tells the miner the pool took new transactions: a
-// proof-of-work miner waiting for its next second with nothing to put in
-// the block plans again, and builds the block at once (buildAhead).
+// proof-of-work miner waiting for its next second plans again, and builds
+// the block at once (buildAhead) once no more have come for
+// quietBeforeAhead.
 func (m *Miner) TransactionsArrived() {
 	if m.runsAhead() {
+		m.lastTx.Store(m.clock.Now().UnixNano())
 		m.notify()
 	}
+}
+
+// untilQuiet is how long after now the pool will have taken no transaction
+// for quietBeforeAhead; 0 or less when it has.
+func (m *Miner) untilQuiet(now time.Time) time.Duration {
+	last := m.lastTx.Load()
+	if last == 0 {
+		return 0
+	}
+	return time.Unix(0, last).Add(quietBeforeAhead).Sub(now)
 }
 
 // untilAhead is how long a miner that runs ahead waits for a block due in
