@@ -297,26 +297,14 @@ func (n *Node) Start() error {
 	}
 	heads := make(chan chain.HeadEvent, 64)
 	sub := n.chain.SubscribeHead(heads)
-	n.wg.Add(1)
-	go func() {
-		defer n.wg.Done()
-		defer sub.Unsubscribe()
-		n.followHead(heads)
-	}()
 	txs := make(chan txpool.NewTxsEvent, 64)
 	txSub := n.pool.SubscribeNewTxs(txs)
 	n.wg.Add(1)
 	go func() {
 		defer n.wg.Done()
+		defer sub.Unsubscribe()
 		defer txSub.Unsubscribe()
-		for {
-			select {
-			case <-n.ctx.Done():
-				return
-			case <-txs:
-				n.miner.TransactionsArrived()
-			}
-		}
+		n.followHead(heads, txs)
 	}()
 	// Peer-to-peer before the front ends, so they report a running network.
 	if n.p2p != nil {
@@ -407,12 +395,15 @@ func (n *Node) coinbase() *common.Address {
 	return nil
 }
 
-// followHead keeps the pool in step with the chain head.
-func (n *Node) followHead(heads <-chan chain.HeadEvent) {
+// followHead keeps the pool in step with the chain head, and tells the
+// miner when the pool takes transactions.
+func (n *Node) followHead(heads <-chan chain.HeadEvent, txs <-chan txpool.NewTxsEvent) {
 	for {
 		select {
 		case <-n.ctx.Done():
 			return
+		case <-txs:
+			n.miner.TransactionsArrived()
 		case ev := <-heads:
 			st, err := n.chain.StateAt(ev.Header.Root)
 			if err != nil {

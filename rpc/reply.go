@@ -10,6 +10,13 @@ type replyKey struct{}
 // reply. An element's handler runs on one goroutine, so it needs no lock.
 type deferred struct{ fns []func() error }
 
+// withDeferred returns ctx carrying a fresh deferred for the batch elements
+// one worker handles in turn.
+func withDeferred(ctx context.Context) (*deferred, context.Context) {
+	d := new(deferred)
+	return d, context.WithValue(ctx, replyKey{}, d)
+}
+
 // DeferUntilReply registers fn to run once every element of the batch
 // being answered has been handled, before the batch's response is written.
 // The work of all elements runs in request order on one goroutine, so work

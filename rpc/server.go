@@ -374,8 +374,10 @@ func splitBatch(b []byte, i int, spans []span) ([]span, int) {
 }
 
 // element answers one batch element. Work its handler deferred until the
-// reply (DeferUntilReply) comes back as a pendingReply, nil when none.
-func (s *Server) element(ctx context.Context, b []byte, dst []byte) ([]byte, *pendingReply) {
+// reply (DeferUntilReply) comes back as a pendingReply, nil when none. ctx
+// carries d (withDeferred), which the calling worker reuses element after
+// element.
+func (s *Server) element(ctx context.Context, d *deferred, b []byte, dst []byte) ([]byte, *pendingReply) {
 	if b[0] != '{' {
 		return appendError(dst, nullID, ErrInvalidRequest), nil
 	}
@@ -383,12 +385,12 @@ func (s *Server) element(ctx context.Context, b []byte, dst []byte) ([]byte, *pe
 	if parseRequest(b, 0, &req) < 0 { // cannot happen: the batch was validated
 		return appendError(dst, nullID, ErrInvalidRequest), nil
 	}
-	d := new(deferred)
-	out, _ := s.dispatch(context.WithValue(ctx, replyKey{}, d), &req, dst, false)
+	d.fns = d.fns[:0]
+	out, _ := s.dispatch(ctx, &req, dst, false)
 	if len(d.fns) == 0 {
 		return out, nil
 	}
-	return out, &pendingReply{fns: d.fns, id: req.responseID(), m: s.enabled[string(req.method)]}
+	return out, &pendingReply{fns: append([]func() error(nil), d.fns...), id: req.responseID(), m: s.enabled[string(req.method)]}
 }
 
 // runBatch answers the elements of a batch, concurrently when allowed, and
@@ -404,6 +406,7 @@ func (s *Server) runBatch(ctx context.Context, msg []byte, spans []span, dst []b
 	workers := min(len(spans), s.batchWorkers)
 	if workers <= 1 {
 		var answers []span // each answered element's response in dst
+		d, ectx := withDeferred(ctx)
 		var pending []*pendingReply
 		for _, sp := range spans {
 			if ctx.Err() != nil {
@@ -415,7 +418,7 @@ func (s *Server) runBatch(ctx context.Context, msg []byte, spans []span, dst []b
 			}
 			n := len(dst)
 			var p *pendingReply
-			if dst, p = s.element(ctx, msg[sp.start:sp.end], dst); len(dst) == n {
+			if dst, p = s.element(ectx, d, msg[sp.start:sp.end], dst); len(dst) == n {
 				dst = dst[:mark] // notification
 				continue
 			}
@@ -449,6 +452,7 @@ func (s *Server) runBatchConcurrent(ctx context.Context, msg []byte, spans []spa
 	bufs := make([]*[]byte, workers)
 	var next atomic.Int64
 	work := func(w int) {
+		d, ectx := withDeferred(ctx)
 		buf := (*bufs[w])[:0]
 		for {
 			i := int(next.Add(1) - 1)
@@ -458,7 +462,7 @@ func (s *Server) runBatchConcurrent(ctx context.Context, msg []byte, spans []spa
 			st := len(buf)
 			var p *pendingReply
 			if ctx.Err() == nil {
-				buf, p = s.element(ctx, msg[spans[i].start:spans[i].end], buf)
+				buf, p = s.element(ectx, d, msg[spans[i].start:spans[i].end], buf)
 			}
 			slots[i] = slot{w, st, len(buf), p}
 		}

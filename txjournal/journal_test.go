@@ -49,14 +49,7 @@ func TestAppendReopen(t *testing.T) {
 	if err != nil || len(txs) != 0 {
 		t.Fatalf("open empty: %v %d", err, len(txs))
 	}
-	var want []*types.Transaction
-	for n := range uint64(5) {
-		tx := signed(t, testKey, n)
-		if err := j.Append(tx); err != nil {
-			t.Fatal(err)
-		}
-		want = append(want, tx)
-	}
+	want := appendSigned(t, j, 0, 5)
 	if j.Records() != 5 || j.Syncs() != 5 {
 		t.Errorf("records %d syncs %d", j.Records(), j.Syncs())
 	}
@@ -269,14 +262,7 @@ func BenchmarkAppend(b *testing.B) {
 func TestPreallocatedTail(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "journal")
 	j, _, _ := Open(path)
-	var want []*types.Transaction
-	for n := range uint64(3) {
-		tx := signed(t, testKey, n)
-		if err := j.Append(tx); err != nil {
-			t.Fatal(err)
-		}
-		want = append(want, tx)
-	}
+	want := appendSigned(t, j, 0, 3)
 	st, _ := os.Stat(path)
 	if st.Size() < preallocSize {
 		t.Fatalf("journal of 3 records is %d bytes, want the %d preallocated", st.Size(), preallocSize)
@@ -305,4 +291,19 @@ func TestPreallocatedTail(t *testing.T) {
 	}
 	_, got, _ = Open(path)
 	sameTxs(t, got, want)
+}
+
+// appendSigned appends count transfers of testKey with nonces from first
+// and returns them.
+func appendSigned(t *testing.T, j *Journal, first, count uint64) []*types.Transaction {
+	t.Helper()
+	var txs []*types.Transaction
+	for n := first; n < first+count; n++ {
+		tx := signed(t, testKey, n)
+		if err := j.Append(tx); err != nil {
+			t.Fatal(err)
+		}
+		txs = append(txs, tx)
+	}
+	return txs
 }
