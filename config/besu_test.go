@@ -336,3 +336,18 @@ func TestDNSOptions(t *testing.T) {
 		t.Fatalf("update without dns: %v", err)
 	}
 }
+
+// TestJournalSyncOption: --tx-pool-journal-sync takes WRITE or FSYNC in any
+// case and refuses anything else by name.
+func TestJournalSyncOption(t *testing.T) {
+	if got := mustLoad(t, nil).TxPool.JournalSync; got != "WRITE" {
+		t.Errorf("default %q, want WRITE", got)
+	}
+	if got := mustLoad(t, nil, "--tx-pool-journal-sync=fsync").TxPool.JournalSync; got != "FSYNC" {
+		t.Errorf("fsync parsed as %q", got)
+	}
+	_, err := loadArgs(t, nil, "--tx-pool-journal-sync=sometimes")
+	if err == nil || !strings.Contains(err.Error(), "tx-pool-journal-sync") {
+		t.Errorf("invalid mode: %v", err)
+	}
+}

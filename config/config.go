@@ -247,8 +247,12 @@ type TxPoolConfig struct {
 	// SaveFile is --tx-pool-save-file, relative to DataPath unless absolute.
 	SaveFile string
 	// Journal is --tx-pool-journal-enabled: journal local transactions
-	// (fsynced before they are acknowledged) and replay them at start-up.
+	// (written before they are acknowledged) and replay them at start-up.
 	Journal bool
+	// JournalSync is --tx-pool-journal-sync: WRITE (a record is written
+	// before its submission is answered and fsynced in the background) or
+	// FSYNC (written and fsynced before).
+	JournalSync string
 }
 
 // layeredTxBytes is the memory the layered pool's size assumes per

@@ -66,7 +66,7 @@ func TestDefaults(t *testing.T) {
 		MinGasPrice: cfg.MinGasPrice,
 		TxPool: TxPoolConfig{MaxSize: 27000, RetentionHours: 13, Implementation: "LAYERED", PriceBump: 10, MaxFutureBySender: 200,
 			LimitByAccountPercentage: 0.001, MaxFutureNonceGap: 200, TxFeeCap: big.NewInt(params.Ether),
-			LayerMaxCapacity: 12_500_000, MaxPrioritized: 2000, SaveFile: DefaultTxPoolSaveFile, Journal: true},
+			LayerMaxCapacity: 12_500_000, MaxPrioritized: 2000, SaveFile: DefaultTxPoolSaveFile, Journal: true, JournalSync: "WRITE"},
 		given:   map[string]cliconf.Value{},
 		Privacy: PrivacyConfig{URL: DefaultPrivacyURL, PrecompiledAddress: common.HexToAddress("0x7e")},
 		RPC: RPCConfig{

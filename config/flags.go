@@ -316,8 +316,14 @@ func nodeOptions() []option {
 				return nil
 			}},
 		{name: "tx-pool-journal-enabled", kind: kindBool, def: "true", status: own,
-			usage: "Journal transactions sent to this node, on disk before eth_sendRawTransaction answers, and replay them at start-up, so that a crash loses none",
+			usage: "Journal transactions sent to this node, in the journal file before eth_sendRawTransaction answers (see --tx-pool-journal-sync), and replay them at start-up, so that a crash loses none",
 			apply: func(c *Config, v string) (err error) { c.TxPool.Journal, err = parseBoolValue(v); return err }},
+		{name: "tx-pool-journal-sync", typ: "mode", def: "WRITE", status: own,
+			usage: "When a journaled submission is answered: WRITE, once its record is written (survives the process dying: SIGKILL, a panic, the OOM killer; fsynced within 100 ms), or FSYNC, once it is also fsynced (survives a power cut; costs burst throughput)",
+			apply: func(c *Config, v string) (err error) {
+				c.TxPool.JournalSync, err = parseEnum(v, "WRITE", "FSYNC")
+				return err
+			}},
 		{name: "rpc-tx-feecap", typ: "wei", def: "1000000000000000000",
 			usage: "Highest gas price (max fee per gas), in wei, a transaction sent to this node may offer; 0 for no cap",
 			apply: func(c *Config, v string) error {

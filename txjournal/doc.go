@@ -7,12 +7,15 @@
 // 4-byte big-endian payload length, a 4-byte CRC-32C of the payload, and
 // the payload: the transaction's binary encoding. Its invariants:
 //
-//   - Append returns only after the record is written and the file
-//     fsynced: a transaction whose submission was answered survives a
-//     SIGKILL or a power cut.
-//   - Appends that arrive while an fsync runs are written together by the
-//     next one (group commit): concurrent submitters share fsyncs, so the
-//     cost per transaction falls as load rises.
+//   - Append returns only after the record is written to the file, so a
+//     transaction whose submission was answered survives the process dying
+//     (SIGKILL, a panic): a finished write is the kernel's, not the
+//     process's. Without Options.SyncEvery it also waits for the fsync and
+//     survives a power cut; with it a background loop fsyncs what was
+//     written at that interval, and Close fsyncs the rest.
+//   - Appends that arrive while a write (and fsync) runs are written
+//     together by the next one (group commit): concurrent submitters share
+//     writes and fsyncs, so the cost per transaction falls as load rises.
 //   - Records are written into zeros the journal writes ahead of them
 //     (4 MiB at a time), so an append's fdatasync flushes data only: the
 //     file's size and blocks do not change, and no file-system journal

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/ethereum/go-ethereum/core/types"
 )
@@ -27,18 +28,32 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // ErrClosed is returned by Append after Close.
 var ErrClosed = errors.New("transaction journal closed")
 
-// Journal is an append-only, fsynced log of transactions. It is safe for
-// concurrent use.
+// Options tune a journal.
+type Options struct {
+	// SyncEvery chooses what Wait waits for. Zero: the record is written
+	// and fsynced, so it survives a power cut. Above zero: the record is
+	// written to the operating system, so it survives the process dying
+	// (SIGKILL, a panic, the OOM killer) but not the machine; records are
+	// fsynced in the background at most SyncEvery after they are written,
+	// and on Close.
+	SyncEvery time.Duration
+}
+
+// Journal is an append-only log of transactions. It is safe for concurrent
+// use.
 type Journal struct {
-	path string
+	path      string
+	syncEvery time.Duration
 
 	mu       sync.Mutex
 	cond     *sync.Cond
 	f        *os.File
 	buf      []byte // records appended, not yet written
 	appended uint64 // records appended since Open (sequence numbers)
-	durable  uint64 // records known to be on disk
-	flushing bool   // a leader is writing and syncing outside mu
+	written  uint64 // records written to the file
+	durable  uint64 // records written and fsynced
+	flushing bool   // a leader is writing (and syncing) outside mu
+	syncing  bool   // the background syncer is fsyncing outside mu
 	records  int    // records in the file (after the pending buffer is written)
 	// end is where the next record goes (the end of the good records);
 	// allocated is the file's size: zeros past end, written ahead so that
@@ -49,14 +64,18 @@ type Journal struct {
 	err            error // sticky write error: the journal can no longer promise durability
 	closed         bool
 
-	syncs uint64 // fsyncs done (for tests and metrics)
+	syncs  uint64 // fsyncs of records done (for tests and metrics)
+	writes uint64 // writes of pending records done
+
+	stop, stopped chan struct{} // the background syncer's (SyncEvery > 0)
+	stopOnce      sync.Once
 }
 
 // Open opens (or creates) the journal at path and returns the transactions
 // of its complete records in file order. A torn or corrupt tail — what a
 // crash in the middle of an append leaves — is truncated away; records
 // that do not decode as transactions are skipped.
-func Open(path string) (*Journal, []*types.Transaction, error) {
+func Open(path string, opts Options) (*Journal, []*types.Transaction, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, nil, err
 	}
@@ -83,8 +102,12 @@ func Open(path string) (*Journal, []*types.Transaction, error) {
 		f.Close()
 		return nil, nil, err
 	}
-	j := &Journal{path: path, f: f, records: records, end: good, allocated: good}
+	j := &Journal{path: path, syncEvery: opts.SyncEvery, f: f, records: records, end: good, allocated: good}
 	j.cond = sync.NewCond(&j.mu)
+	if j.syncEvery > 0 {
+		j.stop, j.stopped = make(chan struct{}), make(chan struct{})
+		go j.syncLoop()
+	}
 	return j, txs, nil
 }
 
@@ -132,9 +155,9 @@ func appendRecord(b []byte, tx *types.Transaction) ([]byte, error) {
 	return append(b, payload...), nil
 }
 
-// Append writes tx to the journal and returns once it is on disk. Callers
-// that append while another caller's fsync runs are written and synced
-// together by the next one.
+// Append writes tx to the journal and returns once it is written (and,
+// without Options.SyncEvery, fsynced). Callers that append while another
+// caller's write runs are written (and synced) together by the next one.
 func (j *Journal) Append(tx *types.Transaction) error {
 	seq, err := j.Enqueue(tx)
 	if err != nil {
@@ -144,9 +167,9 @@ func (j *Journal) Append(tx *types.Transaction) error {
 }
 
 // Enqueue adds tx's record to the journal's pending records and returns its
-// sequence number for Wait; the record is on disk only once Wait(seq)
-// returns nil. Enqueuing many records before waiting for the last makes
-// them durable with one fsync.
+// sequence number for Wait; the record is in the file only once Wait(seq)
+// returns nil. Enqueuing many records before waiting for the last writes
+// them with one write (and fsync).
 func (j *Journal) Enqueue(tx *types.Transaction) (uint64, error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -165,12 +188,12 @@ func (j *Journal) Enqueue(tx *types.Transaction) (uint64, error) {
 }
 
 // Wait returns once the record Enqueue numbered seq (and every record
-// before it) is on disk, writing and syncing the pending records itself
-// unless another caller is doing so.
+// before it) is written — and without Options.SyncEvery fsynced — writing
+// the pending records itself unless another caller is doing so.
 func (j *Journal) Wait(seq uint64) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	for j.durable < seq && j.err == nil {
+	for j.acknowledged() < seq && j.err == nil {
 		if j.closed {
 			return ErrClosed
 		}
@@ -183,8 +206,17 @@ func (j *Journal) Wait(seq uint64) error {
 	return j.err
 }
 
-// flushLocked writes and syncs the pending records, releasing mu while the
-// disk works so that more appends can queue for the next flush.
+// acknowledged is how many records Wait may answer for.
+func (j *Journal) acknowledged() uint64 {
+	if j.syncEvery > 0 {
+		return j.written
+	}
+	return j.durable
+}
+
+// flushLocked writes the pending records, and syncs them unless the
+// background syncer does, releasing mu while the disk works so that more
+// appends can queue for the next flush.
 func (j *Journal) flushLocked() {
 	buf, upto, n := j.buf, j.appended, j.pendingRecords()
 	j.buf = nil
@@ -198,16 +230,23 @@ func (j *Journal) flushLocked() {
 	if err == nil {
 		_, err = f.WriteAt(buf, end)
 	}
-	if err == nil {
+	sync := j.syncEvery == 0
+	if err == nil && sync {
 		err = syncData(f)
 	}
 	j.mu.Lock()
 	j.flushing = false
-	j.syncs++
+	j.writes++
+	if sync {
+		j.syncs++
+	}
 	if err != nil {
 		j.err = fmt.Errorf("transaction journal %s: %w", j.path, err)
 	} else {
-		j.durable = upto
+		j.written = upto
+		if sync {
+			j.durable = upto
+		}
 		j.records += n
 		j.end, j.allocated = end+int64(len(buf)), allocated
 	}
@@ -237,7 +276,50 @@ func preallocate(f *os.File, allocated, need int64) (int64, error) {
 }
 
 // pendingRecords is the number of records in j.buf.
-func (j *Journal) pendingRecords() int { return int(j.appended - j.durable) }
+func (j *Journal) pendingRecords() int { return int(j.appended - j.written) }
+
+// syncLoop fsyncs written records every syncEvery until Close.
+func (j *Journal) syncLoop() {
+	defer close(j.stopped)
+	t := time.NewTicker(j.syncEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-j.stop:
+			return
+		case <-t.C:
+		}
+		j.mu.Lock()
+		if !j.closed {
+			j.syncLocked()
+		}
+		j.mu.Unlock()
+	}
+}
+
+// syncLocked fsyncs the records written so far unless they are synced,
+// releasing mu while the disk works; a failure is sticky, as for writes.
+func (j *Journal) syncLocked() {
+	for j.syncing {
+		j.cond.Wait()
+	}
+	if j.written <= j.durable || j.err != nil {
+		return
+	}
+	upto, f := j.written, j.f
+	j.syncing = true
+	j.mu.Unlock()
+	err := syncData(f)
+	j.mu.Lock()
+	j.syncing = false
+	j.syncs++
+	if err != nil {
+		j.err = fmt.Errorf("transaction journal %s: %w", j.path, err)
+	} else {
+		j.durable = max(j.durable, upto)
+	}
+	j.cond.Broadcast()
+}
 
 // Rewrite replaces the journal's content with live(): the transactions
 // that still need it (the pool's local ones). live is called with appends
@@ -248,7 +330,7 @@ func (j *Journal) pendingRecords() int { return int(j.appended - j.durable) }
 func (j *Journal) Rewrite(live func() []*types.Transaction) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	for j.flushing {
+	for j.flushing || j.syncing {
 		j.cond.Wait()
 	}
 	if j.closed {
@@ -282,7 +364,7 @@ func (j *Journal) Rewrite(live func() []*types.Transaction) error {
 	// The pending records' transactions were pooled before they were
 	// appended, so live() held them if they still matter: they are durable.
 	j.buf = nil
-	j.durable = j.appended
+	j.written, j.durable = j.appended, j.appended
 	j.records = len(txs)
 	j.err = nil
 	j.cond.Broadcast()
@@ -323,24 +405,39 @@ func (j *Journal) Records() int {
 	return j.records + j.pendingRecords()
 }
 
-// Syncs is the number of fsyncs appends have done so far.
+// Syncs is the number of fsyncs of records done so far.
 func (j *Journal) Syncs() uint64 {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	return j.syncs
 }
 
-// Close waits for a running flush and closes the file. Appends after Close
-// fail with ErrClosed.
-func (j *Journal) Close() error {
+// Writes is the number of writes of pending records done so far: one per
+// group of concurrent appends.
+func (j *Journal) Writes() uint64 {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	for j.flushing {
+	return j.writes
+}
+
+// Close waits for a running flush, fsyncs what is written but not synced,
+// and closes the file. Appends after Close fail with ErrClosed.
+func (j *Journal) Close() error {
+	if j.stop != nil {
+		j.stopOnce.Do(func() {
+			close(j.stop)
+			<-j.stopped
+		})
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	for j.flushing || j.syncing {
 		j.cond.Wait()
 	}
 	if j.closed {
 		return nil
 	}
+	j.syncLocked()
 	j.closed = true
 	j.cond.Broadcast()
 	// A journal at rest ends at its last record; the preallocated zeros

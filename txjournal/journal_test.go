@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
@@ -45,7 +46,7 @@ func sameTxs(t *testing.T, got, want []*types.Transaction) {
 
 func TestAppendReopen(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "journal")
-	j, txs, err := Open(path)
+	j, txs, err := Open(path, Options{})
 	if err != nil || len(txs) != 0 {
 		t.Fatalf("open empty: %v %d", err, len(txs))
 	}
@@ -57,7 +58,7 @@ func TestAppendReopen(t *testing.T) {
 	if err := j.Append(signed(t, testKey, 9)); err != ErrClosed {
 		t.Errorf("append after close: %v", err)
 	}
-	j, got, err := Open(path)
+	j, got, err := Open(path, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +68,7 @@ func TestAppendReopen(t *testing.T) {
 	extra := signed(t, testKey, 5)
 	j.Append(extra)
 	j.Close()
-	_, got, _ = Open(path)
+	_, got, _ = Open(path, Options{})
 	sameTxs(t, got, append(want, extra))
 }
 
@@ -77,7 +78,7 @@ func TestAppendReopen(t *testing.T) {
 func TestTornTail(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "journal")
-	j, _, _ := Open(path)
+	j, _, _ := Open(path, Options{})
 	var want []*types.Transaction
 	for n := range uint64(3) {
 		tx := signed(t, testKey, n)
@@ -101,7 +102,7 @@ func TestTornTail(t *testing.T) {
 	for name, b := range cases {
 		p := filepath.Join(dir, "case")
 		os.WriteFile(p, b, 0o644)
-		j, got, err := Open(p)
+		j, got, err := Open(p, Options{})
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -111,46 +112,163 @@ func TestTornTail(t *testing.T) {
 			t.Fatalf("%s: append: %v", name, err)
 		}
 		j.Close()
-		_, got, _ = Open(p)
+		_, got, _ = Open(p, Options{})
 		sameTxs(t, got, append(want[:2:2], next))
 	}
 }
 
 func itoa(i int) string { return big.NewInt(int64(i)).String() }
 
+// syncModes are the two answers a journal gives: after the fsync, and after
+// the write with fsyncs in the background.
+var syncModes = []struct {
+	name string
+	opts Options
+}{
+	{"fsync", Options{}},
+	{"write", Options{SyncEvery: 5 * time.Millisecond}},
+}
+
 // TestGroupCommit appends from many goroutines: every transaction is in
-// the journal when its Append returns, and appends share fsyncs.
+// the journal when its Append returns, and appends share writes (and
+// fsyncs).
 func TestGroupCommit(t *testing.T) {
+	for _, m := range syncModes {
+		t.Run(m.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "journal")
+			j, _, _ := Open(path, m.opts)
+			const writers, each = 32, 20
+			var wg sync.WaitGroup
+			keys := make([]*ecdsa.PrivateKey, writers)
+			for i := range keys {
+				keys[i], _ = crypto.GenerateKey()
+			}
+			for w := range writers {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for n := range uint64(each) {
+						if err := j.Append(signed(t, keys[w], n)); err != nil {
+							t.Error(err)
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			if j.Records() != writers*each {
+				t.Errorf("records %d", j.Records())
+			}
+			if w := j.Writes(); w >= writers*each {
+				t.Errorf("%d writes for %d appends: no group commit", w, writers*each)
+			}
+			if m.opts.SyncEvery == 0 && j.Syncs() != j.Writes() {
+				t.Errorf("%d fsyncs for %d writes: every write must be synced before Append returns", j.Syncs(), j.Writes())
+			}
+			j.Close()
+			_, got, _ := Open(path, Options{})
+			if len(got) != writers*each {
+				t.Errorf("reopened %d", len(got))
+			}
+		})
+	}
+}
+
+// TestWriteMode: with SyncEvery an Append returns once its record is
+// written, before any fsync — a second reader (the restarted process after
+// a SIGKILL) finds it — and Close fsyncs what the background has not.
+func TestWriteMode(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "journal")
-	j, _, _ := Open(path)
-	const writers, each = 32, 20
-	var wg sync.WaitGroup
-	keys := make([]*ecdsa.PrivateKey, writers)
+	j, _, err := Open(path, Options{SyncEvery: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := appendSigned(t, j, 0, 5)
+	if j.Syncs() != 0 || j.Writes() != 5 {
+		t.Errorf("after 5 appends: %d fsyncs, %d writes; want 0 and 5", j.Syncs(), j.Writes())
+	}
+	_, got, err := Open(path, Options{}) // as after the process died: j never closed
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameTxs(t, got, want)
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if j.Syncs() != 1 {
+		t.Errorf("close did %d fsyncs, want 1 for the unsynced records", j.Syncs())
+	}
+	_, got, _ = Open(path, Options{})
+	sameTxs(t, got, want)
+}
+
+// TestWriteModeSyncsInBackground: written records are fsynced without
+// another append or a close.
+func TestWriteModeSyncsInBackground(t *testing.T) {
+	j, _, err := Open(filepath.Join(t.TempDir(), "journal"), Options{SyncEvery: 5 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	appendSigned(t, j, 0, 3)
+	deadline := time.Now().Add(10 * time.Second)
+	for j.Syncs() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("written records not fsynced in the background")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	j.mu.Lock()
+	durable, written := j.durable, j.written
+	j.mu.Unlock()
+	if durable != written {
+		t.Errorf("after the background fsync %d of %d written records durable", durable, written)
+	}
+}
+
+// TestWriteModeRewrite compacts while appends and background fsyncs run
+// (under -race: the swap of files never meets an fsync of the old one).
+func TestWriteModeRewrite(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "journal")
+	j, _, _ := Open(path, Options{SyncEvery: time.Millisecond})
+	var (
+		mu   sync.Mutex
+		live []*types.Transaction
+		wg   sync.WaitGroup
+	)
+	keys := make([]*ecdsa.PrivateKey, 4)
 	for i := range keys {
 		keys[i], _ = crypto.GenerateKey()
 	}
-	for w := range writers {
+	for _, k := range keys {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for n := range uint64(each) {
-				if err := j.Append(signed(t, keys[w], n)); err != nil {
+			for n := range uint64(100) {
+				tx := signed(t, k, n)
+				mu.Lock()
+				live = append(live, tx) // pooled before it is journaled, as the node does
+				mu.Unlock()
+				if err := j.Append(tx); err != nil {
 					t.Error(err)
 				}
 			}
 		}()
 	}
+	for range 20 {
+		if err := j.Rewrite(func() []*types.Transaction {
+			mu.Lock()
+			defer mu.Unlock()
+			return append([]*types.Transaction(nil), live...)
+		}); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Millisecond)
+	}
 	wg.Wait()
-	if j.Records() != writers*each {
-		t.Errorf("records %d", j.Records())
-	}
-	if s := j.Syncs(); s >= writers*each {
-		t.Errorf("%d fsyncs for %d appends: no group commit", s, writers*each)
-	}
 	j.Close()
-	_, got, _ := Open(path)
-	if len(got) != writers*each {
-		t.Errorf("reopened %d", len(got))
+	_, got, _ := Open(path, Options{})
+	if len(got) != len(live) {
+		t.Errorf("reopened %d records, want %d", len(got), len(live))
 	}
 }
 
@@ -158,7 +276,7 @@ func TestGroupCommit(t *testing.T) {
 // appended after it are in the journal.
 func TestRewrite(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "journal")
-	j, _, _ := Open(path)
+	j, _, _ := Open(path, Options{})
 	var txs []*types.Transaction
 	for n := range uint64(10) {
 		tx := signed(t, testKey, n)
@@ -174,7 +292,7 @@ func TestRewrite(t *testing.T) {
 	more := signed(t, testKey, 10)
 	j.Append(more)
 	j.Close()
-	_, got, _ := Open(path)
+	_, got, _ := Open(path, Options{})
 	sameTxs(t, got, append(txs[7:10:10], more))
 	if _, err := os.Stat(path + ".new"); !os.IsNotExist(err) {
 		t.Errorf("temporary file left: %v", err)
@@ -207,7 +325,7 @@ func TestSaveRestore(t *testing.T) {
 func FuzzOpen(f *testing.F) {
 	dir := f.TempDir()
 	seedPath := filepath.Join(dir, "seed")
-	j, _, _ := Open(seedPath)
+	j, _, _ := Open(seedPath, Options{})
 	j.Append(signed(f, testKey, 0))
 	j.Append(signed(f, testKey, 1))
 	j.Close()
@@ -219,12 +337,12 @@ func FuzzOpen(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p := filepath.Join(t.TempDir(), "j")
 		os.WriteFile(p, data, 0o644)
-		j, txs, err := Open(p)
+		j, txs, err := Open(p, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		j.Close()
-		_, again, err := Open(p)
+		_, again, err := Open(p, Options{})
 		if err != nil || len(again) != len(txs) {
 			t.Fatalf("reopen: %d vs %d, %v", len(again), len(txs), err)
 		}
@@ -233,27 +351,33 @@ func FuzzOpen(f *testing.F) {
 
 // BenchmarkAppend appends from 64 concurrent submitters, as the JSON-RPC
 // server does under a burst: each Append returns once its record is
-// fsynced, and fsyncs are shared (syncs/op shows how many).
+// fsynced (fsync) or written (write), and writes and fsyncs are shared
+// (writes/op, syncs/op show how many).
 //
 //	go test -run '^$' -bench Append ./txjournal/
 func BenchmarkAppend(b *testing.B) {
-	j, _, err := Open(filepath.Join(b.TempDir(), "journal"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer j.Close()
-	tx := signed(b, testKey, 0)
-	b.SetParallelism(64)
-	b.ResetTimer()
-	b.RunParallel(func(pb *testing.PB) {
-		for pb.Next() {
-			if err := j.Append(tx); err != nil {
-				b.Error(err)
-				return
+	for _, m := range syncModes {
+		b.Run(m.name, func(b *testing.B) {
+			j, _, err := Open(filepath.Join(b.TempDir(), "journal"), m.opts)
+			if err != nil {
+				b.Fatal(err)
 			}
-		}
-	})
-	b.ReportMetric(float64(j.Syncs())/float64(b.N), "syncs/op")
+			defer j.Close()
+			tx := signed(b, testKey, 0)
+			b.SetParallelism(64)
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					if err := j.Append(tx); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+			b.ReportMetric(float64(j.Writes())/float64(b.N), "writes/op")
+			b.ReportMetric(float64(j.Syncs())/float64(b.N), "syncs/op")
+		})
+	}
 }
 
 // TestPreallocatedTail: appends go into zeros written ahead of the records
@@ -261,14 +385,14 @@ func BenchmarkAppend(b *testing.B) {
 // which replay reads as the end; a clean close trims them.
 func TestPreallocatedTail(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "journal")
-	j, _, _ := Open(path)
+	j, _, _ := Open(path, Options{})
 	want := appendSigned(t, j, 0, 3)
 	st, _ := os.Stat(path)
 	if st.Size() < preallocSize {
 		t.Fatalf("journal of 3 records is %d bytes, want the %d preallocated", st.Size(), preallocSize)
 	}
 	// A crash: the file is opened again without j being closed.
-	j2, got, err := Open(path)
+	j2, got, err := Open(path, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -289,7 +413,7 @@ func TestPreallocatedTail(t *testing.T) {
 	if st, _ := os.Stat(path); st.Size() != records {
 		t.Errorf("closed journal is %d bytes, want its records' %d", st.Size(), records)
 	}
-	_, got, _ = Open(path)
+	_, got, _ = Open(path, Options{})
 	sameTxs(t, got, want)
 }
 

@@ -106,15 +106,28 @@ func devKeys(t *testing.T) []*ecdsa.PrivateKey {
 // submissions, in the middle of concurrent submissions (so of journal
 // writes), with a torn record at the journal's end, or while blocks are
 // mined; and nonces are not handed out twice.
+//
+// It runs under both --tx-pool-journal-sync modes: WRITE answers once the
+// record is written (a SIGKILL cannot undo a finished write), FSYNC once it
+// is also fsynced.
 func TestJournalSurvivesKill(t *testing.T) {
+	for _, mode := range []string{"WRITE", "FSYNC"} {
+		t.Run(mode, func(t *testing.T) { testJournalSurvivesKill(t, "--tx-pool-journal-sync="+mode) })
+	}
+}
+
+func testJournalSurvivesKill(t *testing.T, syncFlag string) {
 	dir := t.TempDir()
 	keys := devKeys(t)
 	var s submitter
+	start := func(args ...string) *testnode.Node {
+		return testnode.Start(t, dir, append(args, syncFlag)...)
+	}
 
 	// 1. Killed after 20 acknowledged transfers and a batch of 30 (whose
 	// journal writes share an fsync before the batch is answered), the
 	// node not mining.
-	n := testnode.Start(t, dir, "--network=dev")
+	n := start("--network=dev")
 	s.run(n, keys[:1], 20, nil)
 	var batch [][]byte
 	for nonce := range uint64(30) {
@@ -127,7 +140,7 @@ func TestJournalSurvivesKill(t *testing.T) {
 	}
 	s.acked = append(s.acked, acked...)
 	n.Stop(syscall.SIGKILL)
-	n = testnode.Start(t, dir, "--network=dev")
+	n = start("--network=dev")
 	if p, _ := checkKept(t, n, s.acked); p != 50 {
 		t.Fatalf("after kill at rest: %d of 50 pending", p)
 	}
@@ -149,7 +162,7 @@ func TestJournalSurvivesKill(t *testing.T) {
 	n.Stop(syscall.SIGKILL)
 	close(stop)
 	<-done
-	n = testnode.Start(t, dir, "--network=dev")
+	n = start("--network=dev")
 	all := append(append([]common.Hash(nil), s.acked...), s2.acked...)
 	checkKept(t, n, all)
 	t.Logf("killed mid-submission: %d acknowledged, all kept", len(s2.acked))
@@ -178,7 +191,7 @@ func TestJournalSurvivesKill(t *testing.T) {
 	}
 	f.WriteAt(torn, int64(end))
 	f.Close()
-	n = testnode.Start(t, dir, "--network=dev")
+	n = start("--network=dev")
 	checkKept(t, n, all)
 	var pendingNonce hexutil.Uint64
 	n.MustCall(&pendingNonce, "eth_getTransactionCount", config.DevAccounts[0].Address, "pending")
@@ -192,11 +205,11 @@ func TestJournalSurvivesKill(t *testing.T) {
 	// 4. Restarted mining: killed while blocks include the transfers, then
 	// every one is pending or mined, and all get mined.
 	mining := []string{"--network=dev", "--miner-enabled", "--miner-coinbase=" + devCoinbase}
-	n = testnode.Start(t, dir, mining...)
+	n = start(mining...)
 	checkKept(t, n, all)
 	time.Sleep(300 * time.Millisecond)
 	n.Stop(syscall.SIGKILL)
-	n = testnode.Start(t, dir, mining...)
+	n = start(mining...)
 	testnode.WaitFor(t, 60*time.Second, "every acknowledged transfer mined", func() bool {
 		_, mined := checkKept(t, n, all)
 		return mined == len(all)
@@ -204,7 +217,7 @@ func TestJournalSurvivesKill(t *testing.T) {
 	// Mined transactions leave the journal at the next compaction, and a
 	// restart does not bring them back.
 	n.Stop(syscall.SIGTERM)
-	n = testnode.Start(t, dir, "--network=dev", "--rpc-http-api=ETH,TXPOOL")
+	n = start("--network=dev", "--rpc-http-api=ETH,TXPOOL")
 	var status struct{ Pending, Queued hexutil.Uint }
 	n.MustCall(&status, "txpool_status")
 	if status.Pending != 0 || status.Queued != 0 {
