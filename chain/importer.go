@@ -8,6 +8,7 @@ import (
 	"io"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/params"
@@ -42,15 +43,17 @@ func (c *Chain) Import(ctx context.Context, r io.Reader, opts ImportOptions) (Im
 	defer c.Sync()
 
 	blocks, errc := decodeBlocks(ctx, r, c.config)
-	for block := range blocks {
+	for d := range blocks {
 		if ctx.Err() != nil {
 			break
 		}
+		block := d.block
 		if block.NumberU64() == 0 {
 			stats.Skipped++
 			continue
 		}
-		res, err := c.InsertBlock(ctx, block, InsertOptions{SkipSeal: opts.SkipSeal, NoSync: true})
+		d.senders.finish()
+		res, err := c.InsertBlock(ctx, block, InsertOptions{SkipSeal: opts.SkipSeal, NoSync: true, SendersRecovered: true})
 		switch {
 		case errors.Is(err, ErrKnownBlock):
 			stats.Skipped++
@@ -71,37 +74,78 @@ func (c *Chain) Import(ctx context.Context, r io.Reader, opts ImportOptions) (Im
 	return stats, ctx.Err()
 }
 
-// decodeBlocks streams blocks from r in order, recovering transaction
-// senders in parallel so execution finds them cached.
-func decodeBlocks(ctx context.Context, r io.Reader, cfg *params.ChainConfig) (<-chan *types.Block, <-chan error) {
-	type job struct {
-		block *types.Block
-		done  chan struct{}
+// decodedBlock is a block on its way to execution with the recovery of
+// its transactions' senders.
+type decodedBlock struct {
+	block   *types.Block
+	senders *senderRecovery
+}
+
+// senderRecovery recovers a block's senders (caching each in its
+// transaction), shared by a recovery worker running ahead and the
+// importer: each claims the next unrecovered transaction, so no signature
+// is recovered twice and the importer, reaching a block the workers have
+// not finished, recovers the rest itself instead of waiting.
+type senderRecovery struct {
+	signer  types.Signer
+	txs     types.Transactions
+	next    atomic.Int64
+	pending sync.WaitGroup // one per transaction, done once recovered
+}
+
+func newSenderRecovery(cfg *params.ChainConfig, block *types.Block) *senderRecovery {
+	r := &senderRecovery{signer: types.MakeSigner(cfg, block.Number(), block.Time()), txs: block.Transactions()}
+	r.pending.Add(len(r.txs))
+	return r
+}
+
+// run recovers unclaimed senders until none is left.
+func (r *senderRecovery) run() {
+	for {
+		i := r.next.Add(1) - 1
+		if i >= int64(len(r.txs)) {
+			return
+		}
+		types.Sender(r.signer, r.txs[i]) // caches; an invalid signature fails later, in execution
+		r.pending.Done()
 	}
+}
+
+// finish recovers what no worker has claimed and waits for the rest.
+func (r *senderRecovery) finish() {
+	r.run()
+	r.pending.Wait()
+}
+
+// decodeBlocks streams blocks from r in order, recovering transaction
+// senders ahead of execution on the other cores.
+func decodeBlocks(ctx context.Context, r io.Reader, cfg *params.ChainConfig) (<-chan decodedBlock, <-chan error) {
 	var (
-		out     = make(chan *types.Block, 64)
+		out     = make(chan decodedBlock, 64)
 		errc    = make(chan error, 1)
-		jobs    = make(chan job, 256)
-		work    = make(chan *types.Block, 256)
-		workers = max(runtime.NumCPU()-1, 1)
+		work    = make(chan *senderRecovery, 256)
+		workers = max(runtime.GOMAXPROCS(0)-1, 1)
 		wg      sync.WaitGroup
 	)
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for b := range work {
-				signer := types.MakeSigner(cfg, b.Number(), b.Time())
-				for _, tx := range b.Transactions() {
-					types.Sender(signer, tx) // caches; invalid ones fail later in execution
-				}
+			for rec := range work {
+				rec.run()
 			}
 		}()
 	}
-	// Decoder: reads blocks in order and hands them to the recovery workers.
 	go func() {
-		defer close(jobs)
-		defer close(work)
+		defer func() {
+			close(work)
+			wg.Wait()
+			close(out)
+			select {
+			case errc <- nil:
+			default:
+			}
+		}()
 		stream := rlp.NewStream(bufio.NewReaderSize(r, 1<<20), 0)
 		for n := 0; ; n++ {
 			block := new(types.Block)
@@ -111,37 +155,15 @@ func decodeBlocks(ctx context.Context, r io.Reader, cfg *params.ChainConfig) (<-
 				}
 				return
 			}
-			j := job{block: block, done: make(chan struct{})}
+			d := decodedBlock{block: block, senders: newSenderRecovery(cfg, block)}
 			select {
-			case jobs <- j:
+			case work <- d.senders:
 			case <-ctx.Done():
 				return
 			}
 			select {
-			case work <- block:
+			case out <- d:
 			case <-ctx.Done():
-				return
-			}
-			close(j.done) // order is kept by jobs; recovery is best effort ahead
-		}
-	}()
-	// Sequencer: delivers blocks in file order.
-	go func() {
-		defer close(out)
-		defer func() {
-			wg.Wait()
-			select {
-			case errc <- nil:
-			default:
-			}
-		}()
-		for j := range jobs {
-			<-j.done
-			select {
-			case out <- j.block:
-			case <-ctx.Done():
-				for range jobs {
-				}
 				return
 			}
 		}

@@ -42,6 +42,9 @@ type InsertOptions struct {
 	// Executed carries the state and result of a block the caller already
 	// executed (the miner), so it is not run twice.
 	Executed *Executed
+	// SendersRecovered says the caller has recovered (and so cached) the
+	// senders of the block's transactions.
+	SendersRecovered bool
 }
 
 // Executed is a block's execution output, as produced by the miner.
@@ -107,7 +110,9 @@ func (c *Chain) InsertBlock(ctx context.Context, block *types.Block, opts Insert
 	if opts.Executed != nil {
 		statedb, receipts = opts.Executed.State, opts.Executed.Receipts
 	} else {
-		RecoverSenders(c.config, block)
+		if !opts.SendersRecovered {
+			RecoverSenders(c.config, block)
+		}
 		var err error
 		statedb, err = c.StateAt(parent.Root)
 		if err != nil {
