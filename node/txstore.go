@@ -30,8 +30,9 @@ const minCompact = 1024
 
 // txStore keeps the pool's transactions across restarts: the journal of
 // local transactions (--tx-pool-journal-enabled), written (and with
-// --tx-pool-journal-sync=FSYNC fsynced) before a submission is answered, and Besu's save file (--tx-pool-enable-save-restore),
-// written on a clean shutdown.
+// --tx-pool-journal-sync=FSYNC fsynced) before a submission is answered,
+// and Besu's save file (--tx-pool-enable-save-restore), written on a clean
+// shutdown.
 type txStore struct {
 	pool     *txpool.Pool
 	journal  *txjournal.Journal // nil when off
@@ -195,7 +196,7 @@ func (p journaledPool) AddLocalContext(ctx context.Context, tx *types.Transactio
 		p.Pool.Remove(tx.Hash())
 		return fmt.Errorf("journal transaction: %w", err)
 	}
-	durable := func() error {
+	durable := func() error { // written, and with FSYNC fsynced
 		if err := p.journal.Wait(seq); err != nil {
 			p.Pool.Remove(tx.Hash())
 			return fmt.Errorf("journal transaction: %w", err)

@@ -21,7 +21,7 @@ func withDeferred(ctx context.Context) (*deferred, context.Context) {
 // being answered has been handled, before the batch's response is written.
 // The work of all elements runs in request order on one goroutine, so work
 // that batches well runs once for the whole batch (the first transaction's
-// journal fsync makes every later one's durable too). An error from fn
+// journal write makes every later one's durable too). An error from fn
 // replaces its element's answer with that error, mapped as the handler's
 // own errors are. Outside a batch — a single request, an in-process call —
 // it returns false and the caller does the work itself, before answering.
