@@ -211,7 +211,10 @@ func (p *Priv) GetPrivateTransaction(ctx context.Context, pmt common.Hash) (*Pri
 }
 
 // PrivateReceiptJSON is Besu's private transaction receipt (later versions'
-// fields included); null fields are left out.
+// fields included); null fields are left out. A failed transaction (status
+// 0x0) carries Besu's revertReason (the revert data, hex) when the contract
+// reverted with data, and, Basalt's own, failureReason: why it failed in
+// words, for every failure Besu leaves unexplained too.
 type PrivateReceiptJSON struct {
 	ContractAddress  *common.Address `json:"contractAddress,omitempty"`
 	From             common.Address  `json:"from"`
@@ -224,6 +227,7 @@ type PrivateReceiptJSON struct {
 	PrivacyGroupID   string          `json:"privacyGroupId"`
 	Status           hexutil.Uint64  `json:"status"`
 	RevertReason     hexutil.Bytes   `json:"revertReason,omitempty"`
+	FailureReason    string          `json:"failureReason,omitempty"`
 	Logs             []*LogJSON      `json:"logs"`
 	LogsBloom        types.Bloom     `json:"logsBloom"`
 	BlockHash        common.Hash     `json:"blockHash"`
@@ -239,7 +243,7 @@ func (p *Priv) GetTransactionReceipt(pmt common.Hash) (*PrivateReceiptJSON, erro
 	}
 	out := &PrivateReceiptJSON{From: r.From, Output: r.Output, CommitmentHash: r.PMT, TransactionHash: r.TxHash,
 		PrivateFrom: b64(r.Tx.PrivateFrom), PrivacyGroupID: privacy.GroupIDString(r.Group), Status: hexutil.Uint64(r.Status),
-		RevertReason: r.Revert, Logs: logsJSON(r.Logs), LogsBloom: types.CreateBloom(&types.Receipt{Logs: r.Logs}),
+		RevertReason: r.Revert, FailureReason: r.Failure, Logs: logsJSON(r.Logs), LogsBloom: types.CreateBloom(&types.Receipt{Logs: r.Logs}),
 		BlockHash: r.BlockHash, BlockNumber: hexutil.Uint64(r.BlockNumber), TransactionIndex: hexutil.Uint64(r.PMTIndex)}
 	if out.Output == nil {
 		out.Output = hexutil.Bytes{}
@@ -367,7 +371,7 @@ func (p *Priv) Call(ctx context.Context, group string, args PrivCallArgs, block 
 		if errors.Is(err, vm.ErrExecutionReverted) {
 			return nil, &RevertError{Data: out}
 		}
-		return nil, &HaltError{Reason: err.Error()}
+		return nil, &HaltError{Reason: haltReason(err)}
 	}
 	res := hexutil.Bytes(out)
 	if res == nil {

@@ -2,8 +2,10 @@ package privacy
 
 import (
 	"errors"
+	"fmt"
 	"math/big"
 
+	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/state"
 	"github.com/ethereum/go-ethereum/core/tracing"
@@ -14,6 +16,7 @@ import (
 	"github.com/ethereum/go-ethereum/rlp"
 	"github.com/holiman/uint256"
 
+	"github.com/basaltchain/basalt/chain"
 	"github.com/basaltchain/basalt/privacy/privstate"
 	"github.com/basaltchain/basalt/privacy/privtx"
 )
@@ -102,6 +105,7 @@ type outcome struct {
 	status   uint64
 	output   []byte
 	revert   []byte
+	failure  string // why it failed (status 0), for the receipt
 	contract *common.Address
 	logs     []privstate.Log
 	changed  bool // the private state changed and must be committed
@@ -117,7 +121,8 @@ func run(cfg *params.ChainConfig, blockCtx vm.BlockContext, priv, public *state.
 	sender common.Address, group common.Hash, txHash common.Hash, nonceAlways bool) outcome {
 	nonce := priv.GetNonce(sender)
 	if tx.Nonce != nonce {
-		return outcome{}
+		// Besu's PrivateTransactionValidator message.
+		return outcome{failure: fmt.Sprintf("Private Transaction nonce %d, does not match sender account nonce %d.", tx.Nonce, nonce)}
 	}
 	blockCtx.BaseFee = new(big.Int) // private transactions pay nothing
 	blockCtx.BlobBaseFee = new(big.Int)
@@ -146,7 +151,7 @@ func run(cfg *params.ChainConfig, blockCtx vm.BlockContext, priv, public *state.
 		ret, _, err = evm.Call(sender, *tx.To, tx.Data, gas, new(uint256.Int))
 	}
 	if err != nil {
-		out := outcome{status: 0}
+		out := outcome{status: 0, failure: failure(err, ret)}
 		if errors.Is(err, vm.ErrExecutionReverted) {
 			out.revert = ret
 		}
@@ -166,6 +171,20 @@ func run(cfg *params.ChainConfig, blockCtx vm.BlockContext, priv, public *state.
 		out.logs = append(out.logs, privstate.Log{Address: l.Address, Topics: l.Topics, Data: l.Data})
 	}
 	return out
+}
+
+// failure is the receipt's account of err, the error a private
+// transaction stopped on, ret its output: a revert as eth_call's error
+// reads ("Execution reverted (reason)" when the data is an Error(string) or
+// Panic(uint256)), another halt as Besu describes it.
+func failure(err error, ret []byte) string {
+	if !errors.Is(err, vm.ErrExecutionReverted) {
+		return chain.HaltReason(err)
+	}
+	if reason, uerr := abi.UnpackRevert(ret); uerr == nil {
+		return "Execution reverted (" + reason + ")"
+	}
+	return "Execution reverted"
 }
 
 // create deploys code at addr as CREATE would, except that the address is

@@ -133,7 +133,8 @@ func (p *Processor) ProcessBlock(ctx context.Context, block *types.Block, hash c
 			root = st.IntermediateRoot(rules)
 		}
 		r := privstate.Receipt{PMT: tx.Hash(), PMTIndex: uint64(i), TxHash: privHash, Group: group, From: sender,
-			Status: out.status, Output: out.output, Revert: out.revert, Logs: out.logs, RawTx: got.Payload, StateRoot: root}
+			Status: out.status, Output: out.output, Revert: out.revert, Logs: out.logs, RawTx: got.Payload, StateRoot: root,
+			Failure: out.failure}
 		if ptx.To != nil {
 			r.To = ptx.To.Bytes()
 		}

@@ -94,6 +94,11 @@ type Receipt struct {
 	Logs      []Log
 	RawTx     []byte // the private transaction's RLP
 	StateRoot common.Hash
+	// Failure says why a failed one (Status 0) failed, for its receipt:
+	// "Execution reverted (reason)", Besu's halt description ("Invalid
+	// opcode: 0x5f", "Out of gas"), or a nonce mismatch. Optional, so
+	// records written before it decode with none.
+	Failure string `rlp:"optional"`
 }
 
 // Record is what a block left: every group's root (sorted by group) and

@@ -8,6 +8,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/tracing"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/params"
+	"github.com/ethereum/go-ethereum/rlp"
 	"github.com/holiman/uint256"
 )
 
@@ -53,5 +54,39 @@ func TestStore(t *testing.T) {
 	// Private data stays under its prefix, apart from the chain's.
 	if v, _ := db.Get(append([]byte("roots-"), block[:]...)); v != nil {
 		t.Fatal("record written without the private prefix")
+	}
+}
+
+// TestReceiptFailureOptional: a receipt's Failure survives the store, and
+// a record written before receipts had one (the same fields without it)
+// still decodes, with none.
+func TestReceiptFailureOptional(t *testing.T) {
+	r := Receipt{PMT: common.HexToHash("0x1"), Status: 0, Revert: []byte{1}, Failure: "Invalid opcode: 0xfe"}
+	b, err := rlp.EncodeToBytes([]Receipt{r})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []Receipt
+	if err := rlp.DecodeBytes(b, &got); err != nil || len(got) != 1 || got[0].Failure != r.Failure {
+		t.Fatalf("round trip: %+v %v", got, err)
+	}
+	type oldReceipt struct {
+		PMT       common.Hash
+		PMTIndex  uint64
+		TxHash    common.Hash
+		Group     common.Hash
+		From      common.Address
+		To        []byte
+		Contract  []byte
+		Status    uint64
+		Output    []byte
+		Revert    []byte
+		Logs      []Log
+		RawTx     []byte
+		StateRoot common.Hash
+	}
+	old, _ := rlp.EncodeToBytes([]oldReceipt{{PMT: common.HexToHash("0x2"), Status: 1, RawTx: []byte{9}}})
+	if err := rlp.DecodeBytes(old, &got); err != nil || len(got) != 1 || got[0].PMT != common.HexToHash("0x2") || got[0].Failure != "" {
+		t.Fatalf("old record: %+v %v", got, err)
 	}
 }
