@@ -2,6 +2,7 @@ package api
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -75,5 +76,27 @@ func FuzzStateOverrides(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var o StateOverrides
 		_ = json.Unmarshal(data, &o)
+	})
+}
+
+// FuzzRawTransaction: a raw transaction's hex either decodes to the bytes
+// the same digits with 0x give, or is refused.
+func FuzzRawTransaction(f *testing.F) {
+	for _, s := range []string{`"0xf86b01"`, `"f86b01"`, `"c0c"`, `"0x"`, `"0xzz"`, `null`, `12`, `"\u0030x01"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var r RawTransaction
+		if r.UnmarshalJSON(data) != nil {
+			return
+		}
+		var s string
+		if err := json.Unmarshal(data, &s); err != nil {
+			t.Fatalf("%q accepted but is no JSON string", data)
+		}
+		var again RawTransaction
+		if err := again.UnmarshalJSON([]byte(`"0x` + strings.TrimPrefix(strings.TrimPrefix(s, "0x"), "0X") + `"`)); err != nil || string(again) != string(r) {
+			t.Fatalf("%q: %x, with 0x %x %v", data, []byte(r), []byte(again), err)
+		}
 	})
 }

@@ -88,6 +88,26 @@ func (b *Bytes) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
+// RawTransaction is a signed (private) transaction's hex read like Besu's
+// Bytes.fromHexString: 0x optional (web3js-quorum sends none), an odd
+// number of digits read as if a 0 led. JSON null or a non-string is as
+// invalid as a non-hex digit; the bytes are decoded by the method.
+type RawTransaction []byte
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (r *RawTransaction) UnmarshalJSON(data []byte) error {
+	var s string
+	if string(data) == "null" || unquote(data, &s) != nil {
+		return errBadParam
+	}
+	out, err := lenientHex(s, (len(s)+1)/2)
+	if err != nil {
+		return errBadParam
+	}
+	*r = out
+	return nil
+}
+
 func evenHex(s string) ([]byte, error) {
 	body := strings.TrimPrefix(strings.TrimPrefix(s, "0x"), "0X")
 	if len(body)%2 == 1 {

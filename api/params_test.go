@@ -1,6 +1,7 @@
 package api
 
 import (
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"math/big"
@@ -288,4 +289,23 @@ func runCode(t *testing.T, code []byte) error {
 	evm := vm.NewEVM(ctx, st, params.MergedTestChainConfig, vm.Config{})
 	_, _, err := evm.Call(common.Address{1}, contract, nil, vm.NewGasBudget(100000, 0), new(uint256.Int))
 	return err
+}
+
+// TestRawTransaction: a raw (private) transaction's hex reads as Besu's
+// Bytes.fromHexString reads it — 0x optional (web3js-quorum sends none), an
+// odd digit count as if a 0 led — and anything else is refused, so the
+// method answers its parameter's error.
+func TestRawTransaction(t *testing.T) {
+	for in, want := range map[string]string{`"0xf86b01"`: "f86b01", `"f86b01"`: "f86b01", `"0XF86B"`: "f86b", `"c0c"`: "0c0c", `"0x"`: "", `""`: ""} {
+		var r RawTransaction
+		if err := json.Unmarshal([]byte(in), &r); err != nil || hex.EncodeToString(r) != want {
+			t.Errorf("%s: %x %v, want %s", in, []byte(r), err, want)
+		}
+	}
+	for _, in := range []string{`"0xzz"`, `"f8 6b"`, `"0x0x01"`, `null`, `12`, `{}`, `["0x01"]`} {
+		var r RawTransaction
+		if err := json.Unmarshal([]byte(in), &r); err == nil {
+			t.Errorf("%s accepted as %x", in, []byte(r))
+		}
+	}
 }

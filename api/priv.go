@@ -42,11 +42,15 @@ func PrivGroups(b *Backend) []rpc.Group {
 
 func privGroups(b *Backend) []rpc.Group {
 	p := &Priv{b: b, s: b.Privacy, fil: newPrivFilters()}
-	raw := []*rpc.Error{rpc.ErrInvalidParams}
+	// Besu's getRequiredParameter answers a missing or non-string raw
+	// transaction "Invalid transaction params"; so does Basalt for hex that
+	// does not decode (Besu: -50100 "Unable to decode…"), naming what is
+	// wrong. Bytes that are hex but no private transaction are -50100.
+	raw := []*rpc.Error{rpc.ErrInvalidTransactionParams}
 	return []rpc.Group{
 		{Name: rpc.GroupEEA, Errors: privError, Methods: []rpc.Method{
-			// Besu reads the one parameter it needs (getRequiredParameter):
-			// missing or not hex is "Invalid params", more are ignored.
+			// Besu reads the one parameter it needs (getRequiredParameter);
+			// more are ignored.
 			{Name: "eea_sendRawTransaction", Fn: p.SendRawTransaction, ParamErrors: raw, AllowExtraParams: true},
 		}},
 		{Name: rpc.GroupPriv, Errors: privError, Methods: []rpc.Method{
@@ -124,7 +128,7 @@ func (p *Priv) tenant(ctx context.Context) (string, error) {
 
 // SendRawTransaction is eea_sendRawTransaction: the hash of the privacy
 // marker transaction pooled for the signed private transaction.
-func (p *Priv) SendRawTransaction(ctx context.Context, raw hexutil.Bytes) (common.Hash, error) {
+func (p *Priv) SendRawTransaction(ctx context.Context, raw RawTransaction) (common.Hash, error) {
 	key, err := p.tenant(ctx)
 	if err != nil {
 		return common.Hash{}, err
@@ -134,7 +138,7 @@ func (p *Priv) SendRawTransaction(ctx context.Context, raw hexutil.Bytes) (commo
 
 // DistributeRawTransaction is priv_distributeRawTransaction: the manager's
 // key of the distributed payload.
-func (p *Priv) DistributeRawTransaction(ctx context.Context, raw hexutil.Bytes) (hexutil.Bytes, error) {
+func (p *Priv) DistributeRawTransaction(ctx context.Context, raw RawTransaction) (hexutil.Bytes, error) {
 	key, err := p.tenant(ctx)
 	if err != nil {
 		return nil, err

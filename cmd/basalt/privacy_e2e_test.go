@@ -534,8 +534,11 @@ func TestPrivacyNetwork(t *testing.T) {
 			"nonce too high": {[]any{with(func(tx *privtx.Transaction) { tx.Nonce = 5 })}, -32006, "Nonce too high"},
 			"private from":   {[]any{with(func(tx *privtx.Transaction) { tx.PrivateFrom, tx.PrivateFor = b64key(b.key), [][]byte{b64key(a.key)} })}, -50100, "Private from does not match enclave public key"},
 			"unknown group":  {[]any{with(func(tx *privtx.Transaction) { tx.Nonce, tx.PrivateFor, tx.PrivacyGroupID = 0, nil, make([]byte, 32) })}, -50100, "Privacy group does not exist."},
-			"param count":    {[]any{}, -32602, "Invalid params"},
-			"param not hex":  {[]any{"0xzz"}, -32602, "Invalid params"},
+			"param count":    {[]any{}, -32602, "Invalid transaction params (missing or incorrect)"},
+			"param not hex":  {[]any{"0xzz"}, -32602, "Invalid transaction params (missing or incorrect)"},
+			"param null":     {[]any{nil}, -32602, "Invalid transaction params (missing or incorrect)"},
+			"param number":   {[]any{12}, -32602, "Invalid transaction params (missing or incorrect)"},
+			"odd hex":        {[]any{"c0c"}, -50100, "Unable to decode the private signed raw transaction"},
 		} {
 			_, err := a.Call("eea_sendRawTransaction", tc.params...)
 			if e, ok := err.(*testnode.RPCError); !ok || e.Code != tc.code || e.Message != tc.message {
@@ -556,7 +559,11 @@ func TestPrivacyNetwork(t *testing.T) {
 			tx := &privtx.Transaction{Nonce: i, GasPrice: new(big.Int), Gas: 100000, To: &contract, Value: new(big.Int),
 				Data: common.BigToHash(new(big.Int).SetUint64(100 + i)).Bytes(), PrivateFrom: b64key(a.key), PrivateFor: [][]byte{b64key(b.key)},
 				Restriction: privtx.Restricted}
-			a.MustCall(&last, "eea_sendRawTransaction", signPriv(t, tx, config.DevAccounts[1].PrivateKey, privChainID))
+			raw := signPriv(t, tx, config.DevAccounts[1].PrivateKey, privChainID)
+			if i%2 == 0 {
+				raw = strings.TrimPrefix(raw, "0x") // web3js-quorum's form, as Besu takes it
+			}
+			a.MustCall(&last, "eea_sendRawTransaction", raw)
 			if i == 2 {
 				b.RestartAfter(syscall.SIGKILL)
 				b.AddPeer(a.P2PNode)
@@ -587,7 +594,7 @@ func TestPrivacyNetwork(t *testing.T) {
 		// The payload reaches B's manager, which then goes down before the
 		// marker (made here by hand, as Besu builds one) is mined.
 		var key hexutil.Bytes
-		a.MustCall(&key, "priv_distributeRawTransaction", signPriv(t, tx, config.DevAccounts[1].PrivateKey, privChainID))
+		a.MustCall(&key, "priv_distributeRawTransaction", strings.TrimPrefix(signPriv(t, tx, config.DevAccounts[1].PrivateKey, privChainID), "0x"))
 		b.ptm.Stop(syscall.SIGTERM)
 		k, _ := crypto.GenerateKey()
 		pc := common.HexToAddress("0x7e")
