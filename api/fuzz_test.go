@@ -95,8 +95,8 @@ func FuzzRawTransaction(f *testing.F) {
 			t.Fatalf("%q accepted but is no JSON string", data)
 		}
 		var again RawTransaction
-		if err := again.UnmarshalJSON([]byte(`"0x` + strings.TrimPrefix(strings.TrimPrefix(s, "0x"), "0X") + `"`)); err != nil || string(again) != string(r) {
-			t.Fatalf("%q: %x, with 0x %x %v", data, []byte(r), []byte(again), err)
+		if err := again.UnmarshalJSON([]byte(`"0x` + strings.TrimPrefix(strings.TrimPrefix(s, "0x"), "0X") + `"`)); err != nil || string(again.Data) != string(r.Data) {
+			t.Fatalf("%q: %x, with 0x %x %v", data, r.Data, again.Data, err)
 		}
 	})
 }

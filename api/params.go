@@ -91,8 +91,11 @@ func (b *Bytes) UnmarshalJSON(data []byte) error {
 // RawTransaction is a signed (private) transaction's hex read like Besu's
 // Bytes.fromHexString: 0x optional (web3js-quorum sends none), an odd
 // number of digits read as if a 0 led. JSON null or a non-string is as
-// invalid as a non-hex digit; the bytes are decoded by the method.
-type RawTransaction []byte
+// invalid as a non-hex digit (a struct, so that the dispatcher does not
+// take null as an empty value); the method decodes Data.
+type RawTransaction struct {
+	Data []byte
+}
 
 // UnmarshalJSON implements json.Unmarshaler.
 func (r *RawTransaction) UnmarshalJSON(data []byte) error {
@@ -104,7 +107,7 @@ func (r *RawTransaction) UnmarshalJSON(data []byte) error {
 	if err != nil {
 		return errBadParam
 	}
-	*r = out
+	r.Data = out
 	return nil
 }
 

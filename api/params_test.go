@@ -298,14 +298,14 @@ func runCode(t *testing.T, code []byte) error {
 func TestRawTransaction(t *testing.T) {
 	for in, want := range map[string]string{`"0xf86b01"`: "f86b01", `"f86b01"`: "f86b01", `"0XF86B"`: "f86b", `"c0c"`: "0c0c", `"0x"`: "", `""`: ""} {
 		var r RawTransaction
-		if err := json.Unmarshal([]byte(in), &r); err != nil || hex.EncodeToString(r) != want {
-			t.Errorf("%s: %x %v, want %s", in, []byte(r), err, want)
+		if err := json.Unmarshal([]byte(in), &r); err != nil || hex.EncodeToString(r.Data) != want {
+			t.Errorf("%s: %x %v, want %s", in, r.Data, err, want)
 		}
 	}
 	for _, in := range []string{`"0xzz"`, `"f8 6b"`, `"0x0x01"`, `null`, `12`, `{}`, `["0x01"]`} {
 		var r RawTransaction
 		if err := json.Unmarshal([]byte(in), &r); err == nil {
-			t.Errorf("%s accepted as %x", in, []byte(r))
+			t.Errorf("%s accepted as %x", in, r.Data)
 		}
 	}
 }

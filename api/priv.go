@@ -133,7 +133,7 @@ func (p *Priv) SendRawTransaction(ctx context.Context, raw RawTransaction) (comm
 	if err != nil {
 		return common.Hash{}, err
 	}
-	return p.s.SendRaw(ctx, raw, key)
+	return p.s.SendRaw(ctx, raw.Data, key)
 }
 
 // DistributeRawTransaction is priv_distributeRawTransaction: the manager's
@@ -143,7 +143,7 @@ func (p *Priv) DistributeRawTransaction(ctx context.Context, raw RawTransaction)
 	if err != nil {
 		return nil, err
 	}
-	return p.s.Distribute(ctx, raw, key)
+	return p.s.Distribute(ctx, raw.Data, key)
 }
 
 // GetTransactionCount is priv_getTransactionCount.
