@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"crypto/aes"
 	"crypto/cipher"
 	"crypto/rand"
@@ -224,6 +225,8 @@ type privReceipt struct {
 	Status          string          `json:"status"`
 	PrivacyGroupID  string          `json:"privacyGroupId"`
 	CommitmentHash  common.Hash     `json:"commitmentHash"`
+	RevertReason    hexutil.Bytes   `json:"revertReason"`
+	FailureReason   string          `json:"failureReason"`
 	BlockNumber     hexutil.Uint64  `json:"blockNumber"`
 	Logs            []struct {
 		Data hexutil.Bytes `json:"data"`
@@ -549,6 +552,32 @@ func TestPrivacyNetwork(t *testing.T) {
 		a.MustCall(&addr, "priv_getPrivacyPrecompileAddress")
 		if addr != "0x000000000000000000000000000000000000007e" {
 			t.Errorf("precompile address %s", addr)
+		}
+	})
+
+	t.Run("a failed transaction says why", func(t *testing.T) {
+		// Init code reverting with Error("no"): CODECOPY of the 100 bytes
+		// after the 15-byte prefix, REVERT; then init code hitting INVALID.
+		errorNo := hexutil.MustDecode("0x08c379a0" + strings.Repeat("0", 62) + "20" + strings.Repeat("0", 62) + "02" + "6e6f" + strings.Repeat("0", 60))
+		reverting := append(hexutil.MustDecode("0x61006461000f6000396100646000fd"), errorNo...)
+		for _, tc := range []struct {
+			init    []byte
+			revert  []byte
+			failure string
+		}{
+			{reverting, errorNo, "Execution reverted (no)"},
+			{[]byte{0xfe}, nil, "Invalid opcode: 0xfe"},
+		} {
+			var nonce hexutil.Uint64
+			a.MustCall(&nonce, "priv_getTransactionCount", dev1, groupID)
+			tx := &privtx.Transaction{Nonce: uint64(nonce), GasPrice: new(big.Int), Gas: 100000, Value: new(big.Int), Data: tc.init,
+				PrivateFrom: b64key(a.key), PrivateFor: [][]byte{b64key(b.key)}, Restriction: privtx.Restricted}
+			var pmt common.Hash
+			a.MustCall(&pmt, "eea_sendRawTransaction", signPriv(t, tx, config.DevAccounts[1].PrivateKey, privChainID))
+			r := waitPrivReceipt(t, b, pmt)
+			if r.Status != "0x0" || !bytes.Equal(r.RevertReason, tc.revert) || r.FailureReason != tc.failure || r.ContractAddress != nil {
+				t.Fatalf("receipt %+v, want revertReason %x and failureReason %q", r, tc.revert, tc.failure)
+			}
 		}
 	})
 
