@@ -80,9 +80,9 @@ type Engine struct {
 	inbox     chan driver.Inbound
 	// gate is what the sub-protocols admit messages against (set by the
 	// driver on each head); bans are the peers they caught misbehaving.
-	gate atomic.Pointer[Gate]
-	bans *consensus.BanList
-	metrics   map[string]driver.Metrics // by Format.Key (SetMetrics)
+	gate    atomic.Pointer[Gate]
+	bans    *consensus.BanList
+	metrics map[string]driver.Metrics // by Format.Key (SetMetrics)
 
 	closeOnce sync.Once
 }
