@@ -12,7 +12,7 @@ import (
 
 // MessageHandler handles one message of an engine's sub-protocol from peer
 // from. It must read msg.Payload before returning; an error disconnects the
-// peer.
+// peer, and one wrapping ErrMisbehaved bans it too.
 type MessageHandler func(from enode.ID, msg p2p.Msg) error
 
 // Transport runs one devp2p sub-protocol for an engine: it keeps the peers
@@ -26,6 +26,7 @@ type Transport struct {
 	version uint
 	length  uint64
 	handle  MessageHandler
+	bans    *BanList
 
 	mu    sync.RWMutex
 	peers map[enode.ID]p2p.MsgWriter
@@ -36,9 +37,11 @@ type Transport struct {
 var ErrUnknownPeer = errors.New("peer not connected on this protocol")
 
 // NewTransport returns the transport of the sub-protocol name/version with
-// message codes 0 to length-1, whose messages go to handle.
-func NewTransport(name string, version uint, length uint64, handle MessageHandler) *Transport {
-	return &Transport{name: name, version: version, length: length, handle: handle,
+// message codes 0 to length-1, whose messages go to handle. Peers the
+// handler reports as misbehaving go on bans (nil: none are banned), and a
+// banned peer is dropped as soon as the protocol starts with it.
+func NewTransport(name string, version uint, length uint64, handle MessageHandler, bans *BanList) *Transport {
+	return &Transport{name: name, version: version, length: length, handle: handle, bans: bans,
 		peers: make(map[enode.ID]p2p.MsgWriter)}
 }
 
@@ -50,6 +53,11 @@ func (t *Transport) Protocol() p2p.Protocol {
 // run serves one peer until the connection ends or its handler fails.
 func (t *Transport) run(p *p2p.Peer, rw p2p.MsgReadWriter) error {
 	id := p.ID()
+	if t.bans != nil && t.bans.Banned(id) {
+		// The connection ends with it: the peer is out of every protocol
+		// of the node, not only this one.
+		return p2p.DiscUselessPeer
+	}
 	t.mu.Lock()
 	if _, dup := t.peers[id]; dup {
 		t.mu.Unlock()
@@ -74,6 +82,9 @@ func (t *Transport) run(p *p2p.Peer, rw p2p.MsgReadWriter) error {
 		err = t.handle(id, msg)
 		msg.Discard() // whatever the handler left unread
 		if err != nil {
+			if t.bans != nil && errors.Is(err, ErrMisbehaved) {
+				t.bans.Ban(id)
+			}
 			return err
 		}
 	}

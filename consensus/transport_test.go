@@ -2,6 +2,7 @@ package consensus
 
 import (
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -53,7 +54,7 @@ func TestTransport(t *testing.T) {
 		got = append(got, received{from, msg.Code, s})
 		mu.Unlock()
 		return nil
-	})
+	}, nil)
 	if p := tr.Protocol(); p.Name != "test" || p.Version != 1 || p.Length != 3 || p.Run == nil {
 		t.Fatalf("protocol %+v", p)
 	}
@@ -116,4 +117,43 @@ func TestTransport(t *testing.T) {
 	if n := tr.Broadcast(1, "nobody"); n != 0 || len(tr.Peers()) != 0 {
 		t.Fatalf("broadcast to %d, peers %v after disconnects", n, tr.Peers())
 	}
+}
+
+// A handler error wrapping ErrMisbehaved bans the peer: it is dropped, and
+// dropped again at once when it comes back, until the ban ends; a plain
+// handler error only drops it.
+func TestTransportBans(t *testing.T) {
+	clock := NewManualClock(time.Unix(1000, 0))
+	bans := NewBanList(clock, time.Minute, 8)
+	tr := NewTransport("test", 1, 2, func(from enode.ID, msg p2p.Msg) error {
+		if msg.Code == 1 {
+			return fmt.Errorf("%w: forged message", ErrMisbehaved)
+		}
+		return errors.New("malformed")
+	}, bans)
+	bad, clumsy := enode.ID{1}, enode.ID{2}
+	rw, done := pipePeer(tr, bad)
+	if err := p2p.Send(rw, 1, "forged"); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; !errors.Is(err, ErrMisbehaved) || !bans.Banned(bad) {
+		t.Fatalf("run ended with %v, banned %v", err, bans.Banned(bad))
+	}
+	_, done = pipePeer(tr, bad)
+	if err := <-done; !errors.Is(err, p2p.DiscUselessPeer) {
+		t.Fatalf("a banned peer's comeback ended with %v", err)
+	}
+	rw, done = pipePeer(tr, clumsy)
+	if err := p2p.Send(rw, 0, "junk"); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err == nil || bans.Banned(clumsy) {
+		t.Fatalf("run ended with %v, banned %v", err, bans.Banned(clumsy))
+	}
+	// Once the ban is over the peer runs the protocol again.
+	clock.Advance(time.Minute)
+	rw, done = pipePeer(tr, bad)
+	waitFor(t, "the peer back", func() bool { return len(tr.Peers()) == 1 })
+	rw.(*p2p.MsgPipeRW).Close()
+	<-done
 }

@@ -54,6 +54,10 @@ type Core struct {
 	futureRounds map[uint32][]*Message
 	future       map[uint64][]*Message
 	buffered     int // messages in futureRounds and future
+	// futureBy counts the messages in future by author: each validator
+	// gets a share of FutureMessagesLimit, so one of them cannot fill the
+	// buffer and push the others' messages out.
+	futureBy map[common.Address]int
 }
 
 // roundState is what the core knows about the current round.
@@ -96,7 +100,7 @@ func New(cfg Config, b Backend) *Core {
 	if rules == nil {
 		rules = IBFT2
 	}
-	return &Core{cfg: cfg, b: b, rules: rules, future: map[uint64][]*Message{}}
+	return &Core{cfg: cfg, b: b, rules: rules, future: map[uint64][]*Message{}, futureBy: map[common.Address]int{}}
 }
 
 // View returns the current view (zero before the first height).
@@ -158,6 +162,7 @@ func (c *Core) NewHeight(h Height) []Action {
 	c.roundChanges = map[uint32]map[common.Address]*Message{}
 	c.futureRounds = map[uint32][]*Message{}
 	c.buffered = 0
+	clear(c.futureBy)
 	var replay []*Message
 	for seq, msgs := range c.future {
 		switch {
@@ -168,6 +173,9 @@ func (c *Core) NewHeight(h Height) []Action {
 			delete(c.future, seq)
 		default:
 			c.buffered += len(msgs)
+			for _, m := range msgs {
+				c.futureBy[m.Author]++
+			}
 		}
 	}
 	acts := []Action{StartTimer{
@@ -175,6 +183,7 @@ func (c *Core) NewHeight(h Height) []Action {
 		AtUnix: h.ParentTime + c.cfg.BlockPeriod,
 	}}
 	for _, m := range replay {
+		// Step, not step: a message of this height relays once it passes.
 		a, _ := c.Step(m)
 		acts = append(acts, a...)
 	}
@@ -251,7 +260,8 @@ func (c *Core) startRound(r uint32) []Action {
 			continue
 		}
 		for _, m := range msgs {
-			a, _ := c.Step(m)
+			// Kept at this height, so relayed already: step, not Step.
+			a, _ := c.step(m)
 			acts = append(acts, a...)
 		}
 	}
@@ -259,18 +269,32 @@ func (c *Core) startRound(r uint32) []Action {
 }
 
 // Step handles a message from the network (or replayed from a buffer). It
-// returns the actions it causes, and an error when it rejects the message;
-// a message accepted or kept for later returns nil and may be gossiped on.
+// returns the actions it causes, and an error when it rejects the message.
+// A message of the current height that passes the checks of its kind (or
+// is kept for a later round of it) comes back first in the actions as a
+// Relay: only those may be gossiped on. A message of a later height is
+// kept without a Relay: its author is checked only against the current
+// validators, which need not be its height's; it is relayed when it is
+// replayed at its height and passes there (Besu gossips a future message
+// once it is handled at its height, too).
 func (c *Core) Step(m *Message) ([]Action, error) {
 	if c.height == nil {
 		return nil, ErrNoHeight
 	}
-	seq := c.height.Sequence
-	switch {
-	case m.View.Sequence < seq:
-		return nil, ErrOldMessage
-	case m.View.Sequence > seq:
+	if m.View.Sequence > c.height.Sequence {
 		return nil, c.keepFuture(m)
+	}
+	acts, err := c.step(m)
+	if err != nil {
+		return nil, err
+	}
+	return append([]Action{Relay{Msg: m}}, acts...), nil
+}
+
+// step is Step for a message that is not of a later height.
+func (c *Core) step(m *Message) ([]Action, error) {
+	if m.View.Sequence < c.height.Sequence {
+		return nil, ErrOldMessage
 	}
 	if !c.isValidator(m.Author) {
 		return nil, ErrNotValidator
@@ -301,12 +325,22 @@ func (c *Core) Step(m *Message) ([]Action, error) {
 	return nil, ErrUnknownKind
 }
 
-// keepFuture buffers a message of a later height. Beyond the limit the
-// messages of the highest height go first (Besu's FutureMessageBuffer):
-// the nearest heights are the ones needed soonest.
+// keepFuture buffers a message of a later height. Its author must be a
+// validator of the current height (the latest set the core knows; a
+// validator voted in at the next height is missed, as a quorum of the
+// others does not need it) and have room in its share of the buffer,
+// FutureMessagesLimit divided among the validators. Beyond the limit
+// the messages of the highest height go first (Besu's
+// FutureMessageBuffer): the nearest heights are the ones needed soonest.
 func (c *Core) keepFuture(m *Message) error {
 	if m.View.Sequence > c.height.Sequence+c.cfg.FutureMessagesMaxDistance {
 		return ErrTooFarAhead
+	}
+	if !c.isValidator(m.Author) {
+		return ErrNotValidator
+	}
+	if c.futureBy[m.Author] >= c.futureShare() {
+		return fmt.Errorf("%w: the author's share of the future-message buffer is full", ErrTooFarAhead)
 	}
 	for c.buffered >= c.cfg.FutureMessagesLimit {
 		var top uint64
@@ -316,12 +350,27 @@ func (c *Core) keepFuture(m *Message) error {
 		if top == 0 || top <= m.View.Sequence {
 			return ErrTooFarAhead // m is the one to drop
 		}
+		for _, o := range c.future[top] {
+			c.futureBy[o.Author]--
+			if c.futureBy[o.Author] == 0 {
+				delete(c.futureBy, o.Author)
+			}
+		}
 		c.buffered -= len(c.future[top])
 		delete(c.future, top)
 	}
 	c.future[m.View.Sequence] = append(c.future[m.View.Sequence], m)
+	c.futureBy[m.Author]++
 	c.buffered++
 	return nil
+}
+
+// futureShare is how many messages of later heights one author may have
+// kept: FutureMessagesLimit divided among the current validators,
+// rounded up.
+func (c *Core) futureShare() int {
+	n := max(1, len(c.height.Validators))
+	return (c.cfg.FutureMessagesLimit + n - 1) / n
 }
 
 func (c *Core) keepFutureRound(m *Message) error {

@@ -385,3 +385,88 @@ func TestFutureHeightReplayed(t *testing.T) {
 		t.Fatalf("old height: %v", err)
 	}
 }
+
+// relays returns the messages acts relay.
+func relays(acts []Action) []*Message {
+	var out []*Message
+	for _, a := range acts {
+		if r, ok := a.(Relay); ok {
+			out = append(out, r.Msg)
+		}
+	}
+	return out
+}
+
+// Only a message the core accepted at its height is relayed: one by an
+// outsider is rejected, one of a later height is kept without a relay and
+// relayed when its height starts and it passes there.
+func TestRelayOnlyAccepted(t *testing.T) {
+	tn := newTestNet(t, 4)
+	c := tn.cores[tn.vals[1]]
+	good := signed(&Message{Kind: KindRoundChange, View: View{1, 1}, Author: tn.vals[2]})
+	acts, err := c.Step(good)
+	if err != nil || len(relays(acts)) != 1 || relays(acts)[0] != good {
+		t.Fatalf("accepted message: %v, relays %d", err, len(relays(acts)))
+	}
+	if _, ok := acts[0].(Relay); !ok {
+		t.Fatal("the relay does not come first")
+	}
+	outsider := signed(&Message{Kind: KindRoundChange, View: View{1, 1}, Author: common.Address{0xaa}})
+	if acts, err := c.Step(outsider); !errors.Is(err, ErrNotValidator) || len(acts) != 0 {
+		t.Fatalf("outsider: %v, %d actions", err, len(acts))
+	}
+	ahead := signed(&Message{Kind: KindRoundChange, View: View{2, 1}, Author: tn.vals[3]})
+	if acts, err := c.Step(ahead); err != nil || len(relays(acts)) != 0 {
+		t.Fatalf("next height: %v, relays %d", err, len(relays(acts)))
+	}
+	if r := relays(c.NewHeight(tn.height(2))); len(r) != 1 || r[0] != ahead {
+		t.Fatalf("replayed at its height: %d relays", len(r))
+	}
+}
+
+// A message of a later height is kept only when its author is one of the
+// latest validators the core knows, and each author has its share of the
+// buffer (futuremessageslimit divided among the validators): one validator
+// filling it leaves room for the others.
+func TestFutureHeightAuthorBound(t *testing.T) {
+	tn := newTestNet(t, 4) // futuremessageslimit 5: a share of 2 each
+	c := tn.cores[tn.vals[0]]
+	if _, err := c.Step(signed(&Message{Kind: KindPrepare, View: View{2, 0}, Author: common.Address{0xaa}})); !errors.Is(err, ErrNotValidator) {
+		t.Fatalf("outsider's future message: %v", err)
+	}
+	if c.Buffered() != 0 {
+		t.Fatalf("outsider's message kept: buffered %d", c.Buffered())
+	}
+	flood := tn.vals[1]
+	for i := range 2 {
+		if _, err := c.Step(signed(&Message{Kind: KindPrepare, View: View{3, uint32(i)}, Author: flood})); err != nil {
+			t.Fatalf("message %d within the share: %v", i, err)
+		}
+	}
+	for i := 2; i < 50; i++ {
+		if _, err := c.Step(signed(&Message{Kind: KindPrepare, View: View{2 + uint64(i%5), uint32(i)}, Author: flood})); !errors.Is(err, ErrTooFarAhead) {
+			t.Fatalf("message %d beyond the share: %v", i, err)
+		}
+	}
+	if c.Buffered() != 2 {
+		t.Fatalf("buffered %d, want the flooder's share 2", c.Buffered())
+	}
+	// The others still get in, up to the limit, nearest heights first.
+	for i, v := range tn.vals[2:] {
+		if _, err := c.Step(signed(&Message{Kind: KindPrepare, View: View{2, 0}, Author: v})); err != nil {
+			t.Fatalf("validator %d: %v", i+2, err)
+		}
+	}
+	if c.Buffered() != 4 {
+		t.Fatalf("buffered %d, want 4", c.Buffered())
+	}
+	// A new height drops what is past, replays its own and recounts the
+	// shares.
+	c.NewHeight(tn.height(3))
+	if len(c.future) != 0 || len(c.futureBy) != 0 {
+		t.Fatalf("after height 3: heights %d, authors %d", len(c.future), len(c.futureBy))
+	}
+	if _, err := c.Step(signed(&Message{Kind: KindPrepare, View: View{4, 0}, Author: flood})); err != nil {
+		t.Fatalf("the flooder's share is free again: %v", err)
+	}
+}

@@ -209,6 +209,12 @@ type Action interface{ isAction() }
 // other validators.
 type Broadcast struct{ Msg *Message }
 
+// Relay asks the adapter to gossip Msg, a message from the network that
+// passed the core's checks (its author is a validator of its height), on
+// to the other peers. The adapter relays nothing else: a message the core
+// rejected or kept for a later height goes no further.
+type Relay struct{ Msg *Message }
+
 // BuildBlock asks the adapter to build a block for View on the current
 // head and hand it to Core.Proposed. Its timestamp must be at least
 // MinTime (parent time + block period).
@@ -252,6 +258,7 @@ type CommitBlock struct {
 }
 
 func (Broadcast) isAction()   {}
+func (Relay) isAction()       {}
 func (BuildBlock) isAction()  {}
 func (StartTimer) isAction()  {}
 func (CommitBlock) isAction() {}

@@ -8,6 +8,7 @@ import (
 	"math/big"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -77,7 +78,11 @@ type Engine struct {
 	proposals *bft.Proposals
 	nets      []*network // one per distinct sub-protocol, in segment order
 	inbox     chan driver.Inbound
-	metrics   map[string]driver.Metrics // by Format.Key (SetMetrics)
+	// gate is what the sub-protocols admit messages against (set by the
+	// driver on each head); bans are the peers they caught misbehaving.
+	gate    atomic.Pointer[Gate]
+	bans    *consensus.BanList
+	metrics map[string]driver.Metrics // by Format.Key (SetMetrics)
 
 	closeOnce sync.Once
 }
@@ -112,9 +117,10 @@ func New(segs []Segment, opts Options) (*Engine, error) {
 		queue = max(queue, s.Config.MessageQueueLimit)
 	}
 	e.inbox = make(chan driver.Inbound, max(1, int(queue)))
+	e.bans = consensus.NewBanList(e.clock, banDuration, maxBans)
 	for _, s := range segs {
 		if !slices.ContainsFunc(e.nets, func(n *network) bool { return n.format.ProtocolName() == s.Format.ProtocolName() }) {
-			e.nets = append(e.nets, newNetwork(s.Format, s.Config, e.inbox))
+			e.nets = append(e.nets, newNetwork(s.Format, s.Config, e.inbox, &e.gate, e.bans))
 		}
 	}
 	return e, nil

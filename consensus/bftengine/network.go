@@ -1,8 +1,13 @@
 package bftengine
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/lru"
@@ -20,34 +25,63 @@ import (
 // maxMessageSize bounds a consensus message (a proposal carries a block).
 const maxMessageSize = 16 << 20
 
+// Bans of peers that sent a forged consensus message or one by a
+// non-validator: long enough that reconnecting does not pay, short enough
+// that a node whose key was briefly misused (or a validator removed and
+// re-added) is not out for good. The list is bounded; a flood of fresh
+// identities evicts the bans that end first.
+const (
+	banDuration = 10 * time.Minute
+	maxBans     = 1024
+)
+
+// peerQueueShare is the part of the message queue (messagequeuelimit) one
+// peer's messages may hold at once, so that no peer can fill it and crowd
+// out the others: a quarter, and at least minPeerQueue.
+const (
+	peerQueueShare = 4
+	minPeerQueue   = 64
+)
+
 // network is one protocol's sub-protocol side of the engine: the devp2p
 // transport, the received-message cache that drops duplicates before their
 // signatures are checked (duplicatemessagelimit) and the gossiped-message
 // history that makes each message go out once (gossipedhistorylimit).
-// Decoded messages go to the engine's one queue (messagequeuelimit).
+// Admitted messages (see Admit) go to the engine's one queue
+// (messagequeuelimit), each peer holding at most its share of it.
 type network struct {
 	format    Format
 	transport *consensus.Transport
 	inbox     chan<- driver.Inbound
+	gate      *atomic.Pointer[Gate] // the engine's
 	received  *lru.Cache[common.Hash, struct{}]
 	gossiped  *lru.Cache[common.Hash, struct{}]
+
+	perPeer int // queued messages a peer may have at once
+	mu      sync.Mutex
+	queued  map[enode.ID]int
 }
 
-func newNetwork(f Format, cfg *config.IBFT2Config, inbox chan<- driver.Inbound) *network {
+func newNetwork(f Format, cfg *config.IBFT2Config, inbox chan<- driver.Inbound, gate *atomic.Pointer[Gate], bans *consensus.BanList) *network {
 	n := &network{
 		format:   f,
 		inbox:    inbox,
+		gate:     gate,
 		received: lru.NewCache[common.Hash, struct{}](max(1, int(cfg.DuplicateMessageLimit))),
 		gossiped: lru.NewCache[common.Hash, struct{}](max(1, int(cfg.GossipedHistoryLimit))),
+		perPeer:  max(minPeerQueue, cap(inbox)/peerQueueShare),
+		queued:   map[enode.ID]int{},
 	}
-	n.transport = consensus.NewTransport(f.ProtocolName(), f.ProtocolVersion(), f.ProtocolLength(), n.handle)
+	n.transport = consensus.NewTransport(f.ProtocolName(), f.ProtocolVersion(), f.ProtocolLength(), n.handle, bans)
 	return n
 }
 
-// handle decodes one message from a peer and queues it for the producer.
-// A malformed message disconnects the peer; a duplicate, a code the
-// protocol declares but does not use, or a message arriving while the
-// queue is full, is dropped.
+// handle admits one message from a peer (Admit) and queues it for the
+// producer. A malformed message disconnects the peer; a forged one, or
+// one by a non-validator of the current height, bans it too (the
+// transport's ban list). A duplicate, a code the protocol declares but
+// does not use, a message Admit drops, or one arriving while the queue or
+// the peer's share of it is full, is dropped.
 func (n *network) handle(from enode.ID, msg p2p.Msg) error {
 	if msg.Size > maxMessageSize {
 		return fmt.Errorf("%s message of %d bytes", n.format.Name(), msg.Size)
@@ -66,16 +100,49 @@ func (n *network) handle(from enode.ID, msg p2p.Msg) error {
 	if n.received.Contains(hash) || n.gossiped.Contains(hash) {
 		return nil
 	}
-	n.received.Add(hash, struct{}{})
-	m, err := n.format.DecodeMessage(msg.Code, data)
-	if err != nil {
-		return err
+	m, err := Admit(n.format, n.gate.Load(), msg.Code, data)
+	switch {
+	case errors.Is(err, ErrStaleMessage):
+		n.received.Add(hash, struct{}{}) // it stays stale: no copy needs decoding again
+		return nil
+	case errors.Is(err, ErrUnknownAhead), errors.Is(err, bft.ErrTooFarAhead):
+		// Not marked received: once the node reaches the height, a copy
+		// from another peer is admitted.
+		return nil
+	case err != nil:
+		return fmt.Errorf("%s message: %w", n.format.Name(), err)
+	}
+	if !n.take(from) {
+		return nil // not marked received: the same message may come from another peer
 	}
 	select {
-	case n.inbox <- driver.Inbound{From: from, Msg: m, Hash: hash}:
+	case n.inbox <- driver.Inbound{From: from, Msg: m, Hash: hash, Done: func() { n.release(from) }}:
+		n.received.Add(hash, struct{}{})
 	default: // the queue is full: Besu drops too (messagequeuelimit)
+		n.release(from)
 	}
 	return nil
+}
+
+// take counts one more queued message of peer id, unless it holds its
+// share of the queue already.
+func (n *network) take(id enode.ID) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.queued[id] >= n.perPeer {
+		return false
+	}
+	n.queued[id]++
+	return true
+}
+
+// release counts one queued message of peer id less.
+func (n *network) release(id enode.ID) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.queued[id]--; n.queued[id] <= 0 {
+		delete(n.queued, id)
+	}
 }
 
 // kind returns the message kind of code, if it is one of the four
@@ -110,6 +177,14 @@ func (n *network) gossip(m *bft.Message, hash common.Hash, except enode.ID) bool
 // router is the driver's Network: a message goes out on the sub-protocol
 // of the protocol that runs its height.
 type router struct{ e *Engine }
+
+// NewHeight sets the gate every sub-protocol admits messages through.
+func (r router) NewHeight(h bft.Height) {
+	vals := slices.Clone(h.Validators)
+	bft.SortValidators(vals)
+	r.e.gate.Store(&Gate{Sequence: h.Sequence, Validators: vals,
+		MaxDistance: r.e.cfg(h.Sequence).FutureMessagesMaxDistance})
+}
 
 func (r router) Gossip(m *bft.Message, hash common.Hash, except enode.ID) bool {
 	name := r.e.format(m.View.Sequence).ProtocolName()

@@ -49,6 +49,9 @@ type Inbound struct {
 	Msg  *bft.Message
 	// Hash identifies the message for gossip (keccak256 of its wire form).
 	Hash common.Hash
+	// Done, when set, is called once the message was handled (the
+	// network counts each peer's queued messages).
+	Done func()
 }
 
 // Network sends messages to the peers of the protocol's sub-protocol.
@@ -56,6 +59,10 @@ type Network interface {
 	// Gossip sends msg (hash identifies it) to every peer but except,
 	// unless it was gossiped already; it reports whether it sent.
 	Gossip(msg *bft.Message, hash common.Hash, except enode.ID) bool
+	// NewHeight tells the network the height the core runs now (on every
+	// new head, whether or not the node validates it), so that it checks
+	// the authors of what peers send before queueing it.
+	NewHeight(h bft.Height)
 }
 
 // Config configures Run.
@@ -116,6 +123,9 @@ func Run(ctx context.Context, host consensus.Host, cfg Config) error {
 				return err
 			}
 		case in := <-cfg.Inbox:
+			if in.Done != nil {
+				in.Done()
+			}
 			acts, err := r.core.Step(in.Msg)
 			if err != nil {
 				if !errors.Is(err, bft.ErrOldMessage) && !errors.Is(err, bft.ErrDuplicate) {
@@ -124,8 +134,11 @@ func Run(ctx context.Context, host consensus.Host, cfg Config) error {
 				}
 				continue
 			}
-			cfg.Network.Gossip(in.Msg, in.Hash, in.From)
+			// The core relays what it accepted (bft.Relay); the peer
+			// that sent it is not sent it back.
+			r.in = in
 			r.do(acts)
+			r.in = Inbound{}
 		case <-r.timerC(bft.BlockTimer):
 			r.blockTimer()
 		case <-r.timerC(bft.RoundTimer):
@@ -158,6 +171,8 @@ type runner struct {
 
 	m    Metrics  // no-ops where Config.Metrics left them out
 	seen bft.View // the view observe last recorded
+
+	in Inbound // the message being stepped, while its actions are done
 }
 
 // newHead starts the height after head (if it is new).
@@ -172,6 +187,7 @@ func (r *runner) newHead(head *types.Header) error {
 	r.head, r.headHash, r.period = head, r.cfg.Protocol.Hash(head), h.BlockPeriod
 	clear(r.cands)
 	r.prebuilt = nil
+	r.cfg.Network.NewHeight(h)
 	acts := r.core.NewHeight(h)
 	if !r.core.IsValidator() {
 		return &consensus.CannotSealError{Reason: consensus.ReasonNotAuthorised}
@@ -187,6 +203,12 @@ func (r *runner) do(acts []bft.Action) {
 		switch a := a.(type) {
 		case bft.Broadcast:
 			r.cfg.Network.Gossip(a.Msg, MessageHash(a.Msg), enode.ID{})
+		case bft.Relay:
+			if a.Msg == r.in.Msg {
+				r.cfg.Network.Gossip(a.Msg, r.in.Hash, r.in.From)
+			} else { // replayed from the core's buffer
+				r.cfg.Network.Gossip(a.Msg, MessageHash(a.Msg), enode.ID{})
+			}
 		case bft.StartTimer:
 			r.startTimer(a)
 		case bft.BuildBlock:

@@ -140,15 +140,24 @@ func (c *fakeCandidate) Insert(_ context.Context, sealed *types.Header) error {
 }
 
 type fakeNetwork struct {
-	mu   sync.Mutex
-	sent []*bft.Message
+	mu      sync.Mutex
+	sent    []*bft.Message
+	except  []enode.ID
+	heights []uint64
 }
 
-func (n *fakeNetwork) Gossip(m *bft.Message, _ common.Hash, _ enode.ID) bool {
+func (n *fakeNetwork) Gossip(m *bft.Message, _ common.Hash, except enode.ID) bool {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	n.sent = append(n.sent, m)
+	n.except = append(n.except, except)
 	return true
+}
+
+func (n *fakeNetwork) NewHeight(h bft.Height) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.heights = append(n.heights, h.Sequence)
 }
 
 func newFakeHost(start time.Time) *fakeHost {
@@ -223,5 +232,63 @@ func TestDriverNotValidator(t *testing.T) {
 	var cs *consensus.CannotSealError
 	if !errors.As(err, &cs) || cs.Reason != consensus.ReasonNotAuthorised {
 		t.Fatalf("Run returned %v", err)
+	}
+}
+
+// The driver relays only what the core accepted: a message of the current
+// height by a validator goes on (not back to its sender); one by an
+// outsider, and one of a later height (whose validators the core does not
+// know yet), go nowhere. The network is told the height first.
+func TestDriverRelaysOnlyAccepted(t *testing.T) {
+	self, v2, v3, v4 := common.Address{0x01}, common.Address{0x02}, common.Address{0x03}, common.Address{0x04}
+	host := newFakeHost(time.Unix(1000, 0))
+	net := &fakeNetwork{}
+	inbox := make(chan Inbound)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		done <- Run(ctx, host, Config{
+			Core:     bft.Config{Self: self, RequestTimeout: time.Second, BlockPeriod: 1, Rules: bft.QBFT},
+			Protocol: fakeProtocol{self: self, validators: []common.Address{self, v2, v3, v4}},
+			Network:  net,
+			Inbox:    inbox,
+		})
+	}()
+	msg := func(author common.Address, seq uint64) *bft.Message {
+		m := &bft.Message{Kind: bft.KindPrepare, View: bft.View{Sequence: seq}, Author: author, Digest: common.Hash{9}}
+		m.Wire = append(author.Bytes(), byte(seq))
+		return m
+	}
+	outsider, ahead, good := msg(common.Address{0xee}, 1), msg(v3, 2), msg(v2, 1)
+	released := 0
+	for i, m := range []*bft.Message{outsider, ahead, good} {
+		inbox <- Inbound{From: enode.ID{byte(i + 1)}, Msg: m, Hash: MessageHash(m), Done: func() { released++ }}
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		net.mu.Lock()
+		n := len(net.sent)
+		net.mu.Unlock()
+		if n > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the validator's prepare was not relayed")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	cancel()
+	<-done
+	net.mu.Lock()
+	defer net.mu.Unlock()
+	if len(net.sent) != 1 || net.sent[0] != good || net.except[0] != (enode.ID{3}) {
+		t.Fatalf("relayed %d messages (first %+v, except %x)", len(net.sent), net.sent[0], net.except[0])
+	}
+	if len(net.heights) == 0 || net.heights[0] != 1 {
+		t.Fatalf("heights told the network: %v", net.heights)
+	}
+	if released != 3 {
+		t.Fatalf("Done called %d times", released)
 	}
 }

@@ -26,7 +26,9 @@ var ErrMessageFormat = errors.New("invalid IBF/1 message")
 
 func formatErr(what string, err error) error {
 	if err != nil {
-		return fmt.Errorf("%w: %s: %v", ErrMessageFormat, what, err)
+		// Both wrapped: the network tells a bad signature
+		// (bft.ErrBadSignature) from other malformed messages.
+		return fmt.Errorf("%w: %s: %w", ErrMessageFormat, what, err)
 	}
 	return fmt.Errorf("%w: %s", ErrMessageFormat, what)
 }

@@ -35,7 +35,9 @@ var ErrMessageFormat = errors.New("invalid QBFT message")
 
 func msgErr(what string, err error) error {
 	if err != nil {
-		return fmt.Errorf("%w: %s: %v", ErrMessageFormat, what, err)
+		// Both wrapped: the network tells a bad signature
+		// (bft.ErrBadSignature) from other malformed messages.
+		return fmt.Errorf("%w: %s: %w", ErrMessageFormat, what, err)
 	}
 	return fmt.Errorf("%w: %s", ErrMessageFormat, what)
 }
