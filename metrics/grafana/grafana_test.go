@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"maps"
 	"math/big"
 	"os"
 	"path/filepath"
@@ -33,13 +34,8 @@ import (
 	"github.com/basaltchain/basalt/signer/keys"
 )
 
-// engines are the consensus engines a network runs, by the genesis config
-// key that selects them, each with the dashboard row that shows it.
-var engines = map[string]string{
-	"qbft":   "Consensus: QBFT (basalt)",
-	"ibft2":  "Consensus: IBFT 2.0 (basalt)",
-	"clique": "Consensus: Clique (basalt)",
-}
+// engines are the consensus engines with a row of their own.
+var engines = grafana.ConsensusRows
 
 // nodeMetrics builds a node of genesis g (p2p on, metrics on with every
 // default category) and returns the metric families it registers, its
@@ -167,47 +163,9 @@ type panel struct {
 	Panels []panel `json:"panels"`
 }
 
-var (
-	// Parts of a PromQL expression that are not metric names.
-	promStrings   = regexp.MustCompile(`"(?:[^"\\]|\\.)*"`)
-	promMatchers  = regexp.MustCompile(`\{[^}]*\}`)
-	promRanges    = regexp.MustCompile(`\[[^\]]*\]`)
-	promGrouping  = regexp.MustCompile(`\b(by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)`)
-	promFunctions = regexp.MustCompile(`\b[a-zA-Z_]+\s*\(`)
-	promIdents    = regexp.MustCompile(`[a-zA-Z_:][a-zA-Z0-9_:]*`)
-	promKeywords  = map[string]bool{"and": true, "or": true, "unless": true, "offset": true, "bool": true}
-)
-
-// metricNames returns the metric names an expression reads.
-func metricNames(expr string) []string {
-	e := promStrings.ReplaceAllString(expr, " ")
-	e = promMatchers.ReplaceAllString(e, " ")
-	e = promRanges.ReplaceAllString(e, " ")
-	e = promGrouping.ReplaceAllString(e, " ")
-	e = promFunctions.ReplaceAllString(e, " (")
-	var out []string
-	for _, id := range promIdents.FindAllString(e, -1) {
-		if !promKeywords[id] {
-			out = append(out, id)
-		}
-	}
-	return out
-}
-
-// family is the family a series name belongs to: a histogram's _bucket,
-// _count and _sum series are the histogram's.
+// family is grafana.Family over a map of exported families.
 func family(name string, exported map[string]string) (string, bool) {
-	if _, ok := exported[name]; ok {
-		return name, true
-	}
-	for _, suffix := range []string{"_bucket", "_count", "_sum"} {
-		if base, ok := strings.CutSuffix(name, suffix); ok {
-			if _, ok := exported[base]; ok {
-				return base, true
-			}
-		}
-	}
-	return "", false
+	return grafana.Family(name, func(f string) bool { _, ok := exported[f]; return ok })
 }
 
 func TestDashboard(t *testing.T) {
@@ -224,7 +182,7 @@ func TestDashboard(t *testing.T) {
 	ids := map[int]bool{}
 	var rows []string
 	for _, v := range d.Templating.List {
-		for _, name := range metricNames(strings.TrimSuffix(strings.TrimPrefix(v.Query.Query, "label_values("), ", instance)")) {
+		for _, name := range grafana.MetricNames(strings.TrimSuffix(strings.TrimPrefix(v.Query.Query, "label_values("), ", instance)")) {
 			if _, ok := family(name, exp); !ok {
 				t.Errorf("variable %s reads %s, which no program exports", v.Name, name)
 			}
@@ -258,7 +216,7 @@ func TestDashboard(t *testing.T) {
 		engine, consensus := engineOf[row]
 		engineRead := false
 		for _, tg := range p.Targets {
-			names := metricNames(tg.Expr)
+			names := grafana.MetricNames(tg.Expr)
 			if len(names) == 0 || tg.RefID == "" {
 				t.Errorf("panel %q: query %q names no metric", p.Title, tg.Expr)
 			}
@@ -318,7 +276,7 @@ func TestMetricNames(t *testing.T) {
 		`deriv(a_b[5m]) / deriv(c_d[5m])`:                                                                   {"a_b", "c_d"},
 		`x and on (instance) y`:                                                                             {"x", "y"},
 	} {
-		if got := metricNames(expr); !slices.Equal(got, want) {
+		if got := grafana.MetricNames(expr); !slices.Equal(got, want) {
 			t.Errorf("%s: %v, want %v", expr, got, want)
 		}
 	}
@@ -379,5 +337,26 @@ func TestScrapeInterval(t *testing.T) {
 	}
 	if found != 2 {
 		t.Errorf("%d Prometheus configurations in the READMEs, want the node README's and metrics/README.md's", found)
+	}
+}
+
+// TestQueries: the listing reaches into collapsed rows and names each
+// query's row.
+func TestQueries(t *testing.T) {
+	qs, err := grafana.Queries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]int{}
+	for _, q := range qs {
+		if q.Expr == "" || q.Panel == "" {
+			t.Fatalf("query %+v", q)
+		}
+		rows[q.Row]++
+	}
+	for _, row := range append([]string{"Node (basalt)", "Signer (basalt-signer)"}, slices.Collect(maps.Values(grafana.ConsensusRows))...) {
+		if rows[row] == 0 {
+			t.Errorf("no query in row %q (%v)", row, rows)
+		}
 	}
 }

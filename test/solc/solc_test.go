@@ -1,8 +1,10 @@
 // Package solc tests that a contract compiled by today's npm solc with its
 // default settings (the newest EVM version solc knows: PUSH0, MCOPY, ...)
 // deploys and runs, publicly and privately, on a network made by
-// `basalt network up` with its default rules, for every consensus engine;
-// and that `--milestone` really selects older rules.
+// `basalt network up` with its default rules, for every consensus engine
+// (whose running nodes also serve every metric the Grafana dashboard's
+// node row and engine row read); and that `--milestone` really selects
+// older rules.
 //
 // Greeter.sol is compiled by compile.mjs (`npm run compile`) with the solc
 // version pinned in package-lock.json; `npm ci` in this folder installs it
@@ -12,6 +14,7 @@ package solc
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -26,6 +29,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/vm"
 
 	"github.com/basaltchain/basalt/localnet"
+	"github.com/basaltchain/basalt/metrics/grafana"
 	"github.com/basaltchain/basalt/testsupport/proctest"
 	"github.com/basaltchain/basalt/testsupport/testnode"
 )
@@ -300,7 +304,52 @@ func TestSolcDefaultsOnNetworkUp(t *testing.T) {
 					t.Fatalf("%s private greet %q", url, got)
 				}
 			}
+
+			// The Grafana dashboard's node row and this engine's row read
+			// metrics this running node exports.
+			dashboardOnNode(t, m.Nodes[0].Metrics, consensus)
 		})
+	}
+}
+
+// dashboardOnNode checks that every metric the Grafana dashboard's node
+// row and the row of engine read is in the node's /metrics at url (after
+// traffic: labelled series appear once used).
+func dashboardOnNode(t *testing.T, url, engine string) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("GET %s: %d %v", url, resp.StatusCode, err)
+	}
+	families := map[string]bool{}
+	for _, line := range strings.Split(string(body), "\n") {
+		if f := strings.Fields(line); len(f) >= 3 && f[0] == "#" && f[1] == "TYPE" {
+			families[f[2]] = true
+		}
+	}
+	qs, err := grafana.Queries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	row, checked := grafana.ConsensusRows[engine], 0
+	for _, q := range qs {
+		if q.Row != "Node (basalt)" && q.Row != row {
+			continue
+		}
+		for _, name := range grafana.MetricNames(q.Expr) {
+			checked++
+			if _, ok := grafana.Family(name, func(f string) bool { return families[f] }); !ok {
+				t.Errorf("dashboard row %q, panel %q reads %s, which node1 (%s) does not export", q.Row, q.Panel, name, engine)
+			}
+		}
+	}
+	if checked == 0 {
+		t.Fatalf("no dashboard query for the node or %s", engine)
 	}
 }
 
