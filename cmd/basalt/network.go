@@ -65,7 +65,7 @@ basalt-signer are looked up next to basalt, then on PATH.`,
 	f.BoolVar(&s.Signer, "signer", false, "Run basalt-signer in front of node 1 with the first dev key")
 	f.IntVar(&s.BasePort, "base-port", 8545, "First port of the network (node 1's HTTP JSON-RPC)")
 	f.StringVar(&s.Milestone, "milestone", localnet.DefaultMilestone, "Newest protocol milestone (hard fork) the genesis activates, with every earlier one, from block 0: "+
-		strings.Join(localnet.Milestones, ", ")+"; an older one for networks that must interoperate with older clients (GoQuorum 24.4.1: berlin)")
+		strings.Join(localnet.Milestones, ", ")+"; an older one beside other clients (GoQuorum 24.4.1: berlin; Besu validators: at most shanghai, see the README)")
 	f.BoolVar(&detach, "detach", false, "Run the network in the background; stop it with basalt network down")
 	f.BoolVar(&verbose, "verbose", false, "Stream every process's log, each line prefixed with its name")
 
