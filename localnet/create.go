@@ -40,6 +40,9 @@ func create(dir string, s Settings) (m *Manifest, err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
+	if s.Milestone == "" {
+		s.Milestone = DefaultMilestone
+	}
 	m = &Manifest{Kind: manifestKind, Settings: s, ChainID: ChainID, Genesis: "config/genesis.json",
 		DevAddress: strings.ToLower(config.DevAccounts[0].Address.Hex()), DevKey: "0x" + config.DevAccounts[0].PrivateKey}
 	alloc := map[string]any{}
@@ -101,7 +104,8 @@ func create(dir string, s Settings) (m *Manifest, err error) {
 }
 
 // operatorConfig is the `operator generate-blockchain-config` input of s:
-// one-second blocks, London rules with Besu's zeroBaseFee (gas is free, as
+// one-second blocks, the rules of s.Milestone and every earlier milestone
+// from genesis, from London with Besu's zeroBaseFee (gas is free, as
 // private transactions and their markers, priced 0, need, however full the
 // blocks), the dev accounts (and alloc) funded.
 func operatorConfig(s Settings, alloc map[string]any) []byte {
@@ -114,18 +118,23 @@ func operatorConfig(s Settings, alloc map[string]any) []byte {
 	default:
 		engine["requesttimeoutseconds"] = 2
 	}
+	config := map[string]any{"chainId": ChainID, s.Consensus: engine}
+	genesis := map[string]any{
+		"config":     config,
+		"nonce":      "0x0",
+		"timestamp":  "0x0",
+		"gasLimit":   "0x2FAF0800",
+		"difficulty": "0x1",
+		"mixHash":    mix,
+		"coinbase":   "0x0000000000000000000000000000000000000000",
+		"alloc":      alloc,
+	}
+	if forkKeys(s.Milestone, config, alloc) {
+		config["zeroBaseFee"] = true
+		genesis["baseFeePerGas"] = "0x0"
+	}
 	cfg := map[string]any{
-		"genesis": map[string]any{
-			"config":        map[string]any{"chainId": ChainID, "londonBlock": 0, "zeroBaseFee": true, s.Consensus: engine},
-			"baseFeePerGas": "0x0",
-			"nonce":         "0x0",
-			"timestamp":     "0x0",
-			"gasLimit":      "0x2FAF0800",
-			"difficulty":    "0x1",
-			"mixHash":       mix,
-			"coinbase":      "0x0000000000000000000000000000000000000000",
-			"alloc":         alloc,
-		},
+		"genesis":    genesis,
 		"blockchain": map[string]any{"nodes": map[string]any{"generate": true, "count": s.Validators}},
 	}
 	data, _ := json.Marshal(cfg) // maps of strings and numbers always marshal

@@ -2,6 +2,7 @@ package localnet
 
 import (
 	"encoding/json"
+	"math/big"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,7 +10,9 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/params"
 
+	"github.com/basaltchain/basalt/config"
 	"github.com/basaltchain/basalt/consensus/qbft"
 )
 
@@ -61,6 +64,7 @@ func TestCreate(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "net")
 	s := Settings{Validators: 2, Consensus: "qbft", Privacy: true, Signer: true, BasePort: 20000}
 	m, err := create(dir, s)
+	s.Milestone = DefaultMilestone // what create records
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +97,7 @@ func TestCreate(t *testing.T) {
 			}
 		}
 	}
-	if len(g.Alloc) != 3+2 { // dev accounts and the marker keys
+	if len(g.Alloc) != 3+2+4 { // dev accounts, the marker keys, Prague's system contracts
 		t.Fatalf("alloc %v", g.Alloc)
 	}
 	foreign := t.TempDir()
@@ -121,5 +125,75 @@ func TestCreateUndo(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Fatalf("a failed create left %v", entries)
+	}
+}
+
+// TestMilestones: each --milestone's genesis activates that milestone and
+// every earlier one from the first block, no later one, and holds the
+// system contracts its forks call; a network records its milestone, old
+// manifests (none recorded) read as London, which they ran.
+func TestMilestones(t *testing.T) {
+	for i, ms := range Milestones {
+		dir := filepath.Join(t.TempDir(), "net")
+		m, err := create(dir, Settings{Validators: 1, Consensus: "qbft", BasePort: 20000, Milestone: ms})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if back, err := ReadManifest(dir); err != nil || back.Milestone != ms {
+			t.Fatalf("%s: manifest milestone %+v %v", ms, back, err)
+		}
+		g, err := config.LoadGenesisFile(filepath.Join(dir, m.Genesis))
+		if err != nil {
+			t.Fatalf("%s: %v", ms, err)
+		}
+		c, one := g.ChainConfig(), big.NewInt(1)
+		active := map[string]bool{
+			"berlin":   c.IsBerlin(one),
+			"london":   c.IsLondon(one),
+			"shanghai": c.IsShanghai(one, 1),
+			"cancun":   c.IsCancun(one, 1),
+			"prague":   c.IsPrague(one, 1),
+			"osaka":    c.IsOsaka(one, 1),
+		}
+		for j, other := range Milestones {
+			if active[other] != (j <= i) {
+				t.Errorf("--milestone %s: %s active %v", ms, other, active[other])
+			}
+		}
+		if c.IsAmsterdam(one, 1) {
+			t.Errorf("--milestone %s: Amsterdam active", ms)
+		}
+		if (g.Core.BaseFee != nil) != active["london"] || (active["london"] && g.Core.BaseFee.Sign() != 0) {
+			t.Errorf("--milestone %s: genesis base fee %v", ms, g.Core.BaseFee)
+		}
+		for addr, fork := range map[common.Address]string{
+			params.BeaconRootsAddress:        "cancun",
+			params.HistoryStorageAddress:     "prague",
+			params.WithdrawalQueueAddress:    "prague",
+			params.ConsolidationQueueAddress: "prague",
+		} {
+			if has := len(g.Core.Alloc[addr].Code) > 0; has != active[fork] {
+				t.Errorf("--milestone %s: system contract %s in alloc %v", ms, addr, has)
+			}
+		}
+	}
+	dir := filepath.Join(t.TempDir(), "net")
+	if _, err := create(dir, Settings{Validators: 1, Consensus: "clique", BasePort: 20000}); err != nil {
+		t.Fatal(err)
+	}
+	if m, _ := ReadManifest(dir); m.Milestone != DefaultMilestone {
+		t.Fatalf("default milestone %q", m.Milestone)
+	}
+	data, _ := os.ReadFile(filepath.Join(dir, ManifestFile))
+	os.WriteFile(filepath.Join(dir, ManifestFile), []byte(strings.Replace(string(data), `"milestone": "osaka"`, `"x": 1`, 1)), 0o644)
+	if m, _ := ReadManifest(dir); m.Milestone != "london" {
+		t.Fatalf("an old manifest's milestone %q", m.Milestone)
+	}
+	err := sameSettings(dir, Settings{Milestone: "london"}, Settings{Milestone: "osaka"}, func(opt string) bool { return opt == "milestone" })
+	if err == nil || !strings.Contains(err.Error(), "--milestone london, not osaka") {
+		t.Fatalf("resuming with another milestone: %v", err)
+	}
+	if err := (Settings{Validators: 4, Consensus: "qbft", BasePort: 8545, Milestone: "paris"}).Check(); err == nil || !strings.Contains(err.Error(), "--milestone must be one of berlin, london") {
+		t.Fatalf("unknown milestone: %v", err)
 	}
 }

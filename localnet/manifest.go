@@ -66,6 +66,9 @@ func ReadManifest(dir string) (*Manifest, error) {
 	if err := json.Unmarshal(data, &m); err != nil || m.Kind != manifestKind {
 		return nil, fmt.Errorf("%s is not a basalt network manifest", filepath.Join(dir, ManifestFile))
 	}
+	if m.Milestone == "" {
+		m.Milestone = legacyMilestone
+	}
 	return &m, nil
 }
 

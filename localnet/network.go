@@ -109,6 +109,7 @@ func sameSettings(dir string, have, want Settings, changed func(string) bool) er
 		diff("privacy", have.Privacy, want.Privacy),
 		diff("signer", have.Signer, want.Signer),
 		diff("base-port", have.BasePort, want.BasePort),
+		diff("milestone", have.Milestone, want.Milestone),
 	)
 }
 

@@ -25,6 +25,9 @@ type Settings struct {
 	Privacy    bool   `json:"privacy"`
 	Signer     bool   `json:"signer"`
 	BasePort   int    `json:"basePort"`
+	// Milestone is the newest protocol milestone the genesis activates
+	// (one of Milestones; "" is DefaultMilestone).
+	Milestone string `json:"milestone,omitempty"`
 }
 
 // Check reports the first invalid setting.
@@ -34,6 +37,11 @@ func (s Settings) Check() error {
 	}
 	if !slices.Contains(Consensus, s.Consensus) {
 		return fmt.Errorf("--consensus must be one of %v, got %q", Consensus, s.Consensus)
+	}
+	if s.Milestone != "" {
+		if err := checkMilestone(s.Milestone); err != nil {
+			return err
+		}
 	}
 	if last := s.BasePort + s.Validators*portStride - 1; s.BasePort < 1024 || last > 65535 {
 		return fmt.Errorf("--base-port %d: the network's ports %d-%d must lie within 1024-65535", s.BasePort, s.BasePort, last)

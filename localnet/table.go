@@ -30,7 +30,7 @@ func WriteEndpoints(w io.Writer, m *Manifest) {
 		fmt.Fprintln(tw)
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "\nchain ID %d; funded dev account %s (key %s)\n", m.ChainID, m.DevAddress, m.DevKey)
+	fmt.Fprintf(w, "\nchain ID %d, %s rules; funded dev account %s (key %s)\n", m.ChainID, m.Milestone, m.DevAddress, m.DevKey)
 	url := m.Nodes[0].HTTP
 	if m.SignerURL != "" {
 		fmt.Fprintf(w, "signer (node1, holds %s): %s\n", m.DevAddress, m.SignerURL)

@@ -65,6 +65,11 @@ func newP2P(n *Node) (*p2p.Service, error) {
 	if cfg.NATMethod == "UPNP" || cfg.NATMethod == "UPNPP2PONLY" {
 		natm = nat.UPnP()
 	}
+	if !cfg.DiscoveryEnabled && len(cfg.Bootnodes) > 0 {
+		// Bootnodes only seed discovery: say so rather than leave an
+		// operator wondering why the node finds no peers (Besu's warning).
+		n.log.Warn("Discovery disabled: bootnodes will be ignored.", "bootnodes", len(cfg.Bootnodes))
+	}
 	var bootnodes []*enode.Node
 	for _, u := range cfg.Bootnodes {
 		b, err := enodeurl.Parse(u) // validated by config.Load already

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -30,8 +31,10 @@ basalt-signer in front of node 1 holding the first dev key) as child processes o
 loopback ports from --base-port (10 per validator: HTTP, WS, GraphQL, metrics, p2p,
 privacy node API, privacy client API, signer). A new --dir gets keys and genesis from
 the code of operator generate-blockchain-config; a --dir holding a network resumes it
-with its own settings. Ready once the first block is produced; Ctrl-C stops every
-process. basalt-privacy and basalt-signer are looked up next to basalt, then on PATH.`,
+with its own settings. The genesis activates --milestone (default osaka: PUSH0, MCOPY
+and every fork go-ethereum executes) and every earlier milestone from block 0. Ready
+once the first block is produced; Ctrl-C stops every process. basalt-privacy and
+basalt-signer are looked up next to basalt, then on PATH.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts := localnet.Options{Out: cmd.OutOrStdout(), Changed: func(name string) bool { return cmd.Flags().Changed(name) }}
@@ -61,6 +64,8 @@ process. basalt-privacy and basalt-signer are looked up next to basalt, then on 
 	f.BoolVar(&s.Privacy, "privacy", false, "Run a basalt-privacy manager per node and enable the EEA and PRIV methods")
 	f.BoolVar(&s.Signer, "signer", false, "Run basalt-signer in front of node 1 with the first dev key")
 	f.IntVar(&s.BasePort, "base-port", 8545, "First port of the network (node 1's HTTP JSON-RPC)")
+	f.StringVar(&s.Milestone, "milestone", localnet.DefaultMilestone, "Newest protocol milestone (hard fork) the genesis activates, with every earlier one, from block 0: "+
+		strings.Join(localnet.Milestones, ", ")+"; an older one beside other clients (GoQuorum 24.4.1: berlin; Besu validators: at most shanghai, see the README)")
 	f.BoolVar(&detach, "detach", false, "Run the network in the background; stop it with basalt network down")
 	f.BoolVar(&verbose, "verbose", false, "Stream every process's log, each line prefixed with its name")
 

@@ -106,14 +106,17 @@ type Engine struct {
 	mu      sync.Mutex
 	plans   map[common.Hash]time.Time // out-of-turn seal time per parent
 	votePos int                       // rotates through the valid proposals
+
+	metrics engineMetrics // set once by SetMetrics, before any other call
 }
 
 var (
-	_ consensus.Engine      = (*Engine)(nil)
-	_ consensus.Scheduler   = (*Engine)(nil)
-	_ consensus.APIProvider = (*Engine)(nil)
-	_ consensus.KeySealer   = (*Engine)(nil)
-	_ consensus.ForkChooser = (*Engine)(nil)
+	_ consensus.Engine       = (*Engine)(nil)
+	_ consensus.Scheduler    = (*Engine)(nil)
+	_ consensus.APIProvider  = (*Engine)(nil)
+	_ consensus.KeySealer    = (*Engine)(nil)
+	_ consensus.ForkChooser  = (*Engine)(nil)
+	_ consensus.Instrumented = (*Engine)(nil)
 )
 
 // Errors of header verification.
@@ -226,6 +229,7 @@ func (e *Engine) VerifyHeader(chain consensus.ChainReader, header, parent *types
 	if err := verifySigner(e.cfg, snap, header, ex, signer); err != nil {
 		return err
 	}
+	e.metrics.observeSigners(snap)
 	// The state after header is needed next (to verify its child, or to
 	// seal on it): derive it now, while the parent's is at hand, rather
 	// than walk back to it later. Keyed by hash, it is harmless should the
@@ -288,6 +292,7 @@ func (e *Engine) Prepare(chain consensus.ChainReader, header, parent *types.Head
 	if err != nil {
 		return err
 	}
+	e.metrics.observeSigners(snap)
 	number := header.Number.Uint64()
 	header.Time = max(header.Time, parent.Time+e.cfg.Period)
 	header.MixDigest = common.Hash{}
@@ -330,7 +335,11 @@ func (e *Engine) Seal(ctx context.Context, header *types.Header) (*types.Header,
 			return nil, err
 		}
 	}
-	return SignHeader(header, e.key)
+	sealed, err := SignHeader(header, e.key)
+	if err == nil {
+		e.metrics.observeSealed(sealed)
+	}
+	return sealed, err
 }
 
 // cannotSeal turns a signer-rule error into the production loop's
