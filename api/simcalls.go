@@ -23,7 +23,7 @@ import (
 // message turns call a into the message the block runs and the unsigned
 // transaction standing for it. A call without gas gets what the block has
 // left; one asking for more is -38015. Every call's gas is also bounded by
-// what is left of the request's budget.
+// --rpc-gas-cap when set and by what is left of the request's budget.
 func (s *multiSim) message(a *CallArgs, h *types.Header, gasLeft uint64) (*core.Message, *types.Transaction, error) {
 	from := a.sender()
 	nonce := s.st.GetNonce(from)
@@ -36,6 +36,12 @@ func (s *multiSim) message(a *CallArgs, h *types.Header, gasLeft uint64) (*core.
 		if gas > gasLeft {
 			return nil, nil, simErr(CodeSimBlockGasLimit, "block gas limit reached: remaining: %d, required: %d", gasLeft, gas)
 		}
+	}
+	// The block's gas limit bounds each call (the documented default of
+	// --rpc-gas-cap); a non-zero --rpc-gas-cap bounds it too, like an
+	// eth_call's.
+	if s.b.GasCap > 0 {
+		gas = min(gas, s.b.GasCap)
 	}
 	gas = min(gas, s.budget)
 	if a.GasPrice != nil && (a.MaxFeePerGas != nil || a.MaxPriorityFeePerGas != nil) {
