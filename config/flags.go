@@ -404,7 +404,7 @@ func nodeOptions() []option {
 				c.API.SimulateMaxBlocks = uint64(n)
 				return err
 			}},
-		{name: "rpc-simulate-gas-cap", typ: "gas", def: "500000000",
+		{name: "rpc-simulate-gas-cap", typ: "gas", def: "50000000",
 			usage: "Most gas the calls of one eth_simulateV1 request may use together (a call's gas is lowered to what is left)",
 			apply: func(c *Config, v string) error {
 				n, err := parseInt64(v, 1, math.MaxInt64)

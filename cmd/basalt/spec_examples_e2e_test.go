@@ -69,8 +69,8 @@ func TestSpecExamples(t *testing.T) {
 	if err != nil {
 		t.Fatalf("blocks import: %v\n%s", err, out)
 	}
-	// The examples were made with go-ethereum's default --rpc.gascap.
-	n := testnode.Start(t, data, genesis, "--p2p-enabled=false", "--rpc-http-api=ETH,NET,WEB3,DEBUG,TXPOOL", "--rpc-simulate-gas-cap=50000000")
+	// Default options, as hive's rpc-compat starts a client.
+	n := testnode.Start(t, data, genesis, "--p2p-enabled=false", "--rpc-http-api=ETH,NET,WEB3,DEBUG,TXPOOL")
 	methods, _ := os.ReadDir(dir)
 	var files []string
 	for _, m := range methods {
