@@ -93,8 +93,10 @@ type Backend struct {
 	// GasPriceOracle tunes eth_gasPrice and eth_maxPriorityFeePerGas
 	// (--api-gas-price-*); nil means Besu's defaults.
 	GasPriceOracle *GasPriceOracle
-	// GasCap (--rpc-gas-cap) bounds the gas of eth_call, eth_estimateGas
-	// and eth_createAccessList; 0 means the block's gas limit.
+	// GasCap (--rpc-gas-cap) bounds the gas of eth_call, eth_estimateGas,
+	// eth_createAccessList, debug_traceCall, priv_call, GraphQL's call and
+	// estimateGas and each call of eth_simulateV1; 0 means the block's gas
+	// limit (for eth_simulateV1, the simulated block's).
 	GasCap uint64
 	// EstimateTolerance (--estimate-gas-tolerance-ratio) ends
 	// eth_estimateGas's search; 0 means Besu's 0.015.

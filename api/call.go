@@ -96,21 +96,26 @@ func (b *Backend) estimateTolerance() float64 {
 }
 
 // callGas is the gas a simulation of a call in the block of header runs
-// with: the call's gas, or else the block's (see defaultCallGas), and at
-// most --rpc-gas-cap, which also stands in for a missing gas (Besu's
-// TransactionSimulator.calculateSimulationGasCap).
+// with: the call's gas, or else the block's (see defaultCallGas), and never
+// more than --rpc-gas-cap, which also stands in for a missing gas (Besu's
+// TransactionSimulator.calculateSimulationGasCap). The option's default, 0,
+// caps at the block's gas as its documentation says: without a cap one
+// request naming a huge gas could loop for the whole JSON-RPC timeout.
 func (b *Backend) callGas(header *types.Header, given *Uint64Param) uint64 {
-	gas := defaultCallGas(b.Chain.Config(), header)
+	limit := b.callGasCap(header)
+	if given == nil {
+		return limit
+	}
+	return min(uint64(*given), limit)
+}
+
+// callGasCap is the most gas one call in the block of header may use:
+// --rpc-gas-cap, or when it is 0 the block's gas (defaultCallGas).
+func (b *Backend) callGasCap(header *types.Header) uint64 {
 	if b.GasCap > 0 {
-		gas = b.GasCap
+		return b.GasCap
 	}
-	if given != nil {
-		gas = uint64(*given)
-	}
-	if b.GasCap > 0 && gas > b.GasCap {
-		gas = b.GasCap
-	}
-	return gas
+	return defaultCallGas(b.Chain.Config(), header)
 }
 
 // estimation prepares an eth_estimateGas or eth_createAccessList run.

@@ -366,10 +366,10 @@ func (p *Priv) Call(ctx context.Context, group string, args PrivCallArgs, block 
 	case args.Data != nil:
 		data = *args.Data
 	}
-	var gas uint64
-	if args.Gas != nil {
-		gas = uint64(*args.Gas)
-	}
+	// The gas is eth_call's (the block's gas limit unless given, and at
+	// most --rpc-gas-cap or the block's), so that a looping contract
+	// cannot run for the whole JSON-RPC timeout.
+	gas := p.b.callGas(header, (*Uint64Param)(args.Gas))
 	out, err := p.s.Call(g, header, hash, public, from, *args.To, data, gas)
 	if err != nil {
 		if errors.Is(err, vm.ErrExecutionReverted) {

@@ -62,7 +62,7 @@ func TestDefaults(t *testing.T) {
 		ClientID:           cfg.ClientID,
 		SyncMode:           "FULL",
 		API: APIConfig{GasPriceBlocks: 100, GasPricePercentile: 50, GasPriceMax: big.NewInt(500_000_000_000), EstimateGasToleranceRatio: 0.015,
-			SimulateMaxBlocks: 256, SimulateGasCap: 500_000_000},
+			SimulateMaxBlocks: 256, SimulateGasCap: 50_000_000},
 		MinGasPrice: cfg.MinGasPrice,
 		TxPool: TxPoolConfig{MaxSize: 27000, RetentionHours: 13, Implementation: "LAYERED", PriceBump: 10, MaxFutureBySender: 200,
 			LimitByAccountPercentage: 0.001, MaxFutureNonceGap: 200, TxFeeCap: big.NewInt(params.Ether),

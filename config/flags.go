@@ -391,7 +391,7 @@ func nodeOptions() []option {
 				return err
 			}},
 		{name: "rpc-gas-cap", typ: "gas", def: "0",
-			usage: "Most gas eth_call, eth_estimateGas and eth_createAccessList may use (a higher gas is lowered to it); 0 for the block's gas limit",
+			usage: "Most gas eth_call, eth_estimateGas, eth_createAccessList, debug_traceCall, priv_call and each eth_simulateV1 call may use (a higher gas is lowered to it); 0 for the block's gas limit",
 			apply: func(c *Config, v string) error {
 				n, err := parseInt64(v, 0, math.MaxInt64)
 				c.API.GasCap = uint64(n)
@@ -404,7 +404,7 @@ func nodeOptions() []option {
 				c.API.SimulateMaxBlocks = uint64(n)
 				return err
 			}},
-		{name: "rpc-simulate-gas-cap", typ: "gas", def: "500000000",
+		{name: "rpc-simulate-gas-cap", typ: "gas", def: "50000000",
 			usage: "Most gas the calls of one eth_simulateV1 request may use together (a call's gas is lowered to what is left)",
 			apply: func(c *Config, v string) error {
 				n, err := parseInt64(v, 1, math.MaxInt64)
