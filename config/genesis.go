@@ -47,6 +47,11 @@ type Genesis struct {
 	// stays zero (Besu's option for free-gas private networks).
 	ZeroBaseFee bool
 
+	// FixedBaseFee is config.fixedBaseFee, read only to name it in the
+	// privacy start-up check: Basalt does not implement Besu's fixed base
+	// fee market, its London blocks follow EIP-1559.
+	FixedBaseFee bool
+
 	// Clique is config.clique, nil when absent.
 	Clique *CliqueConfig
 

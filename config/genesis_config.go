@@ -162,6 +162,11 @@ func (g *Genesis) parseConfig(o object) error {
 			return err
 		}
 	}
+	if v, ok := o.get("fixedBaseFee"); ok {
+		if g.FixedBaseFee, err = parseBool("config.fixedBaseFee", v); err != nil {
+			return err
+		}
+	}
 	if err := g.parseEngines(o); err != nil {
 		return err
 	}

@@ -145,11 +145,34 @@ func bigOf(n int64) *big.Int { return big.NewInt(n) }
 
 // FreeGasError is Besu's refusal to start a node that would sign privacy
 // marker transactions with fresh, unfunded keys on a network where gas has
-// a price; nil when the options are fine.
+// a price; nil when the options are fine. Gas has a price when
+// --min-gas-price is above 0 (Besu's rule) or when the chain's fee market
+// charges a base fee: London (EIP-1559) is scheduled and the genesis does
+// not set config.zeroBaseFee. Such a marker, at the private transaction's
+// gas price (0 from a signer), would be acknowledged and then wait in the
+// pool forever. Basalt does not implement Besu's config.fixedBaseFee (its
+// London blocks follow EIP-1559), so that key does not make a chain free.
 func (c *Config) FreeGasError() error {
 	p := c.Privacy
-	if p.Enabled && p.MarkerSigningKeyFile == "" && c.MinGasPrice != nil && c.MinGasPrice.Sign() > 0 {
-		return fmt.Errorf("Not a free gas network. --privacy-marker-transaction-signing-key-file must be specified and must be a funded account. Private transactions cannot be signed by random (non-funded) accounts in paid gas networks (--min-gas-price is %s)", c.MinGasPrice)
+	if !p.Enabled || p.MarkerSigningKeyFile != "" {
+		return nil
 	}
-	return nil
+	const besu = "Not a free gas network. --privacy-marker-transaction-signing-key-file must be specified and must be a funded account. Private transactions cannot be signed by random (non-funded) accounts in paid gas networks"
+	if c.MinGasPrice != nil && c.MinGasPrice.Sign() > 0 {
+		return fmt.Errorf("%s (--min-gas-price is %s)", besu, c.MinGasPrice)
+	}
+	g := c.Genesis
+	if g == nil || g.Core == nil || g.Core.Config == nil || g.Core.Config.LondonBlock == nil || g.ZeroBaseFee {
+		return nil
+	}
+	source := "the genesis file"
+	if c.Network != "" {
+		source = "--network=" + c.Network
+	}
+	fixed := ""
+	if g.FixedBaseFee {
+		fixed = "; Basalt does not implement config.fixedBaseFee"
+	}
+	return fmt.Errorf("%s (%s activates London at block %s: every block has an EIP-1559 base fee, so a marker signed by a fresh key at the private transaction's gas price would never be mined%s; for a free gas network set config.zeroBaseFee in the genesis and --min-gas-price=0)",
+		besu, source, g.Core.Config.LondonBlock, fixed)
 }

@@ -267,6 +267,7 @@ func newNode(cfg *config.Config, log *slog.Logger, newEngine engineFactory, opts
 	n.backend = newBackend(n)
 	if cfg.Privacy.Enabled {
 		if n.backend.Privacy, err = n.newPrivacy(); err != nil {
+			n.txStore.abort()
 			n.pool.Close()
 			n.closeStorage()
 			return nil, err

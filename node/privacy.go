@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/ethereum/go-ethereum/crypto"
 
@@ -93,8 +94,13 @@ func (n *Node) newPrivacy() (*privacy.Service, error) {
 			return nil, fmt.Errorf("--privacy-marker-transaction-signing-key-file: %w", err)
 		}
 	}
-	s := privacy.New(pc, n.chain, n.pool, client, n.log)
+	s := privacy.New(pc, n.chain, n.markerPool(), client, n.log)
 	n.chain.SetBlockHook(s.Processor())
+	// Markers the journal or the save file brought back still hold their
+	// senders' private nonces.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	s.Recover(ctx, n.txStore.localTxs())
+	cancel()
 	n.log.Info("Privacy enabled", "manager", cfg.URL, "precompile", cfg.PrecompiledAddress.Hex(), "multiTenancy", cfg.MultiTenancy)
 	return s, nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/basaltchain/basalt/api"
 	"github.com/basaltchain/basalt/config"
+	"github.com/basaltchain/basalt/privacy"
 	"github.com/basaltchain/basalt/rpc"
 	"github.com/basaltchain/basalt/txjournal"
 	"github.com/basaltchain/basalt/txpool"
@@ -188,25 +189,58 @@ func (p journaledPool) AddLocal(tx *types.Transaction) error {
 // they are on disk, and an element whose record fails gets the error and
 // leaves the pool.
 func (p journaledPool) AddLocalContext(ctx context.Context, tx *types.Transaction) error {
-	if err := p.Pool.AddLocal(tx); err != nil {
-		return err
-	}
-	seq, err := p.journal.Enqueue(tx)
+	durable, err := p.AddLocalDeferred(tx)
 	if err != nil {
-		p.Pool.Remove(tx.Hash())
-		return fmt.Errorf("journal transaction: %w", err)
-	}
-	durable := func() error { // written, and with FSYNC fsynced
-		if err := p.journal.Wait(seq); err != nil {
-			p.Pool.Remove(tx.Hash())
-			return fmt.Errorf("journal transaction: %w", err)
-		}
-		return nil
+		return err
 	}
 	if rpc.DeferUntilReply(ctx, durable) {
 		return nil
 	}
 	return durable()
+}
+
+// AddLocalDeferred pools tx and queues its journal record, and returns the
+// wait for the record (written, and with FSYNC fsynced); if the record
+// fails, the wait takes tx out of the pool again and returns the error.
+// The privacy service pools its markers with it: it queues records in
+// marker order under its locks and waits outside them.
+func (p journaledPool) AddLocalDeferred(tx *types.Transaction) (func() error, error) {
+	if err := p.Pool.AddLocal(tx); err != nil {
+		return nil, err
+	}
+	seq, err := p.journal.Enqueue(tx)
+	if err != nil {
+		p.Pool.Remove(tx.Hash())
+		return nil, fmt.Errorf("journal transaction: %w", err)
+	}
+	return func() error {
+		if err := p.journal.Wait(seq); err != nil {
+			p.Pool.Remove(tx.Hash())
+			return fmt.Errorf("journal transaction: %w", err)
+		}
+		return nil
+	}, nil
+}
+
+// unjournaledPool is the pool without a journal, for the privacy service.
+type unjournaledPool struct{ *txpool.Pool }
+
+// AddLocalDeferred pools tx; there is nothing to wait for.
+func (p unjournaledPool) AddLocalDeferred(tx *types.Transaction) (func() error, error) {
+	if err := p.Pool.AddLocal(tx); err != nil {
+		return nil, err
+	}
+	return func() error { return nil }, nil
+}
+
+// markerPool is the pool the privacy service submits its markers to: the
+// journaled one when the journal is on, as for eth_sendRawTransaction, so
+// that an acknowledged private transaction survives a crash.
+func (n *Node) markerPool() privacy.Pool {
+	if n.txStore == nil || n.txStore.journal == nil {
+		return unjournaledPool{n.pool}
+	}
+	return journaledPool{n.pool, n.txStore.journal}
 }
 
 // frontPool is the pool the front ends submit to.

@@ -11,23 +11,46 @@ import (
 	"github.com/basaltchain/basalt/privacy/privtx"
 )
 
+// fakePool is a pool that takes every transaction; a transaction leaves
+// it by drop.
 type fakePool struct {
 	txs    []*types.Transaction
 	nonces map[common.Address]uint64
+	gone   map[common.Hash]bool
 }
 
-func (p *fakePool) AddLocal(tx *types.Transaction) error {
+func (p *fakePool) AddLocalDeferred(tx *types.Transaction) (func() error, error) {
 	from, _ := types.Sender(types.HomesteadSigner{}, tx)
 	p.txs = append(p.txs, tx)
 	p.nonces[from] = tx.Nonce() + 1
-	return nil
+	return func() error { return nil }, nil
 }
 
 func (p *fakePool) PendingNonce(a common.Address) uint64 { return p.nonces[a] }
 
+func (p *fakePool) Has(h common.Hash) bool {
+	for _, tx := range p.txs {
+		if tx.Hash() == h {
+			return !p.gone[h]
+		}
+	}
+	return false
+}
+
+// drop takes tx out of the pool, as eviction does.
+func (p *fakePool) drop(tx *types.Transaction) {
+	if p.gone == nil {
+		p.gone = map[common.Hash]bool{}
+	}
+	p.gone[tx.Hash()] = true
+	from, _ := types.Sender(types.HomesteadSigner{}, tx)
+	p.nonces[from] = min(p.nonces[from], tx.Nonce())
+}
+
 // TestMarkers: a marker goes to the precompile with the manager's key as
 // data, the private transaction's gas price and limit, no chain ID, signed
-// by the configured key at its pending nonce, or by a fresh key at nonce 0.
+// by the configured key at its pending nonce, or by a fresh key per lane
+// that the lane keeps while it has markers pooled.
 func TestMarkers(t *testing.T) {
 	key, _ := crypto.GenerateKey()
 	pc := common.HexToAddress("0x7e")
@@ -47,11 +70,23 @@ func TestMarkers(t *testing.T) {
 	}
 	addr := crypto.PubkeyToAddress(key.PublicKey)
 	pool := &fakePool{nonces: map[common.Address]uint64{addr: 3}}
-	s := &Service{cfg: Config{Address: pc, MarkerKey: key}, pool: pool}
-	for i := uint64(0); i < 2; i++ {
-		h, err := s.submitMarker(ptx, common.Hash{byte(i)}.Bytes())
-		if err != nil || h != pool.txs[i].Hash() {
+	s := &Service{cfg: Config{Address: pc, MarkerKey: key}, pool: pool, lanes: newLanes(pool.Has)}
+	k1, k2 := laneKey{sender: common.Address{1}}, laneKey{sender: common.Address{2}}
+	submit := func(k laneKey, nonce uint64, data []byte) common.Hash {
+		t.Helper()
+		l := s.lanes.acquire(k)
+		defer s.lanes.release(k, l)
+		h, durable, err := s.submitMarker(l, ptx, data)
+		if err != nil || durable() != nil {
 			t.Fatal(err)
+		}
+		s.lanes.record(k, l, nonce, h)
+		return h
+	}
+	for i := uint64(0); i < 2; i++ {
+		h := submit(k1, i, common.Hash{byte(i)}.Bytes())
+		if h != pool.txs[i].Hash() {
+			t.Fatal("hash")
 		}
 		check(pool.txs[i], 3+i, &addr)
 		if common.BytesToHash(pool.txs[i].Data()) != (common.Hash{byte(i)}) {
@@ -59,15 +94,106 @@ func TestMarkers(t *testing.T) {
 		}
 	}
 	s.cfg.MarkerKey = nil
-	for i := 0; i < 2; i++ {
-		if _, err := s.submitMarker(ptx, make([]byte, 32)); err != nil {
-			t.Fatal(err)
-		}
-		check(pool.txs[2+i], 0, nil)
+	s.lanes = newLanes(pool.Has)
+	sender := func(i int) common.Address {
+		a, _ := types.Sender(types.HomesteadSigner{}, pool.txs[i])
+		return a
 	}
-	a, _ := types.Sender(types.HomesteadSigner{}, pool.txs[2])
-	b, _ := types.Sender(types.HomesteadSigner{}, pool.txs[3])
-	if a == b || a == addr {
+	// Two lanes: a fresh key each; a lane's next marker while the first is
+	// pooled: the lane's key at the next nonce.
+	submit(k1, 0, make([]byte, 32))
+	submit(k2, 0, make([]byte, 32))
+	submit(k1, 1, make([]byte, 32))
+	check(pool.txs[2], 0, nil)
+	check(pool.txs[3], 0, nil)
+	check(pool.txs[4], 1, nil)
+	if a, b := sender(2), sender(3); a == b || a == addr {
 		t.Fatal("fresh keys are not fresh")
+	}
+	if sender(4) != sender(2) {
+		t.Fatal("a lane's second marker is not signed by its key")
+	}
+	// Once nothing of the lane is pooled, a fresh key again.
+	pool.drop(pool.txs[2])
+	pool.drop(pool.txs[4])
+	if n := s.lanes.next(k1, 0); n != 0 {
+		t.Fatalf("pending nonce %d after the lane's markers left the pool", n)
+	}
+	submit(k1, 0, make([]byte, 32))
+	check(pool.txs[5], 0, nil)
+	if sender(5) == sender(2) {
+		t.Fatal("a lane with nothing pooled kept its key")
+	}
+}
+
+// TestPendingPrivateNonces: the pending private nonce is the head's plus
+// the unbroken run of pooled markers from it; a marker that left the pool
+// opens a gap that the next transaction fills; mined ones (below the head)
+// and idle lanes are forgotten.
+func TestPendingPrivateNonces(t *testing.T) {
+	pooled := map[common.Hash]bool{}
+	ls := newLanes(func(h common.Hash) bool { return pooled[h] })
+	k := laneKey{group: common.Hash{9}, sender: common.Address{1}}
+	add := func(nonce uint64) common.Hash {
+		l := ls.acquire(k)
+		defer ls.release(k, l)
+		h := common.Hash{byte(nonce), 1}
+		pooled[h] = true
+		ls.record(k, l, nonce, h)
+		return h
+	}
+	if n := ls.next(k, 3); n != 3 {
+		t.Fatalf("empty lane: %d", n)
+	}
+	var hs []common.Hash
+	for n := uint64(3); n < 7; n++ {
+		hs = append(hs, add(n))
+	}
+	if n := ls.next(k, 3); n != 7 {
+		t.Fatalf("four pooled from 3: %d", n)
+	}
+	if n := ls.next(k, 5); n != 7 {
+		t.Fatalf("two of them mined: %d", n)
+	}
+	delete(pooled, hs[3]) // nonce 6 evicted
+	if n := ls.next(k, 5); n != 6 {
+		t.Fatalf("nonce 6 left the pool: %d", n)
+	}
+	delete(pooled, hs[2]) // nonce 5 evicted: 6 is free again too
+	add(6)
+	if n := ls.next(k, 5); n != 5 {
+		t.Fatalf("gap at 5: %d", n)
+	}
+	add(5)
+	if n := ls.next(k, 5); n != 7 {
+		t.Fatalf("gap filled: %d", n)
+	}
+	// Everything mined: the lane goes once no submission holds it.
+	for h := range pooled {
+		delete(pooled, h)
+	}
+	l := ls.acquire(k)
+	ls.release(k, l)
+	if ls.len() != 0 {
+		t.Fatal("idle empty lane kept")
+	}
+	// Idle lanes whose markers left the pool are swept, every sweepEvery
+	// markers recorded.
+	ls.adds = 0
+	for i := range sweepEvery - 1 {
+		kk := laneKey{sender: common.Address{byte(i), byte(i >> 8)}}
+		h := common.Hash{byte(i), byte(i >> 8), 2}
+		pooled[h] = true
+		l := ls.acquire(kk)
+		ls.record(kk, l, 0, h)
+		ls.release(kk, l)
+	}
+	if n := ls.len(); n != sweepEvery-1 {
+		t.Fatalf("%d lanes with markers pooled", n)
+	}
+	clear(pooled)
+	add(0)
+	if n := ls.len(); n != 1 {
+		t.Fatalf("%d lanes after a sweep", n)
 	}
 }

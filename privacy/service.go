@@ -31,8 +31,16 @@ import (
 
 // Pool is what the service needs from the transaction pool.
 type Pool interface {
-	AddLocal(tx *types.Transaction) error
+	// AddLocalDeferred pools tx as a local transaction and returns the
+	// wait that makes it durable (on a node with a transaction journal,
+	// until the journal holds it; the transaction leaves the pool again if
+	// that fails). A marker is acknowledged only after the wait, and the
+	// wait runs outside the service's locks.
+	AddLocalDeferred(tx *types.Transaction) (durable func() error, err error)
+	// PendingNonce is addr's next nonce counting its pooled transactions.
 	PendingNonce(addr common.Address) uint64
+	// Has reports whether the transaction with hash h is pooled.
+	Has(h common.Hash) bool
 }
 
 // Config configures a Service.
@@ -63,6 +71,7 @@ type Service struct {
 	log     *slog.Logger
 
 	markerMu sync.Mutex // a marker's pending nonce until it is pooled
+	lanes    *lanes     // private transactions pooled, per sender and group (pending.go)
 	feed     feed
 }
 
@@ -73,8 +82,10 @@ func New(cfg Config, c *chain.Chain, pool Pool, client *enclave.Client, log *slo
 		log = slog.Default()
 	}
 	store := privstate.Open(c.Database())
-	return &Service{cfg: cfg, chain: c, pool: pool, store: store, enclave: client, log: log,
+	s := &Service{cfg: cfg, chain: c, pool: pool, store: store, enclave: client, log: log,
 		proc: NewProcessor(c, store, client, cfg.Address, cfg.NonceAlwaysIncrements, log)}
+	s.lanes = newLanes(func(h common.Hash) bool { return s.pool.Has(h) })
+	return s
 }
 
 // Processor is the chain's BlockHook that executes private transactions.
@@ -98,72 +109,119 @@ func (s *Service) EnclaveKey(tenant string) (string, error) {
 // SendRaw is eea_sendRawTransaction: it validates the signed private
 // transaction raw, has the manager store and distribute it, and pools a
 // privacy marker transaction carrying the manager's key, whose hash it
-// returns (reference §8.3).
+// returns (reference §8.3). The nonce must be the sender's pending private
+// nonce in the group (pending.go); from that check until the marker is
+// pooled the sender's other submissions to the group wait, so that markers
+// are pooled in nonce order. The answer waits until the marker is as
+// durable as a transaction from eth_sendRawTransaction.
 func (s *Service) SendRaw(ctx context.Context, raw []byte, enclaveKey string) (common.Hash, error) {
-	tx, err := s.validate(raw, enclaveKey)
+	tx, k, err := s.decode(raw)
 	if err != nil {
 		return common.Hash{}, err
+	}
+	hash, durable, err := s.sendInLane(ctx, tx, raw, k, enclaveKey)
+	if err != nil {
+		return common.Hash{}, err
+	}
+	if err := durable(); err != nil {
+		return common.Hash{}, err
+	}
+	return hash, nil
+}
+
+// sendInLane is SendRaw's part under k's lane: the nonce and privateFrom
+// checks, the distribution and the pooled marker.
+func (s *Service) sendInLane(ctx context.Context, tx *privtx.Transaction, raw []byte, k laneKey, enclaveKey string) (common.Hash, func() error, error) {
+	l := s.lanes.acquire(k)
+	defer s.lanes.release(k, l)
+	if err := s.check(tx, k, enclaveKey); err != nil {
+		return common.Hash{}, nil, err
 	}
 	key, err := s.distribute(ctx, tx, raw, enclaveKey)
 	if err != nil {
-		return common.Hash{}, err
+		return common.Hash{}, nil, err
 	}
-	return s.submitMarker(tx, key)
+	hash, durable, err := s.submitMarker(l, tx, key)
+	if err != nil {
+		return common.Hash{}, nil, err
+	}
+	s.lanes.record(k, l, tx.Nonce, hash)
+	return hash, durable, nil
 }
 
 // Distribute is priv_distributeRawTransaction: SendRaw's validation and
 // distribution, without a marker; it returns the manager's key.
 func (s *Service) Distribute(ctx context.Context, raw []byte, enclaveKey string) ([]byte, error) {
-	tx, err := s.validate(raw, enclaveKey)
+	tx, k, err := s.decode(raw)
 	if err != nil {
+		return nil, err
+	}
+	if err := s.check(tx, k, enclaveKey); err != nil {
 		return nil, err
 	}
 	return s.distribute(ctx, tx, raw, enclaveKey)
 }
 
-// validate decodes raw and checks it in Besu's order (reference §8.2).
-func (s *Service) validate(raw []byte, enclaveKey string) (*privtx.Transaction, error) {
+// decode decodes raw and runs the checks of Besu's order (reference §8.2)
+// that come before the nonce; it returns the transaction and its lane.
+func (s *Service) decode(raw []byte) (*privtx.Transaction, laneKey, error) {
 	tx, err := privtx.Decode(raw)
 	if err != nil {
-		return nil, ErrDecode
+		return nil, laneKey{}, ErrDecode
 	}
 	if tx.Value != nil && tx.Value.Sign() != 0 {
-		return nil, ErrValueNotZero
+		return nil, laneKey{}, ErrValueNotZero
 	}
 	if tx.Restriction != privtx.Restricted {
-		return nil, ErrUnsupportedType
+		return nil, laneKey{}, ErrUnsupportedType
 	}
 	if id := tx.ChainID(); id != nil {
 		own := s.chain.Config().ChainID
 		if own == nil {
-			return nil, ErrChainIDNotSupported
+			return nil, laneKey{}, ErrChainIDNotSupported
 		}
 		if id.Cmp(own) != 0 {
-			return nil, ErrWrongChainID
+			return nil, laneKey{}, ErrWrongChainID
 		}
 	}
 	sender, err := tx.Sender()
 	if err != nil {
-		return nil, ErrInvalidSignature
+		return nil, laneKey{}, ErrInvalidSignature
 	}
 	group, err := GroupOf(tx)
 	if err != nil {
-		return nil, ErrDecode
+		return nil, laneKey{}, ErrDecode
 	}
-	nonce, err := s.nonceAt(s.chain.CurrentHash(), group, sender)
+	return tx, laneKey{group: group, sender: sender}, nil
+}
+
+// check runs the rest of Besu's checks: the nonce against the pending
+// private nonce of k, then privateFrom.
+func (s *Service) check(tx *privtx.Transaction, k laneKey, enclaveKey string) error {
+	nonce, err := s.pendingNonce(k)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	switch {
 	case tx.Nonce < nonce:
-		return nil, ErrNonceTooLow
+		return ErrNonceTooLow
 	case tx.Nonce > nonce:
-		return nil, ErrNonceTooHigh
+		return ErrNonceTooHigh
 	}
 	if base64.StdEncoding.EncodeToString(tx.PrivateFrom) != enclaveKey {
-		return nil, ErrPrivateFromMismatch
+		return ErrPrivateFromMismatch
 	}
-	return tx, nil
+	return nil
+}
+
+// pendingNonce is k's pending private nonce: its nonce at the chain head
+// plus the private transactions pooled after it (pending.go).
+func (s *Service) pendingNonce(k laneKey) (uint64, error) {
+	head, err := s.nonceAt(s.chain.CurrentHash(), k.group, k.sender)
+	if err != nil {
+		return 0, err
+	}
+	return s.lanes.next(k, head), nil
 }
 
 // GroupOf is the privacy group a private transaction's nonce counts in:
@@ -231,36 +289,76 @@ func enclaveErr(err error) error {
 
 // submitMarker signs the privacy marker transaction for tx (a legacy
 // transaction without chain ID to the precompile, data = key, gas price
-// and limit copied) and pools it.
-func (s *Service) submitMarker(tx *privtx.Transaction, key []byte) (common.Hash, error) {
-	signer := types.HomesteadSigner{}
-	build := func(nonce uint64, k *ecdsa.PrivateKey) (*types.Transaction, error) {
-		price := tx.GasPrice
-		if price == nil {
-			price = new(big.Int)
+// and limit copied) and pools it, returning its hash and the wait that
+// makes it durable. The signer is the configured marker key, else the key
+// of tx's lane l: a fresh one unless the lane has markers pooled, so that
+// consecutive markers of a lane keep their order (pending.go). Either
+// signs at its pending nonce from the pool.
+func (s *Service) submitMarker(l *lane, tx *privtx.Transaction, key []byte) (common.Hash, func() error, error) {
+	k := s.cfg.MarkerKey
+	if k != nil {
+		// One key for every lane: its nonce is taken and used under one lock.
+		s.markerMu.Lock()
+		defer s.markerMu.Unlock()
+	} else {
+		var err error
+		if k, err = s.lanes.markerKey(l, crypto.GenerateKey); err != nil {
+			return common.Hash{}, nil, err
 		}
-		to := s.cfg.Address
-		return types.SignTx(types.NewTx(&types.LegacyTx{Nonce: nonce, GasPrice: price, Gas: tx.Gas, To: &to,
-			Value: new(big.Int), Data: key}), signer, k)
 	}
-	if s.cfg.MarkerKey == nil {
-		k, err := crypto.GenerateKey()
-		if err != nil {
-			return common.Hash{}, err
-		}
-		pmt, err := build(0, k)
-		if err != nil {
-			return common.Hash{}, err
-		}
-		return pmt.Hash(), s.pool.AddLocal(pmt)
+	price := tx.GasPrice
+	if price == nil {
+		price = new(big.Int)
 	}
-	s.markerMu.Lock()
-	defer s.markerMu.Unlock()
-	pmt, err := build(s.pool.PendingNonce(crypto.PubkeyToAddress(s.cfg.MarkerKey.PublicKey)), s.cfg.MarkerKey)
+	to := s.cfg.Address
+	pmt, err := types.SignTx(types.NewTx(&types.LegacyTx{Nonce: s.pool.PendingNonce(crypto.PubkeyToAddress(k.PublicKey)),
+		GasPrice: price, Gas: tx.Gas, To: &to, Value: new(big.Int), Data: key}), types.HomesteadSigner{}, k)
 	if err != nil {
-		return common.Hash{}, err
+		return common.Hash{}, nil, err
 	}
-	return pmt.Hash(), s.pool.AddLocal(pmt)
+	durable, err := s.pool.AddLocalDeferred(pmt)
+	if err != nil {
+		return common.Hash{}, nil, err
+	}
+	return pmt.Hash(), durable, nil
+}
+
+// Recover takes back the lanes of the markers txs holds (the pool's local
+// transactions after a restart replayed the journal), asking the manager
+// for each one's private transaction, so that the pending private nonces
+// count them. Their keys are not known any more: the next marker of such a
+// lane is signed by a fresh key (or the configured one).
+func (s *Service) Recover(ctx context.Context, txs []*types.Transaction) {
+	found := 0
+	for _, tx := range txs {
+		if !s.proc.IsMarker(tx) {
+			continue
+		}
+		got, err := s.enclave.Receive(ctx, tx.Data())
+		if err != nil {
+			s.log.Warn("Pooled privacy marker's payload unavailable: its private nonce is not counted", "pmt", tx.Hash().Hex(), "err", err)
+			continue
+		}
+		ptx, err := privtx.Decode(got.Payload)
+		if err != nil {
+			continue
+		}
+		sender, err := ptx.Sender()
+		if err != nil {
+			continue
+		}
+		group, err := groupHash(got.PrivacyGroupID)
+		if err != nil {
+			if group, err = GroupOf(ptx); err != nil {
+				continue
+			}
+		}
+		s.lanes.record(laneKey{group: group, sender: sender}, nil, ptx.Nonce, tx.Hash())
+		found++
+	}
+	if found > 0 {
+		s.log.Info("Pending private transactions recovered", "markers", found)
+	}
 }
 
 // nonceAt is sender's private nonce in group after the block with the
@@ -286,18 +384,19 @@ func (s *Service) groupState(block, group common.Hash) (*state.StateDB, error) {
 // DecodeGroupID decodes a Base64 privacy group ID.
 func DecodeGroupID(id string) (common.Hash, error) { return groupHash(id) }
 
-// TransactionCount is priv_getTransactionCount: addr's private nonce in
-// the group at the head.
+// TransactionCount is priv_getTransactionCount: addr's pending private
+// nonce in the group, the one its next eea_sendRawTransaction must carry
+// (Besu answers the head's; see pending.go).
 func (s *Service) TransactionCount(addr common.Address, groupID string) (uint64, error) {
 	group, err := groupHash(groupID)
 	if err != nil {
 		return 0, ErrNonce
 	}
-	return s.nonceAt(s.chain.CurrentHash(), group, addr)
+	return s.pendingNonce(laneKey{group: group, sender: addr})
 }
 
-// EeaTransactionCount is priv_getEeaTransactionCount: addr's private nonce
-// in the legacy group of privateFrom and privateFor, which must be sent by
+// EeaTransactionCount is priv_getEeaTransactionCount: addr's pending
+// private nonce in the legacy group of privateFrom and privateFor, which must be sent by
 // this node's key (later Besu).
 func (s *Service) EeaTransactionCount(addr common.Address, privateFrom string, privateFor []string, enclaveKey string) (uint64, error) {
 	if privateFrom != enclaveKey {
@@ -319,5 +418,5 @@ func (s *Service) EeaTransactionCount(addr common.Address, privateFrom string, p
 	if err != nil {
 		return 0, ErrNonce
 	}
-	return s.nonceAt(s.chain.CurrentHash(), group, addr)
+	return s.pendingNonce(laneKey{group: group, sender: addr})
 }

@@ -85,9 +85,11 @@
 //     32-byte keys.
 //   - Nonces: EthSigner's read-and-retry alone lets concurrent sends from
 //     one account collide until the retries run out; the nonce manager
-//     gives each its own nonce (see package nonce). Private nonces are read
-//     at the node's chain head, so they are neither managed nor retried
-//     (EthSigner issue #257): the node's error is returned.
+//     gives each its own nonce (see package nonce). Private nonces are
+//     managed too, per sender and privacy group, and sent one at a time
+//     per group, because a Basalt node takes a private transaction only at
+//     its pending private nonce (EthSigner read them at Besu's chain head
+//     and collided, issue #257).
 //   - Batches, which EthSigner does not take, are handled (see batch.go).
 //   - A request for a signer method without an id is answered with id
 //     null, as EthSigner does; requests for other methods follow the node's

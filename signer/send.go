@@ -34,10 +34,11 @@ func (s *Server) eeaSendTransaction(ctx context.Context, r *http.Request, env *e
 // from the node first (fees.go). With a nonce in the request it is
 // signed and sent once and the node's answer returned as is. Without one,
 // the nonce comes from the node (eth_getTransactionCount pending, or the
-// private counts) and, for public transactions, through the nonce manager;
-// when the node answers Nonce too low, Known transaction or Replacement
-// transaction underpriced, the transaction is signed again with a new
-// nonce, up to NonceRetries times. A request that got no answer from the
+// private counts, which a Basalt node gives pending too) through the nonce
+// manager; when the node answers Nonce too low, Known transaction or
+// Replacement transaction underpriced (or, for a private transaction,
+// Nonce too high), the transaction is signed again with a new nonce, up to
+// NonceRetries times. A request that got no answer from the
 // node is never signed again: the node may have the transaction, and a
 // second one with another nonce could move the same value twice.
 func (s *Server) send(ctx context.Context, r *http.Request, env *envelope, private bool) *reply {
@@ -80,13 +81,21 @@ func (s *Server) send(ctx context.Context, r *http.Request, env *envelope, priva
 		return relayed(resp)
 	}
 
-	// Private nonces are read at the chain head by the node, so managing
-	// them here or retrying cannot help (EthSigner issue #257); they pass
-	// through a nil session.
-	var sess *nonce.Session
-	if !private {
-		sess = s.nonces.Begin(args.from)
-		defer sess.End()
+	// Private nonces are managed per account and privacy group, and sent
+	// one at a time per group: the node takes a private transaction only
+	// at exactly its pending private nonce (it has no queue of future
+	// ones), so two in flight at once could reach it out of order.
+	// The session begins before the wait for the lock, so that the Key's
+	// burst state lasts while calls queue for it.
+	seq := nonce.Key{Account: args.from}
+	if private {
+		seq.Group = args.privateLane()
+	}
+	sess := s.nonces.Begin(seq)
+	defer sess.End()
+	if private {
+		unlock := s.nonces.Lock(seq)
+		defer unlock()
 	}
 	for attempt := 0; ; attempt++ {
 		pending, rp := s.pendingNonce(ctx, hdr, id, args)
@@ -107,9 +116,9 @@ func (s *Server) send(ctx context.Context, r *http.Request, env *envelope, priva
 			s.log.Warn("Transaction sent without an answer", "from", args.from.Hex(), "nonce", n, "hash", hash.Hex(), "err", err)
 			return transportReplyTx(id, err, &hash)
 		}
-		outcome, retry, reason := classifySend(resp)
+		outcome, retry, reason := classifySend(resp, private)
 		sess.Settle(outcome)
-		if !retry || sess == nil {
+		if !retry {
 			if outcome == nonce.Accepted {
 				s.log.Debug("Transaction sent", "from", args.from.Hex(), "nonce", n, "hash", hash.Hex())
 			}
@@ -127,7 +136,10 @@ func (s *Server) send(ctx context.Context, r *http.Request, env *envelope, priva
 
 // classifySend reads the node's answer to a raw transaction: what became of
 // the nonce, whether to retry with another one, and the node's message.
-func classifySend(resp *downstream.Response) (o nonce.Outcome, retry bool, msg string) {
+// For a private transaction Nonce too high means the signer's count ran
+// ahead of the node's (a pending one left the node's pool unmined, or the
+// node restarted): retried from the node's count.
+func classifySend(resp *downstream.Response, private bool) (o nonce.Outcome, retry bool, msg string) {
 	res, ok := parseResponse(resp.Body)
 	if !ok {
 		// Not JSON-RPC (a proxy's error page?): the node may or may not
@@ -145,6 +157,8 @@ func classifySend(resp *downstream.Response) (o nonce.Outcome, retry bool, msg s
 	case strings.HasPrefix(m, "known transaction"), strings.HasPrefix(m, "already known"),
 		strings.HasPrefix(m, "replacement transaction underpriced"):
 		return nonce.Occupied, true, msg
+	case private && strings.HasPrefix(m, "nonce too high"):
+		return nonce.Stale, true, msg
 	}
 	return nonce.Free, false, msg
 }

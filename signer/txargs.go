@@ -7,10 +7,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
+	"slices"
 	"strings"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/basaltchain/basalt/privacy/privtx"
 	"github.com/basaltchain/basalt/rpc"
@@ -477,6 +479,20 @@ func tmKey(raw json.RawMessage, name string) ([]byte, *rpc.Error) {
 		return nil, invalid("%s must be a Base64 32-byte key", name)
 	}
 	return b, nil
+}
+
+// privateLane names the privacy group whose private nonces a private
+// transaction uses: its privacyGroupId, or for privateFor the set of
+// privateFrom and privateFor (order and repeats do not change the group,
+// as in the legacy group ID the node computes).
+func (a *txArgs) privateLane() common.Hash {
+	if a.privacyGroupID != nil {
+		return common.BytesToHash(a.privacyGroupID)
+	}
+	members := append([][]byte{a.privateFrom}, a.privateFor...)
+	slices.SortFunc(members, bytes.Compare)
+	members = slices.CompactFunc(members, bytes.Equal)
+	return crypto.Keccak256Hash(append([]byte("legacy"), bytes.Join(members, nil)...))
 }
 
 // ethTx builds the unsigned transaction with nonce.

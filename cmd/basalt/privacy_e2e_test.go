@@ -741,11 +741,16 @@ func TestPrivacyNetwork(t *testing.T) {
 }
 
 // TestPrivacyStartupErrors: a node with privacy on refuses to start, with
-// Besu's message or one naming the option, when it could not work.
+// Besu's message or one naming the option, when it could not work. Among
+// them: markers signed by fresh keys on a chain whose blocks have a base
+// fee (--network=dev), even with --min-gas-price=0, as they would be
+// acknowledged and never mined.
 func TestPrivacyStartupErrors(t *testing.T) {
 	dir := t.TempDir()
 	pub := filepath.Join(dir, "k.pub")
 	os.WriteFile(pub, []byte(base64.StdEncoding.EncodeToString(make([]byte, 32))+"\n"), 0o644)
+	marker := filepath.Join(dir, "marker.key")
+	os.WriteFile(marker, []byte(config.DevAccounts[0].PrivateKey), 0o600)
 	down := "http://127.0.0.1:" + strconv.Itoa(testnode.FreePort(t))
 	for _, tc := range []struct {
 		args []string
@@ -754,6 +759,11 @@ func TestPrivacyStartupErrors(t *testing.T) {
 		{[]string{"--privacy-enabled", "--privacy-public-key-file=" + pub, "--privacy-url=" + down},
 			"Not a free gas network. --privacy-marker-transaction-signing-key-file must be specified"},
 		{[]string{"--privacy-enabled", "--privacy-public-key-file=" + pub, "--privacy-url=" + down, "--min-gas-price=0"},
+			"Not a free gas network. --privacy-marker-transaction-signing-key-file must be specified and must be a funded account. " +
+				"Private transactions cannot be signed by random (non-funded) accounts in paid gas networks (--network=dev activates London at block 0: " +
+				"every block has an EIP-1559 base fee"},
+		{[]string{"--privacy-enabled", "--privacy-public-key-file=" + pub, "--privacy-url=" + down, "--min-gas-price=0",
+			"--privacy-marker-transaction-signing-key-file=" + marker},
 			"privacy manager at " + down + " (--privacy-url) is not up"},
 		{[]string{"--privacy-enabled", "--min-gas-price=0"}, "Please specify Enclave public key file path to enable privacy"},
 	} {
@@ -779,7 +789,10 @@ func TestPrivacyMultiTenancy(t *testing.T) {
 	creds := filepath.Join(t.TempDir(), "auth.toml")
 	os.WriteFile(creds, []byte(fmt.Sprintf("[Users.tenant1]\npassword = %q\npermissions = [\"*:*\"]\nprivacyPublicKey = %q\n",
 		strings.TrimSpace(string(hash)), t1)), 0o600)
+	marker := filepath.Join(t.TempDir(), "marker.key")
+	os.WriteFile(marker, []byte(config.DevAccounts[0].PrivateKey), 0o600)
 	n := testnode.Start(t, t.TempDir(), "--network=dev", "--min-gas-price=0", "--rpc-http-api=ETH,PRIV,EEA",
+		"--privacy-marker-transaction-signing-key-file="+marker,
 		"--rpc-http-authentication-enabled", "--rpc-http-authentication-credentials-file="+creds,
 		"--privacy-enabled", "--privacy-multi-tenancy-enabled", fmt.Sprintf("--privacy-url=http://127.0.0.1:%d", p.Conf.ClientPort))
 	n.Token = loginAt(t, n.URL, "tenant1", "pw")

@@ -1,6 +1,7 @@
 // Package nonce hands out nonces to concurrent eth_sendTransaction calls
 // from one account, so that each gets its own nonce and together they leave
-// no gap.
+// no gap; and, for eea_sendTransaction, private nonces per account and
+// privacy group (a Key names the sequence).
 //
 // EthSigner asks the node for the sender's pending transaction count for
 // every call and retries when the node refuses the nonce. Under load that
@@ -57,13 +58,24 @@ const (
 	// Unknown: no answer (timeout, connection lost); the node may have the
 	// transaction.
 	Unknown
+	// Stale: the node refused the nonce as above its count; the nonce is
+	// unused and the nonces the Key's burst holds as taken may be too.
+	Stale
 )
+
+// Key names a nonce sequence: an account's public nonces (Group zero), or
+// its private nonces in one privacy group.
+type Key struct {
+	Account common.Address
+	Group   common.Hash
+}
 
 // Manager tracks the nonces of calls under way, per account. The zero value
 // is not usable; use New.
 type Manager struct {
 	mu       sync.Mutex
-	accounts map[common.Address]*account
+	accounts map[Key]*account
+	locks    map[Key]*keyLock
 	now      func() time.Time // time.Now; tests replace it
 }
 
@@ -79,13 +91,42 @@ type account struct {
 
 // New returns an empty Manager.
 func New() *Manager {
-	return &Manager{accounts: map[common.Address]*account{}, now: time.Now}
+	return &Manager{accounts: map[Key]*account{}, locks: map[Key]*keyLock{}, now: time.Now}
 }
 
-// Begin starts a call for addr. Call it before reading the node's count, so
-// that nonces other calls settle meanwhile are remembered until this call
-// allocates, and End the session when the call is over.
-func (m *Manager) Begin(addr common.Address) *Session {
+type keyLock struct {
+	mu    sync.Mutex
+	users int // guarded by Manager.mu
+}
+
+// Lock waits until no other call holds k, then holds it until the
+// returned function is called. A private send holds its Key from reading
+// the node's count until the node's answer, so that the node gets the
+// Key's transactions one at a time, in nonce order.
+func (m *Manager) Lock(k Key) (unlock func()) {
+	m.mu.Lock()
+	l := m.locks[k]
+	if l == nil {
+		l = &keyLock{}
+		m.locks[k] = l
+	}
+	l.users++
+	m.mu.Unlock()
+	l.mu.Lock()
+	return func() {
+		l.mu.Unlock()
+		m.mu.Lock()
+		if l.users--; l.users == 0 {
+			delete(m.locks, k)
+		}
+		m.mu.Unlock()
+	}
+}
+
+// Begin starts a call for addr (a Key). Call it before reading the node's
+// count, so that nonces other calls settle meanwhile are remembered until
+// this call allocates, and End the session when the call is over.
+func (m *Manager) Begin(addr Key) *Session {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	a := m.accounts[addr]
@@ -103,7 +144,7 @@ func (m *Manager) Begin(addr common.Address) *Session {
 // are not managed.
 type Session struct {
 	m     *Manager
-	addr  common.Address
+	addr  Key
 	a     *account
 	nonce uint64
 	held  bool
@@ -162,6 +203,9 @@ func (s *Session) settleLocked(o Outcome) {
 		s.a.taken[s.nonce] = time.Time{}
 	case Unknown:
 		s.a.taken[s.nonce] = s.m.now().Add(UnknownTTL)
+	case Stale:
+		s.a.floor = 0
+		clear(s.a.taken)
 	}
 	s.held = false
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 )
 
-var addr = common.Address{1}
+var addr = Key{Account: common.Address{1}}
 
 func TestConcurrentCallsGetDistinctNonces(t *testing.T) {
 	m := New()
@@ -190,5 +190,66 @@ func TestStaleCount(t *testing.T) {
 	}
 	if n := a.Next(5); n != 8 {
 		t.Fatalf("a, with a stale count, got %d, want 8", n)
+	}
+}
+
+func TestStaleForgetsTheBurst(t *testing.T) {
+	m := New()
+	k := Key{Account: common.Address{1}, Group: common.Hash{2}}
+	a, b := m.Begin(k), m.Begin(k)
+	defer b.End()
+	if n := a.Next(4); n != 4 {
+		t.Fatal(n)
+	}
+	a.Settle(Accepted)
+	a.End()
+	// The node lost nonce 4 (its count is 4 again) and refuses 5.
+	if n := b.Next(4); n != 5 {
+		t.Fatal(n)
+	}
+	b.Settle(Stale)
+	if n := b.Next(4); n != 4 {
+		t.Fatalf("after Stale: %d, want the node's count 4", n)
+	}
+	// Keys of other groups and the public sequence are apart.
+	c := m.Begin(Key{Account: common.Address{1}})
+	defer c.End()
+	if n := c.Next(0); n != 0 {
+		t.Fatal(n)
+	}
+}
+
+func TestLockSerializesAKey(t *testing.T) {
+	m := New()
+	k := Key{Account: common.Address{1}, Group: common.Hash{3}}
+	var (
+		mu      sync.Mutex
+		holding int
+		wg      sync.WaitGroup
+	)
+	for range 50 {
+		wg.Go(func() {
+			unlock := m.Lock(k)
+			mu.Lock()
+			holding++
+			if holding != 1 {
+				t.Error("two calls hold one key")
+			}
+			mu.Unlock()
+			time.Sleep(100 * time.Microsecond)
+			mu.Lock()
+			holding--
+			mu.Unlock()
+			unlock()
+		})
+	}
+	// Another key is not held up.
+	other := m.Lock(Key{Account: common.Address{1}})
+	other()
+	wg.Wait()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.locks) != 0 {
+		t.Fatal("locks kept after the last unlock")
 	}
 }
