@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/big"
+	"slices"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -26,6 +27,9 @@ const (
 	fetchTimeout = 15 * time.Second
 	// maxTxFetch is the most transactions asked for in one request.
 	maxTxFetch = 256
+	// maxTxFetchQueue bounds the announced hashes waiting to be fetched
+	// from one peer (go-ethereum's fetcher keeps as many per peer).
+	maxTxFetchQueue = 4096
 	// maxAnnouncedPool bounds the pool hashes announced to a new peer.
 	maxAnnouncedPool = 4096
 )
@@ -223,56 +227,155 @@ func (s *Service) HandleTransactions(_ *eth.Peer, txs []*types.Transaction) {
 	s.pool.AddRemotes(txs)
 }
 
-// HandleTxHashes fetches announced transactions the pool lacks. Blob
-// transactions are not fetched: the pool does not take them.
+// HandleTxHashes queues announced transactions the pool lacks for fetching
+// from the announcing peer. Blob transactions are not fetched: the pool
+// does not take them. Each peer has one queue of at most maxTxFetchQueue
+// hashes (the rest of an announcement beyond it is dropped) and at most one
+// goroutine that fetches it, maxTxFetch hashes a request, in the order
+// announced: a peer that announces its pool sender by sender in nonce
+// order (see pooledForAnnouncement) is fetched in that order. A hash
+// already being fetched from some peer is not queued again.
 func (s *Service) HandleTxHashes(p *eth.Peer, ann *eth.PooledHashes) {
-	var want []common.Hash
+	want := make([]common.Hash, 0, len(ann.Hashes))
 	for i, h := range ann.Hashes {
 		if ann.Types != nil && ann.Types[i] == types.BlobTxType {
 			continue
 		}
-		if s.pool.Has(h) || !s.startFetch(s.fetchingTxs, h) {
+		if !s.pool.Has(h) {
+			want = append(want, h)
+		}
+	}
+	if len(want) == 0 || s.ctx.Err() != nil {
+		return
+	}
+	s.fetchMu.Lock()
+	q := s.txQueues[p]
+	if q == nil {
+		q = &txFetchQueue{}
+		s.txQueues[p] = q
+	}
+	for _, h := range want {
+		if len(q.hashes) >= maxTxFetchQueue {
+			break
+		}
+		if _, busy := s.fetchingTxs[h]; busy {
 			continue
 		}
-		want = append(want, h)
+		s.fetchingTxs[h] = struct{}{}
+		q.hashes = append(q.hashes, h)
 	}
-	for len(want) > 0 {
-		batch := want[:min(len(want), maxTxFetch)]
-		want = want[len(batch):]
-		s.spawnFetch(func(ctx context.Context) {
-			txs, err := p.RequestPooledTransactions(ctx, batch)
-			if err != nil {
-				return
+	start := !q.running && len(q.hashes) > 0
+	if start {
+		q.running = true
+	}
+	s.fetchMu.Unlock()
+	if start {
+		s.wg.Add(1)
+		go s.fetchTxs(p, q)
+	}
+}
+
+// txFetchQueue is what is still to be fetched from one peer. Guarded by
+// Service.fetchMu.
+type txFetchQueue struct {
+	hashes  []common.Hash
+	running bool // a fetchTxs goroutine serves the queue
+	gone    bool // the peer disconnected
+}
+
+// fetchTxs fetches q's hashes from p, a batch at a time, until the queue
+// is empty, the peer is gone or the service stops; then it releases what
+// is left.
+func (s *Service) fetchTxs(p *eth.Peer, q *txFetchQueue) {
+	defer s.wg.Done()
+	for {
+		s.fetchMu.Lock()
+		if len(q.hashes) == 0 || s.ctx.Err() != nil || q.gone {
+			for _, h := range q.hashes {
+				delete(s.fetchingTxs, h)
 			}
-			asked := make(map[common.Hash]bool, len(batch))
-			for _, h := range batch {
-				asked[h] = true
+			q.hashes, q.running = nil, false
+			if q.gone {
+				delete(s.txQueues, p)
 			}
-			for _, tx := range txs {
-				if !asked[tx.Hash()] {
-					p.Penalize(eth.PenaltyUseless, "pooled transaction not asked for")
-					return
-				}
-			}
-			s.pool.AddRemotes(txs)
-		}, func() { s.endFetch(s.fetchingTxs, batch...) })
+			s.fetchMu.Unlock()
+			return
+		}
+		n := min(len(q.hashes), maxTxFetch)
+		batch := slices.Clone(q.hashes[:n])
+		q.hashes = append(q.hashes[:0], q.hashes[n:]...)
+		s.fetchMu.Unlock()
+
+		ctx, cancel := context.WithTimeout(s.ctx, fetchTimeout)
+		txs, err := p.RequestPooledTransactions(ctx, batch)
+		cancel()
+		if err == nil {
+			s.addFetched(p, batch, txs)
+		}
+		s.endFetch(s.fetchingTxs, batch...)
+		if errors.Is(err, eth.ErrPeerGone) {
+			s.fetchMu.Lock()
+			q.gone = true
+			s.fetchMu.Unlock()
+		}
+	}
+}
+
+// addFetched adds the transactions p sent for the hashes asked; one that
+// was not asked for costs p reputation and the answer is dropped.
+func (s *Service) addFetched(p *eth.Peer, asked []common.Hash, txs []*types.Transaction) {
+	set := make(map[common.Hash]bool, len(asked))
+	for _, h := range asked {
+		set[h] = true
+	}
+	for _, tx := range txs {
+		if !set[tx.Hash()] {
+			p.Penalize(eth.PenaltyUseless, "pooled transaction not asked for")
+			return
+		}
+	}
+	s.pool.AddRemotes(txs)
+}
+
+// forgetTxQueue drops a disconnected peer's fetch queue (its goroutine, if
+// one runs, drops it when it ends).
+func (s *Service) forgetTxQueue(p *eth.Peer) {
+	s.fetchMu.Lock()
+	defer s.fetchMu.Unlock()
+	q := s.txQueues[p]
+	if q == nil {
+		return
+	}
+	q.gone = true
+	if !q.running {
+		delete(s.txQueues, p)
 	}
 }
 
 // txLoop relays what the pool accepts: whole transactions to the square
-// root of the peers, hashes to the others (as go-ethereum and Besu do).
+// root of the peers, hashes to the others (as go-ethereum and Besu do),
+// queued ones too (as Besu does: a sender's nonces submitted round-robin to
+// several nodes meet on every node). Transactions that become executable
+// are announced again, by hash, to every peer (announcePromoted).
 func (s *Service) txLoop() {
 	ch := make(chan txpool.NewTxsEvent, 256)
 	sub := s.pool.SubscribeNewTxs(ch)
 	defer sub.Unsubscribe()
+	promoted := make(chan txpool.PromotedTxsEvent, 256)
+	psub := s.pool.SubscribePromotedTxs(promoted)
+	defer psub.Unsubscribe()
 	for {
 		select {
 		case <-s.ctx.Done():
 			return
 		case <-sub.Err():
 			return
+		case <-psub.Err():
+			return
 		case ev := <-ch:
 			s.broadcastTxs(ev.Txs)
+		case ev := <-promoted:
+			s.announcePromoted(ev.Txs)
 		}
 	}
 }
@@ -298,17 +401,37 @@ func (s *Service) broadcastTxs(txs []*types.Transaction) {
 	}
 }
 
-// pooledForAnnouncement lists pending pool transactions to announce to a
-// new peer.
+// announcePromoted announces transactions that just became executable to
+// every peer by hash, including peers thought to have them: a peer told of
+// a transaction while it was queued may have refused it (a nonce gap wider
+// than its limit, a full pool) and would otherwise never hear of it again
+// (go-ethereum announces only executable transactions, and so at this
+// point). A peer that has it drops the announcement; one that lacks it
+// fetches it. Each promotion is announced once per peer, so this is
+// bounded by the pool's own promotions.
+func (s *Service) announcePromoted(txs []*types.Transaction) {
+	for _, p := range s.peerList() {
+		p.AsyncSendPooledHashes(txs)
+	}
+}
+
+// pooledForAnnouncement lists the pool's transactions to announce to a new
+// peer: the executable ones, then the queued ones (behind a nonce gap),
+// each sender's in nonce order, at most maxAnnouncedPool. go-ethereum
+// announces only executable transactions; Basalt, as Besu, announces the
+// queued ones too, so that the nonces of a sender who submitted to several
+// nodes meet on every node after a restart (each node's journal replays
+// only what that node acknowledged) and a gap one node has is filled from
+// another.
 func (s *Service) pooledForAnnouncement() []*types.Transaction {
-	pending, _ := s.pool.Content()
+	pending, queued := s.pool.Content()
 	var out []*types.Transaction
-	for _, txs := range pending {
-		for _, tx := range txs {
-			if len(out) == maxAnnouncedPool {
-				return out
+	for _, set := range []map[common.Address][]*types.Transaction{pending, queued} {
+		for _, txs := range set {
+			if n := maxAnnouncedPool - len(out); len(txs) > n {
+				return append(out, txs[:n]...)
 			}
-			out = append(out, tx)
+			out = append(out, txs...)
 		}
 	}
 	return out

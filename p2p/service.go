@@ -15,10 +15,12 @@
 //     order and relays the valid ones;
 //   - the head loop, which announces every new local head (mined or
 //     imported) to the peers that do not have it;
-//   - the transaction loop, which relays what the pool accepts;
+//   - the transaction loop, which relays what the pool accepts and
+//     announces what becomes executable;
 //   - the static-node loop, which redials dropped static nodes every
 //     ReconnectInterval (Besu: 60 seconds);
-//   - short-lived fetches of announced blocks and transactions.
+//   - short-lived fetches of announced blocks, and per peer at most one
+//     fetch of announced transactions.
 package p2p
 
 import (
@@ -143,7 +145,8 @@ type Service struct {
 	fetchMu       sync.Mutex
 	fetchingTxs   map[common.Hash]struct{}
 	fetchingBlock map[common.Hash]struct{}
-	fetchSlots    chan struct{}
+	txQueues      map[*eth.Peer]*txFetchQueue
+	fetchSlots    chan struct{} // block fetches
 
 	ctx     context.Context
 	cancel  context.CancelFunc
@@ -185,6 +188,7 @@ func New(cfg Config, c *chain.Chain, pool *txpool.Pool, miner Miner, log *slog.L
 		blocks:        make(chan blockJob, 64),
 		fetchingTxs:   make(map[common.Hash]struct{}),
 		fetchingBlock: make(map[common.Hash]struct{}),
+		txQueues:      make(map[*eth.Peer]*txFetchQueue),
 		fetchSlots:    make(chan struct{}, 16),
 	}
 	// The fork ID is computed from the genesis block as go-ethereum and Besu
@@ -464,10 +468,10 @@ func (s *Service) PeerConnected(p *eth.Peer) error {
 		// keeping each its own would stall the chain for good.
 		s.requestSync(p, head)
 	}
-	// Tell the new peer what the pool holds, as hashes.
-	if pending := s.pooledForAnnouncement(); len(pending) > 0 {
-		p.AsyncSendPooledHashes(pending)
-	}
+	// Tell the new peer what the pool holds, as hashes: this is also how
+	// the transactions the journal replayed at start-up, before any peer
+	// was connected, reach the network.
+	p.AsyncSendPooledHashes(s.pooledForAnnouncement())
 	return nil
 }
 
@@ -477,6 +481,7 @@ func (s *Service) PeerDisconnected(p *eth.Peer) {
 	delete(s.peers, p.ID())
 	delete(s.peerHeads, p.ID())
 	s.mu.Unlock()
+	s.forgetTxQueue(p)
 	s.metrics.disconnected.Inc()
 	s.log.Debug("Peer disconnected", "peer", p.ID()[:16])
 }

@@ -107,6 +107,7 @@ func (p *Pool) add(txs []*types.Transaction, src origin) []error {
 		})
 	}
 	added := make([]*types.Transaction, 0, len(order))
+	var promoted []*types.Transaction
 	now := p.now().UnixNano()
 	p.mu.Lock()
 	for _, i := range order {
@@ -117,10 +118,12 @@ func (p *Pool) add(txs []*types.Transaction, src origin) []error {
 		case srcReorg:
 			_, c.e.local = p.localSenders[c.e.from]
 		}
-		if err := p.insertLocked(c, now); err != nil {
+		more, err := p.insertLocked(c, now)
+		if err != nil {
 			errs[i] = err
 			continue
 		}
+		promoted = append(promoted, more...)
 		if src == srcLocal {
 			p.localSenders[c.e.from] = struct{}{}
 		}
@@ -131,6 +134,7 @@ func (p *Pool) add(txs []*types.Transaction, src origin) []error {
 	if len(added) > 0 {
 		p.feed.Send(NewTxsEvent{Txs: added})
 	}
+	p.sendPromoted(promoted)
 	return errs
 }
 
@@ -163,11 +167,14 @@ func knownErr(h common.Hash) *Error {
 }
 
 // insertLocked runs the checks that need the pool and the sender's account,
-// then inserts c.e, replacing or evicting as needed. p.mu must be held.
-func (p *Pool) insertLocked(c *candidate, now int64) *Error {
+// then inserts c.e, replacing or evicting as needed. It returns the
+// sender's transactions that c.e made executable: those queued right
+// behind the gap c.e closed (c.e itself is not among them). p.mu must be
+// held.
+func (p *Pool) insertLocked(c *candidate, now int64) ([]*types.Transaction, *Error) {
 	e := c.e
 	if _, ok := p.all[e.hash]; ok {
-		return knownErr(e.hash)
+		return nil, knownErr(e.hash)
 	}
 	view := p.view.Load()
 	acct := p.accounts[e.from]
@@ -188,14 +195,14 @@ func (p *Pool) insertLocked(c *candidate, now int64) *Error {
 	}
 	// Besu's order: balance, then nonce.
 	if e.cost.Gt(balance) {
-		return reject(UpfrontCostExceedsBalance, "transaction up-front cost %s exceeds transaction sender account balance %s for sender %s",
+		return nil, reject(UpfrontCostExceedsBalance, "transaction up-front cost %s exceeds transaction sender account balance %s for sender %s",
 			e.cost.Hex(), balance.Hex(), e.from.Hex())
 	}
 	if e.nonce < nonce {
-		return reject(NonceTooLow, "transaction nonce %d below sender account nonce %d for sender %s", e.nonce, nonce, e.from.Hex())
+		return nil, reject(NonceTooLow, "transaction nonce %d below sender account nonce %d for sender %s", e.nonce, nonce, e.from.Hex())
 	}
 	if gap := e.nonce - nonce; gap >= p.cfg.MaxFutureNonceGap {
-		return reject(NonceTooFarInFutureForSender, "transaction nonce %d is %d ahead of sender account nonce %d for sender %s (limit %d)",
+		return nil, reject(NonceTooFarInFutureForSender, "transaction nonce %d is %d ahead of sender account nonce %d for sender %s (limit %d)",
 			e.nonce, gap, nonce, e.from.Hex(), p.cfg.MaxFutureNonceGap)
 	}
 	effectivePrice(&e.price, &e.feeCap, &e.tipCap, view.baseFee)
@@ -207,7 +214,7 @@ func (p *Pool) insertLocked(c *candidate, now int64) *Error {
 		if i, found := acct.find(e.nonce); found {
 			old := acct.txs[i]
 			if !shouldReplace(old, e, view.baseFee, p.cfg.PriceBump) {
-				return reject(TransactionReplacementUnderpriced,
+				return nil, reject(TransactionReplacementUnderpriced,
 					"transaction %s with nonce %d is in the pool; a replacement must raise the price by %d%%", old.hash.Hex(), e.nonce, p.cfg.PriceBump)
 			}
 			delete(p.all, old.hash)
@@ -221,7 +228,7 @@ func (p *Pool) insertLocked(c *candidate, now int64) *Error {
 				p.locals++
 			}
 			heap.Fix(&p.evict, acct.heapIdx)
-			return nil
+			return nil, nil
 		}
 	}
 
@@ -233,7 +240,7 @@ func (p *Pool) insertLocked(c *candidate, now int64) *Error {
 			queued = e.nonce != nonce
 		}
 		if !p.makeRoomLocked(e, queued) {
-			return reject(TxPoolFull, "%d transactions pending, the most this node keeps (--tx-pool-max-size); "+
+			return nil, reject(TxPoolFull, "%d transactions pending, the most this node keeps (--tx-pool-max-size); "+
 				"resend after the next blocks include some, or with a higher gas price to displace a cheaper one", len(p.all))
 		}
 		acct = p.accounts[e.from] // eviction may have emptied and dropped it
@@ -243,6 +250,7 @@ func (p *Pool) insertLocked(c *candidate, now int64) *Error {
 		acct.balance.Set(balance)
 		p.accounts[e.from] = acct
 	}
+	before := acct.pending
 	i, _ := acct.find(e.nonce)
 	acct.insert(i, e)
 	p.all[e.hash] = e
@@ -250,7 +258,14 @@ func (p *Pool) insertLocked(c *candidate, now int64) *Error {
 		p.locals++
 	}
 	p.fixHeapLocked(acct)
-	return nil
+	// A new nonce is never inside the pending run (that would be a
+	// replacement), so if it extended the run it sits at txs[before] and
+	// everything after it up to the new end was queued until now.
+	var promoted []*types.Transaction
+	if acct.pending > before+1 {
+		promoted = txsOf(acct.txs[before+1 : acct.pending])
+	}
+	return promoted, nil
 }
 
 // makeRoomLocked evicts one transaction to make room for e, if e outranks

@@ -14,7 +14,9 @@
 // head), the head header, the chain config, and Reset, which it calls after
 // every head change with the transactions of blocks that left the canonical
 // chain. JSON-RPC calls AddLocal, p2p calls AddRemotes and subscribes to
-// SubscribeNewTxs for propagation, the miner walks Pending.
+// SubscribeNewTxs (every accepted transaction, pending or queued) and
+// SubscribePromotedTxs (queued transactions that became executable) for
+// propagation, the miner walks Pending.
 //
 // # Hot path
 //

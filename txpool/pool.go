@@ -31,6 +31,16 @@ type NewTxsEvent struct {
 	Txs []*types.Transaction
 }
 
+// PromotedTxsEvent is sent to subscribers for the transactions that were
+// queued behind a nonce gap and became executable (pending): a transaction
+// that closed the gap arrived, or the chain head moved the sender's nonce
+// up to them. The transactions that close a gap are in NewTxsEvent, not
+// here. Peers announce these again: a peer may have refused one while it
+// was queued.
+type PromotedTxsEvent struct {
+	Txs []*types.Transaction
+}
+
 // TxInfo describes a pooled transaction (txpool_besuTransactions).
 type TxInfo struct {
 	Tx      *types.Transaction
@@ -69,8 +79,9 @@ type Pool struct {
 	locals       int
 	seq          uint64
 
-	feed  event.Feed
-	scope event.SubscriptionScope
+	feed     event.Feed // NewTxsEvent
+	promoted event.Feed // PromotedTxsEvent
+	scope    event.SubscriptionScope
 
 	metrics poolMetrics
 
@@ -173,6 +184,27 @@ func (p *Pool) SubscribeNewTxs(ch chan<- NewTxsEvent) event.Subscription {
 	}
 	sub.Unsubscribe()
 	return event.NewSubscription(func(<-chan struct{}) error { return nil })
+}
+
+// SubscribePromotedTxs delivers a PromotedTxsEvent whenever queued
+// transactions become executable. Sending blocks the adding caller (or
+// Reset) until every subscriber has taken the event, as for
+// SubscribeNewTxs.
+func (p *Pool) SubscribePromotedTxs(ch chan<- PromotedTxsEvent) event.Subscription {
+	sub := p.promoted.Subscribe(ch)
+	if tracked := p.scope.Track(sub); tracked != nil {
+		return tracked
+	}
+	sub.Unsubscribe()
+	return event.NewSubscription(func(<-chan struct{}) error { return nil })
+}
+
+// sendPromoted tells the subscribers about promoted transactions; the pool
+// lock must not be held.
+func (p *Pool) sendPromoted(txs []*types.Transaction) {
+	if len(txs) > 0 {
+		p.promoted.Send(PromotedTxsEvent{Txs: txs})
+	}
 }
 
 // Get returns the pooled transaction with hash h, or nil.

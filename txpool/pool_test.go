@@ -574,7 +574,7 @@ func TestStaleAccountRead(t *testing.T) {
 	env.state.set(a.addr, 1, nil) // nonce 0 mined meanwhile
 	p.Reset(testHead(2, testGasLimit, testBaseFee), env.state, nil)
 	p.mu.Lock()
-	ierr := p.insertLocked(&c, 0)
+	_, ierr := p.insertLocked(&c, 0)
 	p.mu.Unlock()
 	wantReason(t, ierr, NonceTooLow)
 }

@@ -12,7 +12,8 @@ import (
 // and drops transactions whose nonce is below the account nonce (mined, or
 // replaced in a block), that the sender can no longer afford, whose gas limit
 // is above the new block gas limit, or that are older than the retention
-// period. Queued transactions whose gap was closed become pending. Then
+// period. Queued transactions whose gap was closed become pending and are
+// sent to SubscribePromotedTxs subscribers. Then
 // reinject (the transactions of blocks that left the canonical chain in a
 // reorg) is added again, as local if the sender ever sent a local
 // transaction; refusals there are silent (most are in the new chain too).
@@ -21,7 +22,10 @@ func (p *Pool) Reset(head *types.Header, st State, reinject []*types.Transaction
 	view := newView(p.chainCfg, head, st, p.view.Load().gen+1)
 	p.view.Store(view)
 	cutoff := p.expiryCutoff()
+	var promoted []*types.Transaction
 	for _, acct := range p.accounts {
+		// Nonces from here on were queued before this head.
+		queuedFrom := acct.nonce + uint64(acct.pending)
 		acct.nonce = st.Nonce(acct.addr)
 		if bal := st.Balance(acct.addr); bal != nil {
 			acct.balance.Set(bal)
@@ -44,12 +48,18 @@ func (p *Pool) Reset(head *types.Header, st State, reinject []*types.Transaction
 		clear(acct.txs[len(kept):])
 		acct.txs = kept
 		acct.recount()
+		for _, e := range kept[:acct.pending] {
+			if e.nonce >= queuedFrom {
+				promoted = append(promoted, e.tx)
+			}
+		}
 		if len(kept) == 0 {
 			delete(p.accounts, acct.addr)
 		}
 	}
 	p.rebuildHeapLocked()
 	p.mu.Unlock()
+	p.sendPromoted(promoted)
 
 	if len(reinject) > 0 {
 		p.add(reinject, srcReorg)

@@ -40,6 +40,9 @@ const (
 	maxKnownBlocks = 1024
 	maxKnownTxs    = 32768
 	maxQueuedSends = 256
+	// maxTxPacketSize bounds one Transactions message we send
+	// (go-ethereum's broadcast limit).
+	maxTxPacketSize = 100 * 1024
 )
 
 // Request errors.
@@ -222,17 +225,44 @@ func (p *Peer) AsyncSendNewBlockHash(hash common.Hash, number uint64) {
 	})
 }
 
-// AsyncSendTransactions queues a Transactions message.
+// AsyncSendTransactions queues Transactions messages of at most about
+// maxTxPacketSize each (a larger transaction goes alone) and marks the
+// transactions known to the peer. When the peer's send queue is full
+// nothing is sent and nothing marked, so a later announcement (a
+// promotion) can still reach it.
 func (p *Peer) AsyncSendTransactions(txs []*types.Transaction) {
+	if len(txs) == 0 {
+		return
+	}
+	if p.enqueue(func() error {
+		for rest := txs; len(rest) > 0; {
+			n, size := 0, 0
+			for n < len(rest) && (n == 0 || size+int(rest[n].Size()) <= maxTxPacketSize) {
+				size += int(rest[n].Size())
+				n++
+			}
+			if err := p2p.Send(p.rw, TransactionsMsg, rest[:n]); err != nil {
+				return err
+			}
+			rest = rest[n:]
+		}
+		return nil
+	}) != nil {
+		return
+	}
 	for _, tx := range txs {
 		p.MarkTxs(tx.Hash())
 	}
-	p.enqueue(func() error { return p2p.Send(p.rw, TransactionsMsg, txs) })
 }
 
-// AsyncSendPooledHashes queues a NewPooledTransactionHashes message in the
-// format of the peer's version.
+// AsyncSendPooledHashes queues NewPooledTransactionHashes messages in the
+// format of the peer's version, at most maxAnnouncedHashes hashes each (what
+// a receiver takes in one), and marks the transactions known to the peer.
+// When the peer's send queue is full nothing is sent and nothing marked.
 func (p *Peer) AsyncSendPooledHashes(txs []*types.Transaction) {
+	if len(txs) == 0 {
+		return
+	}
 	ann := pooledHashes68{
 		Types:  make([]byte, len(txs)),
 		Sizes:  make([]uint32, len(txs)),
@@ -241,13 +271,22 @@ func (p *Peer) AsyncSendPooledHashes(txs []*types.Transaction) {
 	for i, tx := range txs {
 		ann.Types[i], ann.Sizes[i], ann.Hashes[i] = tx.Type(), uint32(tx.Size()), tx.Hash()
 	}
-	p.MarkTxs(ann.Hashes...)
-	p.enqueue(func() error {
-		if p.version < ETH68 {
-			return p2p.Send(p.rw, NewPooledTransactionHashesMsg, ann.Hashes)
+	if p.enqueue(func() error {
+		for i := 0; i < len(ann.Hashes); i += maxAnnouncedHashes {
+			j := min(i+maxAnnouncedHashes, len(ann.Hashes))
+			var packet any = &pooledHashes68{Types: ann.Types[i:j], Sizes: ann.Sizes[i:j], Hashes: ann.Hashes[i:j]}
+			if p.version < ETH68 {
+				packet = ann.Hashes[i:j]
+			}
+			if err := p2p.Send(p.rw, NewPooledTransactionHashesMsg, packet); err != nil {
+				return err
+			}
 		}
-		return p2p.Send(p.rw, NewPooledTransactionHashesMsg, &ann)
-	})
+		return nil
+	}) != nil {
+		return
+	}
+	p.MarkTxs(ann.Hashes...)
 }
 
 // newRequestID returns a random request ID, so a stale answer to an old
