@@ -59,6 +59,15 @@ func TestCallGasCapped(t *testing.T) {
 		if c := blocks[0].Calls[0]; c.Status != 0 || c.Error == nil || c.Error.Message != "out of gas" || c.GasUsed != 0x1000000 {
 			t.Fatalf("eth_simulateV1 looping call: %+v", c)
 		}
+		// In a block with more gas, the request's budget
+		// (--rpc-simulate-gas-cap, default 50,000,000 as go-ethereum's)
+		// bounds the call.
+		n.MustCall(&blocks, "eth_simulateV1", map[string]any{"blockStateCalls": []any{map[string]any{
+			"blockOverrides": map[string]any{"gasLimit": "0x10000000"},
+			"stateOverrides": loopOverride, "calls": []any{loopCall("")}}}}, "latest")
+		if c := blocks[0].Calls[0]; c.Status != 0 || c.Error == nil || c.GasUsed != 50_000_000 {
+			t.Fatalf("eth_simulateV1 looping call in a big block: %+v", c)
+		}
 	})
 	t.Run("rpc-gas-cap", func(t *testing.T) {
 		const limit = 100_000
