@@ -22,6 +22,10 @@ func (e *Engine) SetMetrics(r *metrics.Registry) {
 		signers: r.Gauge(metrics.Consensus, "clique_signers", "Authorised signers after the latest block verified or built on"),
 		sealed:  r.CounterVec(metrics.Consensus, "clique_sealed_blocks_total", "Blocks this node sealed, in its turn (difficulty 2) or out of it (1)", "turn"),
 	}
+	// Both series from the start, at 0: a signer that has not sealed yet
+	// (or never out of turn) shows a flat line, not "no data".
+	e.metrics.sealed.With("in")
+	e.metrics.sealed.With("out")
 	r.GaugeFunc(metrics.Consensus, "clique_proposals", "This node's pending proposals (clique_propose) to add or drop a signer", func() float64 {
 		return float64(len(e.proposals.all()))
 	})

@@ -78,6 +78,10 @@ func TestMetrics(t *testing.T) {
 	if v, ok := gathered(t, reg, "besu_consensus_clique_sealed_blocks_total", "turn", turn); !ok || v != 1 {
 		t.Fatalf("sealed %s of turn: %v %v", turn, v, ok)
 	}
+	other := map[string]string{"in": "out", "out": "in"}[turn]
+	if v, ok := gathered(t, reg, "besu_consensus_clique_sealed_blocks_total", "turn", other); !ok || v != 0 {
+		t.Fatalf("sealed %s of turn: %v %v, want a series at 0", other, v, ok)
+	}
 	if v, ok := gathered(t, reg, "besu_consensus_clique_signers", "", ""); !ok || v != 2 {
 		t.Fatalf("signers %v %v", v, ok)
 	}
