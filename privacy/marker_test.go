@@ -3,6 +3,7 @@ package privacy
 import (
 	"math/big"
 	"testing"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
@@ -168,17 +169,36 @@ func TestPendingPrivateNonces(t *testing.T) {
 	if n := ls.next(k, 5); n != 7 {
 		t.Fatalf("gap filled: %d", n)
 	}
-	// Everything mined: the lane goes once no submission holds it.
-	for h := range pooled {
-		delete(pooled, h)
+	// A reorg puts a mined marker back in the pool: it counts again.
+	now := time.Unix(1000, 0)
+	ls.now = func() time.Time { return now }
+	delete(pooled, hs[0]) // nonce 3 mined
+	if n := ls.next(k, 4); n != 7 {
+		t.Fatalf("3 mined: %d", n)
+	}
+	pooled[hs[0]] = true // the block with it left the chain
+	if n := ls.next(k, 3); n != 7 {
+		t.Fatalf("3 back in the pool after a reorg: %d", n)
+	}
+	// Everything mined: the lane goes once no submission holds it and
+	// minedRetention has passed.
+	clear(pooled)
+	if n := ls.next(k, 7); n != 7 {
+		t.Fatalf("all mined: %d", n)
 	}
 	l := ls.acquire(k)
 	ls.release(k, l)
+	if ls.len() != 1 {
+		t.Fatal("mined markers forgotten at once")
+	}
+	now = now.Add(minedRetention + time.Second)
+	l = ls.acquire(k)
+	ls.release(k, l)
 	if ls.len() != 0 {
-		t.Fatal("idle empty lane kept")
+		t.Fatal("idle lane kept")
 	}
 	// Idle lanes whose markers left the pool are swept, every sweepEvery
-	// markers recorded.
+	// markers recorded, once minedRetention has passed.
 	ls.adds = 0
 	for i := range sweepEvery - 1 {
 		kk := laneKey{sender: common.Address{byte(i), byte(i >> 8)}}
@@ -192,6 +212,10 @@ func TestPendingPrivateNonces(t *testing.T) {
 		t.Fatalf("%d lanes with markers pooled", n)
 	}
 	clear(pooled)
+	ls.mu.Lock()
+	ls.sweepLocked() // the markers are found mined
+	ls.mu.Unlock()
+	now = now.Add(minedRetention + time.Second)
 	add(0)
 	if n := ls.len(); n != 1 {
 		t.Fatalf("%d lanes after a sweep", n)

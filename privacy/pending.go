@@ -2,8 +2,10 @@ package privacy
 
 import (
 	"crypto/ecdsa"
+	"math"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 )
@@ -38,6 +40,13 @@ import (
 // not stay in memory.
 const sweepEvery = 256
 
+// minedRetention is how long a mined marker stays recorded. A reorg puts
+// the markers of the blocks it removes back in the pool (unless the new
+// blocks have them); while their private transactions wait there again
+// they must count in the pending nonce, or the next submission would take
+// a nonce one of them holds. Clique and ethash reorgs are seconds deep.
+const minedRetention = time.Minute
+
 // laneKey names a lane: one sender's private transactions in one group.
 type laneKey struct {
 	group  common.Hash
@@ -48,6 +57,9 @@ type laneKey struct {
 type pendingTx struct {
 	nonce  uint64
 	marker common.Hash
+	// mined is when the marker was first found out of the pool at a nonce
+	// below the head's (mined); zero while it is pooled.
+	mined time.Time
 }
 
 // lane is the pending private transactions of one sender in one group.
@@ -70,10 +82,11 @@ type lanes struct {
 	m      map[laneKey]*lane
 	pooled func(common.Hash) bool // whether a marker is still in the pool
 	adds   int                    // markers recorded since the last sweep
+	now    func() time.Time       // time.Now; tests replace it
 }
 
 func newLanes(pooled func(common.Hash) bool) *lanes {
-	return &lanes{m: map[laneKey]*lane{}, pooled: pooled}
+	return &lanes{m: map[laneKey]*lane{}, pooled: pooled, now: time.Now}
 }
 
 // acquire returns k's lane with its submit lock held; release it with
@@ -91,37 +104,55 @@ func (ls *lanes) acquire(k laneKey) *lane {
 	return l
 }
 
-// release ends a submission on k's lane l; a lane with nothing pooled and
-// no submission is forgotten.
+// release ends a submission on k's lane l; a lane with nothing recorded
+// and no submission is forgotten.
 func (ls *lanes) release(k laneKey, l *lane) {
 	l.submit.Unlock()
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
 	l.users--
-	if l.users == 0 && len(ls.pruneLocked(l, 0)) == 0 && ls.m[k] == l {
+	ls.pruneLocked(l, unknownHead)
+	if l.users == 0 && len(l.txs) == 0 && ls.m[k] == l {
 		delete(ls.m, k)
 	}
 }
 
-// pruneLocked drops l's transactions below head (mined) and those whose
-// markers left the pool, and returns the rest.
-func (ls *lanes) pruneLocked(l *lane, head uint64) []pendingTx {
+// unknownHead is pruneLocked's head when the caller does not know it: a
+// marker that left the pool then counts as mined.
+const unknownHead = math.MaxUint64
+
+// pruneLocked drops l's transactions whose markers left the pool unmined
+// (at or above head, the sender's private nonce at the chain head) and the
+// mined ones found out of the pool more than minedRetention ago, and
+// returns whether any marker of l is pooled.
+func (ls *lanes) pruneLocked(l *lane, head uint64) bool {
+	now := ls.now()
 	keep := l.txs[:0]
+	live := false
 	for _, p := range l.txs {
-		if p.nonce >= head && ls.pooled(p.marker) {
-			keep = append(keep, p)
+		switch {
+		case ls.pooled(p.marker):
+			p.mined = time.Time{} // pooled again after a reorg
+			live = true
+		case p.nonce >= head && p.mined.IsZero():
+			continue // dropped or evicted: its nonce is free again
+		case p.mined.IsZero():
+			p.mined = now
+		case now.Sub(p.mined) > minedRetention:
+			continue
 		}
+		keep = append(keep, p)
 	}
 	clear(l.txs[len(keep):])
 	l.txs = keep
-	if len(keep) == 0 {
+	if !live {
 		l.key = nil // nothing pooled to keep in order with: a fresh key
 	}
-	return keep
+	return live
 }
 
 // next is k's pending private nonce given head, its private nonce at the
-// chain head.
+// chain head: head plus the unbroken run of k's pooled markers from it.
 func (ls *lanes) next(k laneKey, head uint64) uint64 {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
@@ -129,12 +160,15 @@ func (ls *lanes) next(k laneKey, head uint64) uint64 {
 	if l == nil {
 		return head
 	}
+	ls.pruneLocked(l, head)
 	n := head
-	for _, p := range ls.pruneLocked(l, head) {
-		if p.nonce == n {
+	for _, p := range l.txs {
+		switch {
+		case p.nonce < n:
+		case p.nonce == n && p.mined.IsZero():
 			n++
-		} else if p.nonce > n {
-			break
+		default:
+			return n
 		}
 	}
 	return n
@@ -178,7 +212,7 @@ func (ls *lanes) record(k laneKey, l *lane, nonce uint64, marker common.Hash) {
 		return 0
 	})
 	if i < len(l.txs) && l.txs[i].nonce == nonce {
-		l.txs[i].marker = marker // the earlier one left the pool
+		l.txs[i] = pendingTx{nonce: nonce, marker: marker} // the earlier one left the pool
 	} else {
 		l.txs = slices.Insert(l.txs, i, pendingTx{nonce: nonce, marker: marker})
 	}
@@ -188,10 +222,14 @@ func (ls *lanes) record(k laneKey, l *lane, nonce uint64, marker common.Hash) {
 	}
 }
 
-// sweepLocked forgets the idle lanes whose markers all left the pool.
+// sweepLocked forgets the idle lanes with nothing recorded any more.
 func (ls *lanes) sweepLocked() {
 	for k, l := range ls.m {
-		if l.users == 0 && len(ls.pruneLocked(l, 0)) == 0 {
+		if l.users != 0 {
+			continue
+		}
+		ls.pruneLocked(l, unknownHead)
+		if len(l.txs) == 0 {
 			delete(ls.m, k)
 		}
 	}

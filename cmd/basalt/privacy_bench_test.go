@@ -224,3 +224,85 @@ func BenchmarkPrivateTransactions(b *testing.B) {
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "privtx/s")
 	b.ReportMetric(float64(groups), "groups")
 }
+
+// BenchmarkPrivateBurst measures private transactions per second end to
+// end when one sender sends to BASALT_BENCH_PRIVACY_GROUPS groups of A and
+// B (default 1) without nonces, 128 requests in flight, none waiting for
+// the previous to be mined: the signer manages the private nonces and
+// sends one transaction per group at a time, and node A counts the pooled
+// ones in the pending private nonce. Each transaction adds 1 to a counter
+// deployed first; the clock stops when every counter on A and B holds its
+// group's share. Compare with BenchmarkPrivateTransactions (one in flight
+// per group, waiting for each to be mined). Run with -benchtime=<n>x.
+func BenchmarkPrivateBurst(b *testing.B) {
+	groups := 1
+	if v, err := strconv.Atoi(os.Getenv("BASALT_BENCH_PRIVACY_GROUPS")); err == nil && v > 0 {
+		groups = v
+	}
+	groups = min(groups, b.N)
+	nodes := startPrivacyNetwork(b, "--rpc-http-max-active-connections=1000")
+	a, bNode := nodes[0], nodes[1]
+	signer := startPrivacySigner(b, a.URL)
+	dev1 := config.DevAccounts[1].Address
+	ids := make([]string, groups)
+	contracts := make([]common.Address, groups)
+	for g := range ids {
+		if err := benchCall(a.URL, &ids[g], "priv_createPrivacyGroup", map[string]any{"addresses": []string{a.key, bNode.key}}); err != nil {
+			b.Fatal(err)
+		}
+		var pmt common.Hash
+		if err := benchCall(signer, &pmt, "eea_sendTransaction", map[string]any{"from": dev1, "gas": "0x100000",
+			"privateFrom": a.key, "privacyGroupId": ids[g], "restriction": "restricted", "data": counterInit}); err != nil {
+			b.Fatal(err)
+		}
+		gid, _ := base64.StdEncoding.DecodeString(ids[g])
+		contracts[g] = privacy.ContractAddress(dev1, 0, common.BytesToHash(gid))
+	}
+	quota := make([]int, groups)
+	for i := 0; i < b.N; i++ {
+		quota[i%groups]++
+	}
+	b.ResetTimer()
+	start := time.Now()
+	var (
+		wg     sync.WaitGroup
+		failed atomic.Value
+	)
+	sends := make(chan struct{}, 128)
+	for i := 0; i < b.N; i++ {
+		g := i % groups
+		sends <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sends }()
+			var pmt common.Hash
+			if err := benchCall(signer, &pmt, "eea_sendTransaction", map[string]any{"from": dev1, "gas": "0x100000", "to": contracts[g],
+				"privateFrom": a.key, "privacyGroupId": ids[g], "restriction": "restricted", "data": "0x01"}); err != nil {
+				failed.Store(err)
+			}
+		})
+	}
+	wg.Wait()
+	if err, _ := failed.Load().(error); err != nil {
+		b.Fatal(err)
+	}
+	for _, n := range []*privNode{a, bNode} {
+		for g, id := range ids {
+			want := privWord(uint64(quota[g]))
+			deadline := time.Now().Add(120 * time.Second)
+			for {
+				var got string
+				if benchCall(n.URL, &got, "priv_call", id, map[string]any{"to": contracts[g]}, "latest") == nil && got == want {
+					break
+				}
+				if time.Now().After(deadline) {
+					b.Fatalf("group %d on %s: counter not %d", g, n.URL, quota[g])
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+		}
+	}
+	elapsed := time.Since(start)
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "privtx/s")
+	b.ReportMetric(float64(groups), "groups")
+}
