@@ -30,11 +30,11 @@ func (w *txWatcher) seen() (whole, announced []common.Hash) {
 	return slices.Clone(w.whole), slices.Clone(w.announced)
 }
 
-// watchTxs connects a txWatcher to n, with n's own status, so that n has
-// nothing to sync from it.
-func watchTxs(t *testing.T, n *testNode) *txWatcher {
+// connectRaw connects an eth/68 peer run by the test to n: it sends n's
+// own status (so n has nothing to sync from it), then run reads and writes
+// the connection. It returns once n counts the peer.
+func connectRaw(t *testing.T, n *testNode, run func(rw gethp2p.MsgReadWriter) error) *gethp2p.Server {
 	t.Helper()
-	w := &txWatcher{}
 	status := n.svc.Status()
 	status.ProtocolVersion = eth.ETH68
 	key, _ := crypto.GenerateKey()
@@ -45,30 +45,7 @@ func watchTxs(t *testing.T, n *testNode) *txWatcher {
 				if err := gethp2p.Send(rw, eth.StatusMsg, &status); err != nil {
 					return err
 				}
-				for {
-					msg, err := rw.ReadMsg()
-					if err != nil {
-						return err
-					}
-					payload, err := io.ReadAll(msg.Payload)
-					if err != nil {
-						return err
-					}
-					m, err := eth.Decode(eth.ETH68, msg.Code, payload)
-					if err != nil {
-						return err
-					}
-					w.mu.Lock()
-					switch m := m.(type) {
-					case []*types.Transaction:
-						for _, tx := range m {
-							w.whole = append(w.whole, tx.Hash())
-						}
-					case *eth.PooledHashes:
-						w.announced = append(w.announced, m.Hashes...)
-					}
-					w.mu.Unlock()
-				}
+				return run(rw)
 			}}},
 	}}
 	if err := srv.Start(); err != nil {
@@ -76,7 +53,45 @@ func watchTxs(t *testing.T, n *testNode) *txWatcher {
 	}
 	t.Cleanup(srv.Stop)
 	srv.AddPeer(n.enode(t))
-	waitUntil(t, "the watcher connected", func() bool { return n.svc.PeerCount() == 1 })
+	waitUntil(t, "the raw peer connected", func() bool { return n.svc.PeerCount() == 1 })
+	return srv
+}
+
+// readEth reads and decodes the next eth message (the status included).
+func readEth(rw gethp2p.MsgReadWriter) (eth.Message, error) {
+	msg, err := rw.ReadMsg()
+	if err != nil {
+		return nil, err
+	}
+	payload, err := io.ReadAll(msg.Payload)
+	if err != nil {
+		return nil, err
+	}
+	return eth.Decode(eth.ETH68, msg.Code, payload)
+}
+
+// watchTxs connects a txWatcher to n.
+func watchTxs(t *testing.T, n *testNode) *txWatcher {
+	t.Helper()
+	w := &txWatcher{}
+	connectRaw(t, n, func(rw gethp2p.MsgReadWriter) error {
+		for {
+			m, err := readEth(rw)
+			if err != nil {
+				return err
+			}
+			w.mu.Lock()
+			switch m := m.(type) {
+			case []*types.Transaction:
+				for _, tx := range m {
+					w.whole = append(w.whole, tx.Hash())
+				}
+			case *eth.PooledHashes:
+				w.announced = append(w.announced, m.Hashes...)
+			}
+			w.mu.Unlock()
+		}
+	})
 	return w
 }
 
@@ -171,4 +186,95 @@ func TestGapsFillAcrossNodes(t *testing.T) {
 			return n.pool.Stats().Pending == len(txs)
 		})
 	}
+}
+
+// TestTxFetchBounded: what a peer announces waits in a queue of at most
+// maxTxFetchQueue hashes and is fetched maxTxFetch at a time by one fetch;
+// the rest of an announcement beyond the queue is dropped, and nothing is
+// left behind when the peer goes.
+func TestTxFetchBounded(t *testing.T) {
+	n := startNode(t, 0)
+	var (
+		mu        sync.Mutex
+		requested int
+		largest   int
+	)
+	batch := func(offset int) []common.Hash {
+		hs := make([]common.Hash, 4096)
+		for i := range hs {
+			hs[i] = crypto.Keccak256Hash([]byte{byte(offset)}, big.NewInt(int64(i)).Bytes())
+		}
+		return hs
+	}
+	announce := func(rw gethp2p.MsgReadWriter, hs []common.Hash) error {
+		return gethp2p.Send(rw, eth.NewPooledTransactionHashesMsg, &struct {
+			Types  []byte
+			Sizes  []uint32
+			Hashes []common.Hash
+		}{make([]byte, len(hs)), slices.Repeat([]uint32{100}, len(hs)), hs})
+	}
+	answer := func(rw gethp2p.MsgReadWriter, id uint64) error {
+		return gethp2p.Send(rw, eth.PooledTransactionsMsg, &struct {
+			RequestID uint64
+			Txs       []*types.Transaction
+		}{id, nil})
+	}
+	srv := connectRaw(t, n, func(rw gethp2p.MsgReadWriter) error {
+		// The first request is held until a second full announcement is
+		// sent behind it, so the node queues the second while 3,840 hashes
+		// of the first still wait.
+		if err := announce(rw, batch(1)); err != nil {
+			return err
+		}
+		held := uint64(0)
+		for {
+			m, err := readEth(rw)
+			if err != nil {
+				return err
+			}
+			req, ok := m.(*eth.GetHashes)
+			if !ok || req.Code != eth.GetPooledTransactionsMsg {
+				continue
+			}
+			mu.Lock()
+			requested += len(req.Hashes)
+			largest = max(largest, len(req.Hashes))
+			mu.Unlock()
+			if held == 0 {
+				held = req.RequestID
+				if err := announce(rw, batch(2)); err != nil {
+					return err
+				}
+				if err := answer(rw, held); err != nil {
+					return err
+				}
+				continue
+			}
+			if err := answer(rw, req.RequestID); err != nil {
+				return err
+			}
+		}
+	})
+	want := maxTxFetch + maxTxFetchQueue // the first request, then a full queue
+	waitUntil(t, "the queue fetched", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return requested >= want
+	})
+	waitUntil(t, "the fetch done", func() bool {
+		n.svc.fetchMu.Lock()
+		defer n.svc.fetchMu.Unlock()
+		return len(n.svc.fetchingTxs) == 0
+	})
+	mu.Lock()
+	if requested != want || largest != maxTxFetch {
+		t.Fatalf("requested %d hashes, at most %d a request; want %d, %d a request", requested, largest, want, maxTxFetch)
+	}
+	mu.Unlock()
+	srv.Stop()
+	waitUntil(t, "the peer's queue dropped", func() bool {
+		n.svc.fetchMu.Lock()
+		defer n.svc.fetchMu.Unlock()
+		return len(n.svc.txQueues) == 0 && n.svc.PeerCount() == 0
+	})
 }

@@ -48,12 +48,14 @@ type testBackend struct {
 	genesis   common.Hash
 	pooled    map[common.Hash]*types.Transaction
 
-	mu     sync.Mutex
-	blocks []*types.Block
-	txs    []*types.Transaction
-	hashes []common.Hash
-	anns   []BlockAnnounce
-	peers  int
+	mu      sync.Mutex
+	blocks  []*types.Block
+	txs     []*types.Transaction
+	txMsgs  int // Transactions messages received
+	hashes  []common.Hash
+	annMsgs int // NewPooledTransactionHashes messages received
+	anns    []BlockAnnounce
+	peers   int
 }
 
 func newBackend(c *chain.Chain) *testBackend {
@@ -82,11 +84,13 @@ func (b *testBackend) HandleTransactions(_ *Peer, txs []*types.Transaction) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.txs = append(b.txs, txs...)
+	b.txMsgs++
 }
 func (b *testBackend) HandleTxHashes(_ *Peer, a *PooledHashes) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.hashes = append(b.hashes, a.Hashes...)
+	b.annMsgs++
 }
 
 // link runs the protocol between two backends over a message pipe and
@@ -220,6 +224,43 @@ func TestAnnouncements(t *testing.T) {
 			t.Fatalf("eth/%d: announcements %+v", v, client.anns)
 		}
 		client.mu.Unlock()
+	}
+}
+
+// TestLargeSendsSplit: an announcement of more hashes than a receiver takes
+// in one message, and transactions larger together than a broadcast packet,
+// go out as several messages the receiver accepts.
+func TestLargeSendsSplit(t *testing.T) {
+	c := testChain(t, 0, 0)
+	for _, v := range []uint{ETH67, ETH68} {
+		server, client := newBackend(c), newBackend(c)
+		toClient, _, _, errc := link(t, server, client, v)
+		waitConnected(t, client, server)
+		many := make([]*types.Transaction, maxAnnouncedHashes+904)
+		for i := range many {
+			many[i] = types.NewTx(&types.LegacyTx{Nonce: uint64(i), Gas: 21000, GasPrice: big.NewInt(1)})
+		}
+		toClient.AsyncSendPooledHashes(many)
+		big3 := make([]*types.Transaction, 3)
+		for i := range big3 {
+			big3[i] = types.NewTx(&types.LegacyTx{Nonce: uint64(i), Gas: 1_000_000, GasPrice: big.NewInt(1), Data: make([]byte, 60*1024)})
+		}
+		toClient.AsyncSendTransactions(big3)
+		waitFor(t, func() bool {
+			client.mu.Lock()
+			defer client.mu.Unlock()
+			return len(client.hashes) == len(many) && len(client.txs) == len(big3)
+		})
+		client.mu.Lock()
+		if client.annMsgs != 2 || client.txMsgs != 3 || client.hashes[len(many)-1] != many[len(many)-1].Hash() {
+			t.Fatalf("eth/%d: %d announcements, %d transaction messages; want 2 and 3", v, client.annMsgs, client.txMsgs)
+		}
+		client.mu.Unlock()
+		select {
+		case err := <-errc:
+			t.Fatalf("eth/%d: the receiver disconnected: %v", v, err)
+		default:
+		}
 	}
 }
 
