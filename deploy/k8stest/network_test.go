@@ -1,0 +1,158 @@
+package k8stest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// devKey is the funded dev account's key (Besu's first dev account), the
+// signer's in the test network.
+const devKey = "8f2a55949038a9610f50fb23b5883af3b4ecb3c3bb792cbcefbd1542c692be63"
+
+// The chart's privacy-signer values set, rendered for a fresh network
+// (genesis and keys from generate-blockchain-config run in the image,
+// turned into values and a Secret by deploy/chartconfig), starts as
+// containers: the four validators agree on the blocks they produce, the
+// RPC node follows them, every probe answers, and a private transaction
+// sent through basalt-signer reaches the members of its group only.
+func TestChartNetwork(t *testing.T) {
+	buildImage(t)
+	dir := t.TempDir()
+	os.Chmod(dir, 0o777)
+	cfg, err := os.ReadFile("testdata/blockchain-config.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "config.json"), cfg, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runOnce(t, "-v", dir+":/work", imageTag, "operator", "generate-blockchain-config", "--config-file=/work/config.json", "--to=/work/net")
+	if err := os.WriteFile(filepath.Join(dir, "dev.key"), []byte(devKey), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	gen := exec.Command("go", "run", "./deploy/chartconfig", "--from", filepath.Join(dir, "net"), "--to", filepath.Join(dir, "chart"),
+		"--privacy", "--signer-key", filepath.Join(dir, "dev.key"))
+	gen.Dir = "../.."
+	if out, err := gen.CombinedOutput(); err != nil {
+		t.Fatalf("chartconfig: %v\n%s", err, out)
+	}
+	var secret struct {
+		Metadata   struct{ Name string }
+		StringData map[string]string
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "chart", "network-keys.json"))
+	if err != nil || json.Unmarshal(data, &secret) != nil {
+		t.Fatalf("network-keys.json: %v", err)
+	}
+
+	// The ports are values: free ones, so that the network shares the
+	// machine with whatever listens on 8545 and friends.
+	vals := loadValues(t, filepath.Join(dir, "chart", "network-values.json"), filepath.Join(chartDir, "ci", "privacy-signer-values.yaml"))
+	ports := map[string]any{}
+	for _, p := range []string{"http", "ws", "graphql", "metrics", "p2p", "privacyNode", "privacyClient", "signer"} {
+		ports[p] = freePort(t)
+	}
+	vals["ports"] = ports
+	vals["image"] = map[string]any{"repository": "localhost/basalt", "tag": "k8stest", "pullPolicy": "Never"}
+	m := render(t, "ci", "chain", vals)
+	r := newRunner(t, "chain", map[string]map[string]string{secret.Metadata.Name: secret.StringData})
+	r.add(m)
+	r.start()
+
+	nodeURL := func(name string) string { return fmt.Sprintf("http://%s:%d", r.pod(name).ip, ports["http"]) }
+	validators := []string{"ci-basalt-network-validator-0", "ci-basalt-network-validator-1", "ci-basalt-network-validator-2", "ci-basalt-network-validator-3"}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+
+	// Blocks, agreed: every validator and the RPC node has block 3, the
+	// same one.
+	eventually(t, "block 3 on every node", 3*time.Minute, func() error {
+		var hash string
+		for _, n := range append(validators, "ci-basalt-network-rpc-0") {
+			var b struct{ Hash string }
+			if err := rpc(ctx, nodeURL(n), "eth_getBlockByNumber", &b, "0x3", false); err != nil {
+				return fmt.Errorf("%s: %v", n, err)
+			}
+			if b.Hash == "" {
+				return fmt.Errorf("%s has no block 3 yet", n)
+			}
+			if hash != "" && b.Hash != hash {
+				t.Fatalf("%s's block 3 is %s, another node's %s", n, b.Hash, hash)
+			}
+			hash = b.Hash
+		}
+		t.Logf("block 3 is %s on the 4 validators and the RPC node", hash)
+		return nil
+	})
+	// Every probe (nodes, privacy managers, signer) answers.
+	eventually(t, "every probe", 2*time.Minute, r.allProbes)
+
+	// A private contract for validators 0 and 1, deployed and set to 42
+	// through the signer (in front of validator 0), read on each.
+	var vv struct {
+		Network struct {
+			Validators []struct{ PrivacyPublicKey string }
+		}
+	}
+	data, _ = os.ReadFile(filepath.Join(dir, "chart", "network-values.json"))
+	if err := json.Unmarshal(data, &vv); err != nil || len(vv.Network.Validators) != 4 {
+		t.Fatalf("network values: %v", err)
+	}
+	signerURL := fmt.Sprintf("http://%s:%d", r.pod("ci-basalt-network-signer-0").ip, ports["signer"])
+	const store = "0x602280600b6000396000f336600f5760005460005260206000f35b60003580600055600052602a60206000a100"
+	send := func(fields map[string]any) string {
+		tx := map[string]any{"from": "0xfe3b557e8fb62b89f4916b721be55ceb828dbd73", "gas": "0x100000", "restriction": "restricted",
+			"privateFrom": vv.Network.Validators[0].PrivacyPublicKey, "privateFor": []string{vv.Network.Validators[1].PrivacyPublicKey}}
+		for k, v := range fields {
+			tx[k] = v
+		}
+		var hash string
+		eventually(t, "eea_sendTransaction through the signer", time.Minute, func() error {
+			return rpc(ctx, signerURL, "eea_sendTransaction", &hash, tx)
+		})
+		return hash
+	}
+	type receipt struct {
+		ContractAddress string
+		PrivacyGroupID  string `json:"privacyGroupId"`
+		Status          string
+	}
+	wait := func(node, pmt string) receipt {
+		var rc *receipt
+		eventually(t, "the private receipt on "+node, 2*time.Minute, func() error {
+			if err := rpc(ctx, nodeURL(node), "priv_getTransactionReceipt", &rc, pmt); err != nil {
+				return err
+			}
+			if rc == nil {
+				return fmt.Errorf("no receipt yet")
+			}
+			return nil
+		})
+		return *rc
+	}
+	deployed := wait(validators[1], send(map[string]any{"data": store}))
+	if deployed.Status != "0x1" || deployed.ContractAddress == "" {
+		t.Fatalf("deploy receipt %+v", deployed)
+	}
+	if set := wait(validators[1], send(map[string]any{"to": deployed.ContractAddress, "data": "0x" + strings.Repeat("0", 62) + "2a"})); set.Status != "0x1" {
+		t.Fatalf("set receipt %+v", set)
+	}
+	want := "0x" + strings.Repeat("0", 62) + "2a"
+	for i, n := range validators[:3] {
+		var got string
+		if err := rpc(ctx, nodeURL(n), "priv_call", &got, deployed.PrivacyGroupID, map[string]any{"to": deployed.ContractAddress}, "latest"); err != nil {
+			t.Fatalf("priv_call on %s: %v", n, err)
+		}
+		if (i < 2 && got != want) || (i == 2 && got != "0x") {
+			t.Errorf("priv_call on %s: %s", n, got)
+		}
+		t.Logf("priv_call on %s: %s", n, got)
+	}
+}
