@@ -4,12 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"helm.sh/helm/v3/pkg/chartutil"
 )
 
 // devKey is the funded dev account's key (Besu's first dev account), the
@@ -21,8 +24,67 @@ const devKey = "8f2a55949038a9610f50fb23b5883af3b4ecb3c3bb792cbcefbd1542c692be63
 // turned into values and a Secret by deploy/chartconfig), starts as
 // containers: the four validators agree on the blocks they produce, the
 // RPC node follows them, every probe answers, and a private transaction
-// sent through basalt-signer reaches the members of its group only.
+// sent through basalt-signer reaches the members of its group only. The
+// privacy managers store in Pebble, in each validator's volume.
 func TestChartNetwork(t *testing.T) {
+	runNetwork(t, nil, nil, nil)
+}
+
+// The same with the privacy managers on PostgreSQL (privacy.storage:
+// postgres), a database per manager on the tests' server
+// (BASALT_TEST_POSTGRES_URL, started by .ci/run), reached as the host
+// "postgres".
+func TestChartNetworkPostgres(t *testing.T) {
+	base := os.Getenv("BASALT_TEST_POSTGRES_URL")
+	if base == "" {
+		t.Skip("BASALT_TEST_POSTGRES_URL is not set (eval \"$(sh ptm/storage/testdata/start-postgres.sh)\" starts a server)")
+	}
+	if _, err := exec.LookPath("psql"); err != nil {
+		t.Skip("psql is not installed (Debian's postgresql-client): the databases cannot be made")
+	}
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	buildImage(t)
+	prefix := fmt.Sprintf("k8stest_%d", time.Now().UnixNano()%1e9)
+	var dbs []string
+	for i := range 4 {
+		dbs = append(dbs, fmt.Sprintf("%s_payloads%d", prefix, i), fmt.Sprintf("%s_known%d", prefix, i))
+	}
+	for _, db := range dbs {
+		if out, err := exec.Command("psql", base, "-c", "CREATE DATABASE "+db).CombinedOutput(); err != nil {
+			t.Fatalf("create database %s: %v %s", db, err, out)
+		}
+	}
+	t.Cleanup(func() {
+		for _, db := range dbs {
+			exec.Command("psql", base, "-c", "DROP DATABASE IF EXISTS "+db+" WITH (FORCE)").Run()
+		}
+	})
+	user := u.User.Username()
+	pg := func(kind string) string {
+		return fmt.Sprintf("postgresql://%s:$(POSTGRES_PASSWORD)@postgres:%s/%s_%s$(POD_INDEX)?sslmode=disable", user, u.Port(), prefix, kind)
+	}
+	runNetwork(t, map[string]any{"privacy": map[string]any{"storage": "postgres", "postgres": map[string]any{
+		"url": pg("payloads"), "knownNodesUrl": pg("known"), "passwordSecret": map[string]any{"name": "basalt-postgres", "key": "password"}}}},
+		map[string]map[string]string{"basalt-postgres": {"password": "unused-with-trust-auth"}},
+		[]string{"postgres:" + u.Hostname()})
+	// The members' managers stored the payloads in their own databases.
+	for _, db := range []string{prefix + "_payloads0", prefix + "_payloads1"} {
+		dbURL := *u
+		dbURL.Path = "/" + db
+		out, err := exec.Command("psql", dbURL.String(), "-tAc", "SELECT count(*) FROM store").CombinedOutput()
+		if err != nil || strings.TrimSpace(string(out)) == "0" {
+			t.Errorf("%s holds nothing: %v %s", db, err, out)
+		}
+	}
+}
+
+// runNetwork runs the privacy-signer values set (with extra values,
+// Secrets and host names) and checks blocks, probes and a private
+// transaction.
+func runNetwork(t *testing.T, extra map[string]any, extraSecrets map[string]map[string]string, extraHosts []string) {
 	buildImage(t)
 	dir := t.TempDir()
 	os.Chmod(dir, 0o777)
@@ -61,8 +123,14 @@ func TestChartNetwork(t *testing.T) {
 	}
 	vals["ports"] = ports
 	vals["image"] = map[string]any{"repository": "localhost/basalt", "tag": "k8stest", "pullPolicy": "Never"}
+	vals = chartutil.CoalesceTables(extra, vals)
 	m := render(t, "ci", "chain", vals)
-	r := newRunner(t, "chain", map[string]map[string]string{secret.Metadata.Name: secret.StringData})
+	secrets := map[string]map[string]string{secret.Metadata.Name: secret.StringData}
+	for k, v := range extraSecrets {
+		secrets[k] = v
+	}
+	r := newRunner(t, "chain", secrets)
+	r.hosts = append(r.hosts, extraHosts...)
 	r.add(m)
 	r.start()
 
