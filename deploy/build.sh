@@ -38,7 +38,7 @@ ca=/etc/ssl/certs/ca-certificates.crt
 cp "$ca" "$ctx/etc/ssl/certs/ca-certificates.crt"
 cp -R deploy/image/rootfs/etc/. "$ctx/etc/"
 if command -v podman >/dev/null; then
-  tool=(podman build ${PODMAN_BUILD_FLAGS:-})
+  tool=(podman build)
 elif command -v docker >/dev/null; then
   tool=(docker build)
 else
