@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -23,8 +24,9 @@ const devKey = "8f2a55949038a9610f50fb23b5883af3b4ecb3c3bb792cbcefbd1542c692be63
 // (genesis and keys from generate-blockchain-config run in the image,
 // turned into values and a Secret by deploy/chartconfig), starts as
 // containers: the four validators agree on the blocks they produce, the
-// RPC node follows them, every probe answers, and a private transaction
-// sent through basalt-signer reaches the members of its group only. The
+// RPC node follows them, every probe answers, a rolling update keeps them
+// producing agreed blocks, and a private transaction sent through
+// basalt-signer reaches the members of its group only. The
 // privacy managers store in Pebble, in each validator's volume.
 func TestChartNetwork(t *testing.T) {
 	runNetwork(t, nil, nil, nil)
@@ -161,6 +163,46 @@ func runNetwork(t *testing.T, extra map[string]any, extraSecrets map[string]map[
 	})
 	// Every probe (nodes, privacy managers, signer) answers.
 	eventually(t, "every probe", 2*time.Minute, r.allProbes)
+
+	// A rolling update: the validators replaced one at a time from the
+	// highest ordinal, each once the previous is ready again, keep their
+	// chain and peers and the network keeps producing agreed blocks.
+	head := func(n string) uint64 {
+		var h string
+		if err := rpc(ctx, nodeURL(n), "eth_blockNumber", &h); err != nil {
+			return 0
+		}
+		v, _ := strconv.ParseUint(strings.TrimPrefix(h, "0x"), 16, 64)
+		return v
+	}
+	for i := len(validators) - 1; i >= 0; i-- {
+		before := head(validators[0])
+		r.restartPod(r.pod(validators[i]))
+		eventually(t, validators[i]+" ready after its restart", 2*time.Minute, func() error { return r.podReady(r.pod(validators[i])) })
+		eventually(t, "blocks after restarting "+validators[i], time.Minute, func() error {
+			if h := head(validators[(i+1)%4]); h <= before+2 {
+				return fmt.Errorf("head %d, was %d", h, before)
+			}
+			return nil
+		})
+	}
+	var agreed string
+	eventually(t, "agreement after the rolling update", time.Minute, func() error {
+		n := head(validators[0]) - 1
+		agreed = ""
+		for _, v := range validators {
+			var b struct{ Hash string }
+			if err := rpc(ctx, nodeURL(v), "eth_getBlockByNumber", &b, fmt.Sprintf("0x%x", n), false); err != nil || b.Hash == "" {
+				return fmt.Errorf("%s: block %d: %v", v, n, err)
+			}
+			if agreed != "" && b.Hash != agreed {
+				return fmt.Errorf("%s's block %d is %s, another's %s", v, n, b.Hash, agreed)
+			}
+			agreed = b.Hash
+		}
+		t.Logf("after the rolling update block %d is %s on the 4 validators", n, agreed)
+		return nil
+	})
 
 	// A private contract for validators 0 and 1, deployed and set to 42
 	// through the signer (in front of validator 0), read on each.

@@ -227,6 +227,31 @@ func (r *runner) startPod(p *pod) {
 	}
 }
 
+// restartPod replaces a pod's containers by new ones on the same volumes,
+// as a StatefulSet's rolling update replaces a pod (same name, same
+// claim).
+func (r *runner) restartPod(p *pod) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	for _, c := range p.started {
+		if _, err := podman(ctx, "rm", "-f", "-t", "10", r.prefix+p.name+"-"+c); err != nil {
+			r.t.Fatal(err)
+		}
+	}
+	p.started = nil
+	r.startPod(p)
+}
+
+// podReady runs a pod's readiness probes.
+func (r *runner) podReady(p *pod) error {
+	for i := range p.spec.Containers {
+		if err := r.probe(p, &p.spec.Containers[i], p.spec.Containers[i].ReadinessProbe); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // fieldRef answers the downward API fields the chart uses.
 func fieldRef(p *pod, path string) string {
 	switch path {
