@@ -32,7 +32,16 @@ func newP2P(n *Node) (*p2p.Service, error) {
 	if file == "" {
 		file = filepath.Join(n.cfg.DataPath, p2p.StaticNodesFile)
 	}
-	static, err := p2p.LoadStaticNodes(file)
+	// With --Xdns-enabled (Besu's switch for host names in enode URLs) the
+	// file may name hosts, as a Kubernetes StatefulSet's peers are named.
+	var static []*enode.Node
+	var hosts map[enode.ID]string
+	var err error
+	if n.cfg.Permissions.DNSEnabled {
+		static, hosts, err = p2p.LoadStaticNodesDNS(file)
+	} else {
+		static, err = p2p.LoadStaticNodes(file)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -87,6 +96,7 @@ func newP2P(n *Node) (*p2p.Service, error) {
 		Discovery:         cfg.DiscoveryEnabled,
 		Bootnodes:         bootnodes,
 		StaticNodes:       static,
+		StaticHosts:       hosts,
 		NetworkID:         n.cfg.NetworkID,
 		Name:              n.clientID(),
 		ReconnectInterval: cfg.StaticReconnectInterval,

@@ -75,6 +75,10 @@ type Config struct {
 	Bootnodes []*enode.Node
 	// StaticNodes are kept connected (static-nodes.json).
 	StaticNodes []*enode.Node
+	// StaticHosts are the host names of the static nodes given by name
+	// (LoadStaticNodesDNS), resolved again at each dial: a restarted
+	// Kubernetes pod keeps its name, not its address.
+	StaticHosts map[enode.ID]string
 	// NetworkID is sent in the handshake (--network-id).
 	NetworkID uint64
 	// Name is the client name sent to peers (web3_clientVersion).

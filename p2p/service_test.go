@@ -2,6 +2,7 @@ package p2p
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"math/big"
@@ -280,6 +281,35 @@ func TestLoadStaticNodes(t *testing.T) {
 			t.Errorf("%s: %v", tc.body, err)
 		}
 	}
+}
+
+// With --Xdns-enabled a static node may be named by its host: a name that
+// does not resolve yet loads without an address, and a dial resolves the
+// name again (a Kubernetes StatefulSet's peers get their names as they
+// start).
+func TestStaticNodesByHostName(t *testing.T) {
+	a := startNode(t, 0)
+	b := startNode(t, 0)
+	id := fmt.Sprintf("%x", crypto.FromECDSAPub(b.enode(t).Pubkey())[1:])
+	path := t.TempDir() + "/static-nodes.json"
+	other := "79be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798483ada7726a3c4655da4fbfc0e1108a8fd17b448a68554199c47d08ffb10d4b8"
+	body := fmt.Sprintf(`["enode://%s@localhost:%d", "enode://%s@basalt-validator-9.invalid:30303"]`, id, b.enode(t).TCP(), other)
+	if err := writeFile(path, body); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadStaticNodes(path); err == nil {
+		t.Fatal("host names accepted without --Xdns-enabled")
+	}
+	nodes, hosts, err := LoadStaticNodesDNS(path)
+	if err != nil || len(nodes) != 2 || hosts[nodes[0].ID()] != "localhost" {
+		t.Fatalf("nodes %v hosts %v err %v", nodes, hosts, err)
+	}
+	if nodes[1].IP() != nil || nodes[1].TCP() != 30303 {
+		t.Fatalf("unresolved node %v", nodes[1])
+	}
+	a.svc.cfg.StaticHosts = hosts
+	a.svc.AddStatic(nodes[0])
+	waitUntil(t, "the connection by host name", func() bool { return a.svc.PeerCount() == 1 && b.svc.PeerCount() == 1 })
 }
 
 func TestGenesisConfig(t *testing.T) {

@@ -1,6 +1,7 @@
 package p2p
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -24,29 +25,80 @@ const dialTimeout = 5 * time.Second
 // enode URLs). A missing file is no static nodes; anything else that is not
 // such an array is an error naming the file and the entry.
 func LoadStaticNodes(path string) ([]*enode.Node, error) {
+	nodes, _, err := loadStaticNodes(path, false)
+	return nodes, err
+}
+
+// LoadStaticNodesDNS reads a static nodes file whose entries may name their
+// host (Besu's --Xdns-enabled): hosts maps each such node to its name. A
+// name that does not resolve yet is no error (a Kubernetes pod's peers get
+// their DNS records as they start): the node has no IP address until the
+// service resolves the name again, at each dial (Config.StaticHosts).
+func LoadStaticNodesDNS(path string) (nodes []*enode.Node, hosts map[enode.ID]string, err error) {
+	return loadStaticNodes(path, true)
+}
+
+func loadStaticNodes(path string, dns bool) ([]*enode.Node, map[enode.ID]string, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read static nodes file %s: %w", path, err)
+		return nil, nil, fmt.Errorf("read static nodes file %s: %w", path, err)
 	}
 	var urls []string
 	if err := json.Unmarshal(data, &urls); err != nil {
-		return nil, fmt.Errorf("static nodes file %s: expected a JSON array of enode URLs: %v", path, err)
+		return nil, nil, fmt.Errorf("static nodes file %s: expected a JSON array of enode URLs: %v", path, err)
 	}
 	var out []*enode.Node
+	hosts := map[enode.ID]string{}
 	for i, u := range urls {
-		n, err := enodeurl.Parse(u)
+		var n *enode.Node
+		var host string
+		if dns {
+			n, host, err = enodeurl.ParseResolving(u, resolveLater)
+		} else {
+			n, err = enodeurl.Parse(u)
+		}
 		if err != nil {
-			return nil, fmt.Errorf("static nodes file %s, entry %d: %v", path, i+1, err)
+			return nil, nil, fmt.Errorf("static nodes file %s, entry %d: %v", path, i+1, err)
 		}
 		if n.TCP() == 0 {
-			return nil, fmt.Errorf("static nodes file %s, entry %d: %s has no listening port", path, i+1, u)
+			return nil, nil, fmt.Errorf("static nodes file %s, entry %d: %s has no listening port", path, i+1, u)
+		}
+		if host != "" {
+			hosts[n.ID()] = host
 		}
 		out = append(out, n)
 	}
-	return out, nil
+	return out, hosts, nil
+}
+
+// resolveLater resolves a static node's host name at load time; a name
+// that does not resolve leaves the node without an address until a dial
+// resolves it.
+func resolveLater(host string) (net.IP, error) {
+	ip, _ := lookupHost(context.Background(), host)
+	return ip, nil
+}
+
+// lookupHost gives the first address of host, IPv4 first.
+func lookupHost(ctx context.Context, host string) (net.IP, error) {
+	ctx, cancel := context.WithTimeout(ctx, dialTimeout)
+	defer cancel()
+	ips, err := net.DefaultResolver.LookupIP(ctx, "ip", host)
+	if err != nil {
+		return nil, err
+	}
+	for _, ip := range ips {
+		if v4 := ip.To4(); v4 != nil {
+			return v4, nil
+		}
+	}
+	if len(ips) == 0 {
+		return nil, fmt.Errorf("%s has no address", host)
+	}
+	return ips[0], nil
 }
 
 // AddStatic makes n a static node: connected now and redialed when the
@@ -58,6 +110,12 @@ func (s *Service) AddStatic(n *enode.Node) bool {
 	s.mu.Unlock()
 	if had {
 		return false
+	}
+	if s.cfg.StaticHosts[n.ID()] != "" {
+		// Named by its host: only this service's dials resolve the name
+		// again (the server's dialer would keep the first address).
+		s.spawn(func() { s.dial(n) })
+		return true
 	}
 	s.server.AddPeer(n)
 	return true
@@ -110,6 +168,14 @@ func (s *Service) staticLoop() {
 // dial connects to n and hands the connection to the server, which runs
 // the encryption and protocol handshakes (and refuses a duplicate).
 func (s *Service) dial(n *enode.Node) {
+	if host := s.cfg.StaticHosts[n.ID()]; host != "" {
+		ip, err := lookupHost(s.ctx, host)
+		if err != nil {
+			s.log.Debug("Static node's host does not resolve", "host", host, "err", err)
+			return
+		}
+		n = enode.NewV4(n.Pubkey(), ip, n.TCP(), n.UDP())
+	}
 	// The server's dialer applies --net-restrict and the ban list to the
 	// peers it dials; these dials are the service's own, so it applies them
 	// here.
