@@ -83,7 +83,7 @@ func privacyOptions() []option {
 				return nil
 			}},
 		{name: "privacy-marker-transaction-signing-key-file", persistent: true, typ: "file",
-			usage: "Hex private key that signs privacy marker transactions (default: a fresh key for each, free-gas networks only)",
+			usage: "Hex private key that signs privacy marker transactions (default: fresh keys, one per sender and group while its markers wait; only where gas is free: --min-gas-price=0 and no base fee or config.zeroBaseFee)",
 			apply: str(func(c *Config) *string { return &c.Privacy.MarkerSigningKeyFile })},
 		{name: "privacy-multi-tenancy-enabled", persistent: true, kind: kindBool, def: "false",
 			usage: "Take the enclave key of each request from its JWT's privacyPublicKey claim (needs RPC authentication)",
