@@ -37,12 +37,18 @@ type Transport struct {
 var ErrUnknownPeer = errors.New("peer not connected on this protocol")
 
 // NewTransport returns the transport of the sub-protocol name/version with
-// message codes 0 to length-1, whose messages go to handle. Peers the
-// handler reports as misbehaving go on bans (nil: none are banned), and a
-// banned peer is dropped as soon as the protocol starts with it.
-func NewTransport(name string, version uint, length uint64, handle MessageHandler, bans *BanList) *Transport {
-	return &Transport{name: name, version: version, length: length, handle: handle, bans: bans,
+// message codes 0 to length-1, whose messages go to handle.
+func NewTransport(name string, version uint, length uint64, handle MessageHandler) *Transport {
+	return &Transport{name: name, version: version, length: length, handle: handle,
 		peers: make(map[enode.ID]p2p.MsgWriter)}
+}
+
+// WithBans makes t put the peers its handler reports as misbehaving on
+// bans, and drop a banned peer as soon as the protocol starts with it
+// (without it, such a peer is only disconnected). Call it before t runs.
+func (t *Transport) WithBans(bans *BanList) *Transport {
+	t.bans = bans
+	return t
 }
 
 // Protocol is the devp2p protocol to run on every connection.

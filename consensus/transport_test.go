@@ -54,7 +54,7 @@ func TestTransport(t *testing.T) {
 		got = append(got, received{from, msg.Code, s})
 		mu.Unlock()
 		return nil
-	}, nil)
+	})
 	if p := tr.Protocol(); p.Name != "test" || p.Version != 1 || p.Length != 3 || p.Run == nil {
 		t.Fatalf("protocol %+v", p)
 	}
@@ -130,7 +130,7 @@ func TestTransportBans(t *testing.T) {
 			return fmt.Errorf("%w: forged message", ErrMisbehaved)
 		}
 		return errors.New("malformed")
-	}, bans)
+	}).WithBans(bans)
 	bad, clumsy := enode.ID{1}, enode.ID{2}
 	rw, done := pipePeer(tr, bad)
 	if err := p2p.Send(rw, 1, "forged"); err != nil {

@@ -155,3 +155,27 @@ func FuzzAdmit(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkAdmit against BenchmarkDecode: what the author check adds to the
+// decoding (and signature recovery) every message paid already.
+func BenchmarkAdmit(b *testing.B) {
+	g, f := admitGate(), qbft.Format{}
+	w := wire(b, f, key(1), bft.KindPrepare, bft.View{Sequence: 5})
+	code := f.Code(bft.KindPrepare)
+	for b.Loop() {
+		if _, err := bftengine.Admit(f, g, code, w); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkDecode(b *testing.B) {
+	f := qbft.Format{}
+	w := wire(b, f, key(1), bft.KindPrepare, bft.View{Sequence: 5})
+	code := f.Code(bft.KindPrepare)
+	for b.Loop() {
+		if _, err := f.DecodeMessage(code, w); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

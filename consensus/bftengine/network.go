@@ -72,7 +72,7 @@ func newNetwork(f Format, cfg *config.IBFT2Config, inbox chan<- driver.Inbound, 
 		perPeer:  max(minPeerQueue, cap(inbox)/peerQueueShare),
 		queued:   map[enode.ID]int{},
 	}
-	n.transport = consensus.NewTransport(f.ProtocolName(), f.ProtocolVersion(), f.ProtocolLength(), n.handle, bans)
+	n.transport = consensus.NewTransport(f.ProtocolName(), f.ProtocolVersion(), f.ProtocolLength(), n.handle).WithBans(bans)
 	return n
 }
 

@@ -49,8 +49,8 @@ type Inbound struct {
 	Msg  *bft.Message
 	// Hash identifies the message for gossip (keccak256 of its wire form).
 	Hash common.Hash
-	// Done, when set, is called once the message was handled (the
-	// network counts each peer's queued messages).
+	// Done, when set, is called when the driver takes the message off
+	// the queue (the network counts each peer's queued messages).
 	Done func()
 }
 
