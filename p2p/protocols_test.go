@@ -71,7 +71,7 @@ func TestEngineSubProtocol(t *testing.T) {
 			}
 			got <- message{from, s}
 			return nil
-		}, nil)
+		})
 	}
 	gotA, gotB := make(chan message, 1), make(chan message, 1)
 	trA, trB := newTransport(gotA), newTransport(gotB)
