@@ -48,8 +48,6 @@ type config struct {
 	RawKey       string
 }
 
-var errRequired = errors.New("required")
-
 // logLevels maps --logging values (Log4j's, as EthSigner has them) to slog.
 var logLevels = map[string]slog.Level{
 	"FATAL": slog.LevelError,
@@ -71,145 +69,13 @@ func loadConfig(cmd *cobra.Command, store string, lookupEnv func(string) (string
 	}
 	c := &config{Store: store}
 	var errs []error
-	// each runs parse on the value of the option named name.
-	each := func(command, name string, parse func(string) error) {
-		val := v.Get(cliconf.FileKey(command, name))
-		if err := parse(strings.TrimSpace(val.Text)); errors.Is(err, errRequired) {
-			errs = append(errs, val.Required())
-		} else if err != nil {
-			errs = append(errs, val.Invalid(err))
-		}
-	}
-	required := func(s string) error {
-		if s == "" {
-			return errRequired
+	// Every value is checked, so that one run names every bad option.
+	_ = options.Apply(v, c, func(_ *cliconf.Binding[config], val cliconf.Value, err error) error {
+		if err = val.Error(err); err != nil {
+			errs = append(errs, err)
 		}
 		return nil
-	}
-
-	each("", "chain-id", func(s string) error {
-		if err := required(s); err != nil {
-			return err
-		}
-		n, ok := new(big.Int).SetString(s, 10)
-		if !ok || n.Sign() <= 0 {
-			return errors.New("want a positive decimal integer")
-		}
-		c.ChainID = n
-		return nil
-	})
-	each("", "downstream-http-host", func(s string) error {
-		c.DownstreamHost = s
-		return required(s)
-	})
-	each("", "downstream-http-port", func(s string) error {
-		if err := required(s); err != nil {
-			return err
-		}
-		p, err := port(s, false)
-		c.DownstreamPort = p
-		return err
-	})
-	each("", "downstream-http-path", func(s string) error {
-		if s == "" {
-			s = "/"
-		}
-		if strings.ContainsAny(s, "?#") {
-			return errors.New("a path cannot hold a query or fragment")
-		}
-		c.DownstreamPath = s
-		return nil
-	})
-	each("", "downstream-http-request-timeout", func(s string) error {
-		d, err := millis(s)
-		c.DownstreamTimeout = d
-		return err
-	})
-	each("", "http-listen-host", func(s string) error {
-		c.ListenHost = s
-		return required(s)
-	})
-	each("", "http-listen-port", func(s string) error {
-		p, err := port(s, true)
-		c.ListenPort = p
-		return err
-	})
-	each("", "http-cors-origins", func(s string) error {
-		c.CORSOrigins = cliconf.SplitList(s)
-		if len(c.CORSOrigins) == 1 && strings.EqualFold(c.CORSOrigins[0], "none") {
-			c.CORSOrigins = nil
-		}
-		return nil
-	})
-	each("", "http-host-allowlist", func(s string) error {
-		c.HostAllowlist = cliconf.SplitList(s)
-		if c.HostAllowlist == nil {
-			c.HostAllowlist = []string{}
-		}
-		return nil
-	})
-	each("", "data-path", func(s string) error { c.DataPath = s; return nil })
-	each("", "metrics-enabled", func(s string) (err error) { c.MetricsEnabled, err = cliconf.ParseBool(s); return err })
-	each("", "metrics-host", func(s string) error { c.MetricsHost = s; return required(s) })
-	each("", "metrics-port", func(s string) (err error) { c.MetricsPort, err = port(s, true); return err })
-	each("", "metrics-category", func(s string) (err error) {
-		c.MetricsCategories, err = metrics.ParseCategories(metrics.SignerCategories, cliconf.SplitList(s))
-		return err
-	})
-	each("", "metrics-host-allowlist", func(s string) error {
-		c.MetricsHostAllowlist = cliconf.SplitList(s)
-		if c.MetricsHostAllowlist == nil {
-			c.MetricsHostAllowlist = []string{}
-		}
-		return nil
-	})
-	each("", "logging", func(s string) error {
-		u := strings.ToUpper(s)
-		if u == "OFF" {
-			c.LogOff = true
-			return nil
-		}
-		l, ok := logLevels[u]
-		if !ok {
-			return errors.New("want one of OFF, FATAL, ERROR, WARN, INFO, DEBUG, TRACE, ALL")
-		}
-		c.LogLevel = l
-		return nil
-	})
-
-	switch store {
-	case cmdFileBased:
-		each(store, "key-file", func(s string) error { c.KeyFile = s; return required(s) })
-		each(store, "password-file", func(s string) error { c.PasswordFile = s; return required(s) })
-	case cmdMultikey:
-		each(store, "directory", func(s string) error { c.Directory = s; return required(s) })
-	case cmdHashicorp:
-		vc := &c.Vault
-		each(store, "host", func(s string) error { vc.Host = s; return required(s) })
-		each(store, "port", func(s string) error {
-			p, err := port(s, false)
-			vc.Port = p
-			return err
-		})
-		each(store, "timeout", func(s string) error {
-			d, err := millis(s)
-			vc.Timeout = d
-			return err
-		})
-		each(store, "auth-file", func(s string) error { vc.AuthFile = s; return required(s) })
-		each(store, "signing-key-path", func(s string) error { vc.SigningKeyPath = s; return required(s) })
-		each(store, "tls-enabled", func(s string) error {
-			b, err := strconv.ParseBool(s)
-			if err != nil {
-				return errors.New("want true or false")
-			}
-			vc.TLSEnabled = b
-			return nil
-		})
-		each(store, "tls-known-server-file", func(s string) error { vc.TLSKnownServerFile = s; return nil })
-	case cmdRaw:
-		each(store, "key", func(s string) error { c.RawKey = s; return required(s) })
-	}
+	}, store)
 	if len(errs) > 0 {
 		msgs := make([]string, len(errs))
 		for i, e := range errs {

@@ -3,12 +3,19 @@ package main
 import (
 	"errors"
 	"fmt"
+	"math/big"
 	"sort"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/basaltchain/basalt/internal/cliconf"
+	"github.com/basaltchain/basalt/internal/httpmw"
+	"github.com/basaltchain/basalt/metrics"
+	"github.com/basaltchain/basalt/signer/downstream"
+	"github.com/basaltchain/basalt/signer/keys"
 )
 
 // EnvPrefix starts the environment variable of every option, as in
@@ -28,62 +35,174 @@ const (
 
 const optConfigFile = "config-file"
 
-// options lists every option of basalt-signer; a key store's options have
-// its subcommand as Section. Values are kept as strings and checked in one
-// place (loadConfig), whatever their source.
-var options = []cliconf.Option{
-	{Name: "chain-id", Type: "int", Usage: "The chain ID transactions are signed for (required)"},
-	{Name: "downstream-http-host", Type: "host", Default: "127.0.0.1", Usage: "Host of the node requests are forwarded to"},
-	{Name: "downstream-http-port", Type: "port", Usage: "Port of the node requests are forwarded to (required)"},
-	{Name: "downstream-http-path", Type: "path", Default: "/", Usage: "Path prefixed to every forwarded request"},
-	{Name: "downstream-http-request-timeout", Type: "ms", Default: "5000", Usage: "Milliseconds the node may stay silent before a request fails (504)"},
-	{Name: "http-listen-host", Type: "host", Default: "127.0.0.1", Usage: "Host the JSON-RPC HTTP server listens on"},
-	{Name: "http-listen-port", Type: "port", Default: "8545", Usage: "Port the JSON-RPC HTTP server listens on (0: any free port)"},
-	{Name: "http-cors-origins", Kind: cliconf.List, Type: "list", Usage: "Comma-separated origins allowed to make cross-origin requests; \"*\" or \"all\" for any (default none)"},
-	{Name: "http-host-allowlist", Kind: cliconf.List, Type: "list", Default: "localhost,127.0.0.1", Usage: "Comma-separated Host header values accepted; \"*\" for any"},
-	{Name: "data-path", Type: "dir", Usage: "Directory where the listening port is written (ethsigner.ports) while the signer runs"},
-	{Name: "logging", Type: "level", Shorthand: "l", Default: "INFO", Usage: "Logging verbosity: OFF, FATAL, ERROR, WARN, INFO, DEBUG, TRACE or ALL"},
-	{Name: "metrics-enabled", Kind: cliconf.Bool, Default: "false", Usage: "Serve Prometheus metrics at GET /metrics on --metrics-host:--metrics-port"},
-	{Name: "metrics-host", Type: "host", Default: "127.0.0.1", Usage: "Host the metrics service listens on"},
-	{Name: "metrics-port", Type: "port", Default: "9546", Usage: "Port the metrics service listens on (0: any free port)"},
-	{Name: "metrics-category", Kind: cliconf.List, Type: "list", Usage: "Comma-separated metric categories to keep (default all): HTTP, SIGNING, JVM, PROCESS"},
-	{Name: "metrics-host-allowlist", Kind: cliconf.List, Type: "list", Default: "localhost,127.0.0.1", Usage: "Comma-separated Host header values the metrics service accepts; \"*\" for any"},
-	{Name: optConfigFile, Type: "file", Usage: "TOML config file: option names as keys, a key store's options in a table named after it ([file-based-signer] key-file = ...)"},
+// options lists every option of basalt-signer and how each sets config; a
+// key store's options have its subcommand as Section. Values are checked by
+// Set, whatever their source. A default that a constructor also applies to
+// a zero field (downstream.New, keys.LoadVaultKey) is written from that
+// package's constant, so that defaults() and the constructor agree.
+var options = cliconf.Table[config]{
+	{Option: cliconf.Option{Name: "chain-id", Type: "int", Usage: "The chain ID transactions are signed for (required)"},
+		Set: trimmed(func(c *config, s string) error {
+			if s == "" {
+				return cliconf.ErrRequired
+			}
+			n, ok := new(big.Int).SetString(s, 10)
+			if !ok || n.Sign() <= 0 {
+				return errors.New("want a positive decimal integer")
+			}
+			c.ChainID = n
+			return nil
+		})},
+	{Option: cliconf.Option{Name: "downstream-http-host", Type: "host", Default: "127.0.0.1", Usage: "Host of the node requests are forwarded to"},
+		Set: trimmed(func(c *config, s string) error { c.DownstreamHost = s; return required(s) })},
+	{Option: cliconf.Option{Name: "downstream-http-port", Type: "port", Usage: "Port of the node requests are forwarded to (required)"},
+		Set: trimmed(func(c *config, s string) (err error) {
+			if s == "" {
+				return cliconf.ErrRequired
+			}
+			c.DownstreamPort, err = port(s, false)
+			return err
+		})},
+	{Option: cliconf.Option{Name: "downstream-http-path", Type: "path", Default: "/", Usage: "Path prefixed to every forwarded request"},
+		Set: trimmed(func(c *config, s string) error {
+			if s == "" {
+				s = "/"
+			}
+			if strings.ContainsAny(s, "?#") {
+				return errors.New("a path cannot hold a query or fragment")
+			}
+			c.DownstreamPath = s
+			return nil
+		})},
+	{Option: cliconf.Option{Name: "downstream-http-request-timeout", Type: "ms", Default: millisText(downstream.DefaultTimeout), Usage: "Milliseconds the node may stay silent before a request fails (504)"},
+		Set: trimmed(func(c *config, s string) (err error) { c.DownstreamTimeout, err = millis(s); return err })},
+	{Option: cliconf.Option{Name: "http-listen-host", Type: "host", Default: "127.0.0.1", Usage: "Host the JSON-RPC HTTP server listens on"},
+		Set: trimmed(func(c *config, s string) error { c.ListenHost = s; return required(s) })},
+	{Option: cliconf.Option{Name: "http-listen-port", Type: "port", Default: "8545", Usage: "Port the JSON-RPC HTTP server listens on (0: any free port)"},
+		Set: trimmed(func(c *config, s string) (err error) { c.ListenPort, err = port(s, true); return err })},
+	{Option: cliconf.Option{Name: "http-cors-origins", Kind: cliconf.List, Type: "list", Usage: "Comma-separated origins allowed to make cross-origin requests; \"*\" or \"all\" for any (default none)"},
+		Set: trimmed(func(c *config, s string) error {
+			c.CORSOrigins = cliconf.SplitList(s)
+			if len(c.CORSOrigins) == 1 && strings.EqualFold(c.CORSOrigins[0], "none") {
+				c.CORSOrigins = nil
+			}
+			return nil
+		})},
+	{Option: cliconf.Option{Name: "http-host-allowlist", Kind: cliconf.List, Type: "list", Default: strings.Join(httpmw.DefaultHosts, ","), Usage: "Comma-separated Host header values accepted; \"*\" for any"},
+		Set: trimmed(func(c *config, s string) error { c.HostAllowlist = hostList(s); return nil })},
+	{Option: cliconf.Option{Name: "data-path", Type: "dir", Usage: "Directory where the listening port is written (ethsigner.ports) while the signer runs"},
+		Set: trimmed(func(c *config, s string) error { c.DataPath = s; return nil })},
+	{Option: cliconf.Option{Name: "logging", Type: "level", Shorthand: "l", Default: "INFO", Usage: "Logging verbosity: OFF, FATAL, ERROR, WARN, INFO, DEBUG, TRACE or ALL"},
+		Set: trimmed(func(c *config, s string) error {
+			u := strings.ToUpper(s)
+			if u == "OFF" {
+				c.LogOff = true
+				return nil
+			}
+			l, ok := logLevels[u]
+			if !ok {
+				return errors.New("want one of OFF, FATAL, ERROR, WARN, INFO, DEBUG, TRACE, ALL")
+			}
+			c.LogLevel, c.LogOff = l, false
+			return nil
+		})},
+	{Option: cliconf.Option{Name: "metrics-enabled", Kind: cliconf.Bool, Default: "false", Usage: "Serve Prometheus metrics at GET /metrics on --metrics-host:--metrics-port"},
+		Set: trimmed(func(c *config, s string) (err error) { c.MetricsEnabled, err = cliconf.ParseBool(s); return err })},
+	{Option: cliconf.Option{Name: "metrics-host", Type: "host", Default: "127.0.0.1", Usage: "Host the metrics service listens on"},
+		Set: trimmed(func(c *config, s string) error { c.MetricsHost = s; return required(s) })},
+	{Option: cliconf.Option{Name: "metrics-port", Type: "port", Default: "9546", Usage: "Port the metrics service listens on (0: any free port)"},
+		Set: trimmed(func(c *config, s string) (err error) { c.MetricsPort, err = port(s, true); return err })},
+	{Option: cliconf.Option{Name: "metrics-category", Kind: cliconf.List, Type: "list", Usage: "Comma-separated metric categories to keep (default all): HTTP, SIGNING, JVM, PROCESS"},
+		Set: trimmed(func(c *config, s string) (err error) {
+			c.MetricsCategories, err = metrics.ParseCategories(metrics.SignerCategories, cliconf.SplitList(s))
+			return err
+		})},
+	{Option: cliconf.Option{Name: "metrics-host-allowlist", Kind: cliconf.List, Type: "list", Default: strings.Join(httpmw.DefaultHosts, ","), Usage: "Comma-separated Host header values the metrics service accepts; \"*\" for any"},
+		Set: trimmed(func(c *config, s string) error { c.MetricsHostAllowlist = hostList(s); return nil })},
+	{Option: cliconf.Option{Name: optConfigFile, Type: "file", Usage: "TOML config file: option names as keys, a key store's options in a table named after it ([file-based-signer] key-file = ...)"}},
 
-	{Section: cmdFileBased, Name: "key-file", Type: "file", Shorthand: "k", Usage: "V3 keystore file of the signing key (required)"},
-	{Section: cmdFileBased, Name: "password-file", Type: "file", Shorthand: "p", Usage: "File holding the keystore's password: its first line, or else its whole content (required)"},
+	{Option: cliconf.Option{Section: cmdFileBased, Name: "key-file", Type: "file", Shorthand: "k", Usage: "V3 keystore file of the signing key (required)"},
+		Set: trimmed(func(c *config, s string) error { c.KeyFile = s; return required(s) })},
+	{Option: cliconf.Option{Section: cmdFileBased, Name: "password-file", Type: "file", Shorthand: "p", Usage: "File holding the keystore's password: its first line, or else its whole content (required)"},
+		Set: trimmed(func(c *config, s string) error { c.PasswordFile = s; return required(s) })},
 
-	{Section: cmdMultikey, Name: "directory", Type: "dir", Shorthand: "d", Usage: "Directory of <address>.toml key files, read again while the signer runs (required)"},
+	{Option: cliconf.Option{Section: cmdMultikey, Name: "directory", Type: "dir", Shorthand: "d", Usage: "Directory of <address>.toml key files, read again while the signer runs (required)"},
+		Set: trimmed(func(c *config, s string) error { c.Directory = s; return required(s) })},
 
-	{Section: cmdHashicorp, Name: "host", Type: "host", Default: "localhost", Usage: "Host of the Vault server"},
-	{Section: cmdHashicorp, Name: "port", Type: "port", Default: "8200", Usage: "Port of the Vault server"},
-	{Section: cmdHashicorp, Name: "timeout", Type: "ms", Default: "10000", Usage: "Milliseconds to wait for the Vault server"},
-	{Section: cmdHashicorp, Name: "auth-file", Type: "file", Usage: "File holding the Vault token (required)"},
-	{Section: cmdHashicorp, Name: "signing-key-path", Type: "path", Default: "/v1/secret/data/ethsignerSigningKey", Usage: "HTTP path of the KV v2 secret whose \"value\" is the hex signing key"},
+	{Option: cliconf.Option{Section: cmdHashicorp, Name: "host", Type: "host", Default: keys.DefaultVaultHost, Usage: "Host of the Vault server"},
+		Set: trimmed(func(c *config, s string) error { c.Vault.Host = s; return required(s) })},
+	{Option: cliconf.Option{Section: cmdHashicorp, Name: "port", Type: "port", Default: strconv.Itoa(keys.DefaultVaultPort), Usage: "Port of the Vault server"},
+		Set: trimmed(func(c *config, s string) (err error) { c.Vault.Port, err = port(s, false); return err })},
+	{Option: cliconf.Option{Section: cmdHashicorp, Name: "timeout", Type: "ms", Default: millisText(keys.DefaultVaultTimeout), Usage: "Milliseconds to wait for the Vault server"},
+		Set: trimmed(func(c *config, s string) (err error) { c.Vault.Timeout, err = millis(s); return err })},
+	{Option: cliconf.Option{Section: cmdHashicorp, Name: "auth-file", Type: "file", Usage: "File holding the Vault token (required)"},
+		Set: trimmed(func(c *config, s string) error { c.Vault.AuthFile = s; return required(s) })},
+	{Option: cliconf.Option{Section: cmdHashicorp, Name: "signing-key-path", Type: "path", Default: keys.DefaultVaultKeyPath, Usage: "HTTP path of the KV v2 secret whose \"value\" is the hex signing key"},
+		Set: trimmed(func(c *config, s string) error { c.Vault.SigningKeyPath = s; return required(s) })},
 	// A string, not a cliconf.Bool: EthSigner takes the value as a separate
 	// argument (--tls-enabled false).
-	{Section: cmdHashicorp, Name: "tls-enabled", Type: "bool", Default: "true", Usage: "Connect to Vault over TLS (true or false)"},
-	{Section: cmdHashicorp, Name: "tls-known-server-file", Type: "file", Usage: "File of \"<host>:<port> <SHA-256 fingerprint>\" lines pinning Vault's certificate (default: check it against the system's CAs)"},
+	{Option: cliconf.Option{Section: cmdHashicorp, Name: "tls-enabled", Type: "bool", Default: "true", Usage: "Connect to Vault over TLS (true or false)"},
+		Set: trimmed(func(c *config, s string) error {
+			b, err := strconv.ParseBool(s)
+			if err != nil {
+				return errors.New("want true or false")
+			}
+			c.Vault.TLSEnabled = b
+			return nil
+		})},
+	{Option: cliconf.Option{Section: cmdHashicorp, Name: "tls-known-server-file", Type: "file", Usage: "File of \"<host>:<port> <SHA-256 fingerprint>\" lines pinning Vault's certificate (default: check it against the system's CAs)"},
+		Set: trimmed(func(c *config, s string) error { c.Vault.TLSKnownServerFile = s; return nil })},
 
-	{Section: cmdRaw, Name: "key", Type: "hex", Usage: "Hex private key (tests and dev networks only: it shows in the process list)"},
+	{Option: cliconf.Option{Section: cmdRaw, Name: "key", Type: "hex", Usage: "Hex private key (tests and dev networks only: it shows in the process list)"},
+		Set: trimmed(func(c *config, s string) error { c.RawKey = s; return required(s) })},
 }
+
+// defaults is the configuration of a run given no option: the options'
+// defaults, the one place each is written.
+func defaults() *config {
+	c := &config{}
+	if err := options.Defaults(c); err != nil {
+		panic(err) // a mistake in the table; TestDefaults catches it
+	}
+	return c
+}
+
+// trimmed passes set the value without surrounding spaces.
+func trimmed(set func(c *config, s string) error) func(*config, string) error {
+	return func(c *config, s string) error { return set(c, strings.TrimSpace(s)) }
+}
+
+// required is cliconf.ErrRequired for an empty value.
+func required(s string) error {
+	if s == "" {
+		return cliconf.ErrRequired
+	}
+	return nil
+}
+
+// hostList reads a Host allowlist; empty is an empty list (no Host
+// accepted), not nil.
+func hostList(s string) []string {
+	l := cliconf.SplitList(s)
+	if l == nil {
+		l = []string{}
+	}
+	return l
+}
+
+// millisText writes d as the milliseconds an option takes.
+func millisText(d time.Duration) string { return strconv.FormatInt(d.Milliseconds(), 10) }
 
 // newSpec returns the loader's description of basalt-signer: its options,
 // ETHSIGNER_ variables (an empty one counts as unset) and --config-file,
 // whose values may be any TOML scalar written as on the command line.
 func newSpec() *cliconf.Spec {
-	return &cliconf.Spec{Options: options, EnvPrefixes: []string{EnvPrefix}, FileOption: optConfigFile}
+	return &cliconf.Spec{Options: options.Options(), EnvPrefixes: []string{EnvPrefix}, FileOption: optConfigFile}
 }
 
 // addFlags registers the options of command ("" for the global ones) on fs.
 func addFlags(fs *pflag.FlagSet, command string) {
-	var opts []cliconf.Option
-	for _, o := range options {
-		if o.Section == command {
-			opts = append(opts, o)
-		}
-	}
-	cliconf.AddFlags(fs, opts...)
+	cliconf.AddFlags(fs, options.Section(command)...)
 }
 
 // fileError words the problems of a config file as basalt-signer always
