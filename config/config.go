@@ -493,24 +493,32 @@ func notOptionEnv(name string) bool {
 
 func load(flags *pflag.FlagSet, lookupEnv func(string) (string, bool), environ []string) (*Config, error) {
 	opts := options()
-	spec := newSpec(opts)
+	tab := table(opts)
+	spec := newSpec(tab)
 	values, err := spec.Load(cliconf.Sources{Flags: flags, LookupEnv: lookupEnv})
 	if err != nil {
 		return nil, err
 	}
 	cfg := &Config{given: map[string]cliconf.Value{}}
+	byName := make(map[string]option, len(opts))
 	for _, o := range opts {
-		v := values.Get(o.name)
-		if err := o.set(cfg, v.Text); err != nil {
-			return nil, v.Invalid(err)
+		byName[o.name] = o
+	}
+	err = tab.Apply(values, cfg, func(b *cliconf.Binding[Config], v cliconf.Value, err error) error {
+		o := byName[b.Name]
+		if err != nil {
+			return v.Invalid(err)
 		}
-		if v.Source.Kind == cliconf.FromDefault {
-			continue
+		if v.Source.Kind != cliconf.FromDefault {
+			cfg.given[o.name] = v
+			if o.noted(v.Text) {
+				cfg.notice(o.name, v, o.basalt, o.status == pending)
+			}
 		}
-		cfg.given[o.name] = v
-		if o.noted(v.Text) {
-			cfg.notice(o.name, v, o.basalt, o.status == pending)
-		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	var unknown []string
 	for _, kv := range environ {

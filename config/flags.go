@@ -12,6 +12,7 @@ import (
 
 	"github.com/basaltchain/basalt/enodeurl"
 	"github.com/basaltchain/basalt/internal/cliconf"
+	"github.com/basaltchain/basalt/internal/httpmw"
 	"github.com/basaltchain/basalt/metrics"
 	"github.com/basaltchain/basalt/rpc"
 )
@@ -112,17 +113,39 @@ func (o option) set(c *Config, v string) error {
 	return nil
 }
 
-// newSpec returns the loader's description of the basalt program: opts,
-// the BASALT_ and then BESU_ environment prefixes (an empty variable counts
-// as unset) and
-// --config-file, whose values may be any TOML scalar written as on the
-// command line, as in Besu.
-func newSpec(opts []option) *cliconf.Spec {
-	s := &cliconf.Spec{EnvPrefixes: []string{EnvPrefix, BesuEnvPrefix}, FileOption: optConfigFile}
-	for _, o := range opts {
-		s.Options = append(s.Options, o.spec())
+// table is opts in the one option shape of the three programs
+// (cliconf.Binding): the loader's description of each option and set. The
+// status, basalt and noteWhen of an option stay beside it here, for the
+// start-up notices and config/README.md.
+func table(opts []option) cliconf.Table[Config] {
+	t := make(cliconf.Table[Config], len(opts))
+	for i, o := range opts {
+		t[i] = cliconf.Binding[Config]{Option: o.spec(), Set: o.set}
 	}
-	return s
+	return t
+}
+
+// newSpec returns the loader's description of the basalt program: t's
+// options, the BASALT_ and then BESU_ environment prefixes (an empty
+// variable counts as unset) and --config-file, whose values may be any TOML
+// scalar written as on the command line, as in Besu.
+func newSpec(t cliconf.Table[Config]) *cliconf.Spec {
+	return &cliconf.Spec{Options: t.Options(), EnvPrefixes: []string{EnvPrefix, BesuEnvPrefix}, FileOption: optConfigFile}
+}
+
+// Defaults returns the configuration of a run given no option, before the
+// checks that involve several options and the genesis (Load's finish): every
+// option's default, from the one place it is written, the option table,
+// which --help and config/README.md print too. The node passes these values
+// to the constructors (rpc.NewWSHandler, metrics' pusher, ...); where a
+// constructor also fills in a zero field, the table's default is written
+// from that constructor's constant.
+func Defaults() *Config {
+	c := &Config{given: map[string]cliconf.Value{}}
+	if err := table(options()).Defaults(c); err != nil {
+		panic(err) // a mistake in the table; TestDefaults catches it
+	}
+	return c
 }
 
 // rpcAPIGroups are the JSON-RPC method groups --rpc-http-api and
@@ -429,13 +452,13 @@ func nodeOptions() []option {
 		{name: "rpc-http-port", typ: "port", def: "8545",
 			usage: "Port the JSON-RPC HTTP service listens on (0 picks a free port)",
 			apply: func(c *Config, v string) (err error) { c.RPC.HTTPPort, err = parsePort(v); return err }},
-		{name: "rpc-http-api", aliases: []string{"rpc-http-apis"}, kind: kindList, typ: "list", def: "ETH,NET,WEB3",
+		{name: "rpc-http-api", aliases: []string{"rpc-http-apis"}, kind: kindList, typ: "list", def: strings.Join(rpc.DefaultAPIs, ","),
 			usage: "Comma-separated method groups enabled over HTTP: " + strings.Join(rpcAPIGroups, ", "),
 			apply: func(c *Config, v string) (err error) { c.RPC.HTTPAPIs, err = parseAPIs(v); return err }},
 		{name: "rpc-http-cors-origins", kind: kindList, typ: "list",
 			usage: "Comma-separated origins (regular expressions) browsers may call the HTTP service from; \"all\" or \"*\" for any (default none)",
 			apply: func(c *Config, v string) (err error) { c.RPC.HTTPCORSOrigins, err = parseCORSOrigins(v); return err }},
-		{name: "host-allowlist", aliases: []string{"host-whitelist"}, kind: kindList, typ: "list", def: "localhost,127.0.0.1",
+		{name: "host-allowlist", aliases: []string{"host-whitelist"}, kind: kindList, typ: "list", def: strings.Join(httpmw.DefaultHosts, ","),
 			usage: "Comma-separated hostnames the RPC services accept in the Host header; \"all\" or \"*\" for any (alias --host-whitelist)",
 			apply: func(c *Config, v string) (err error) { c.HostAllowlist, err = parseHostAllowlist(v); return err }},
 		{name: "rpc-http-max-active-connections", typ: "int", def: "80",
@@ -444,7 +467,7 @@ func nodeOptions() []option {
 				c.RPC.HTTPMaxActiveConnections, err = parseIntValue(v, 1)
 				return err
 			}},
-		{name: "rpc-http-max-request-content-length", typ: "bytes", def: "5242880",
+		{name: "rpc-http-max-request-content-length", typ: "bytes", def: strconv.Itoa(rpc.DefaultMaxRequestBytes),
 			usage: "Largest JSON-RPC HTTP request body, in bytes (413 above it)",
 			apply: func(c *Config, v string) (err error) {
 				c.RPC.HTTPMaxRequestContentLength, err = parseInt64(v, 1, math.MaxInt64)
@@ -453,21 +476,21 @@ func nodeOptions() []option {
 		{name: "json-pretty-print-enabled", kind: kindBool, def: "false",
 			usage: "Indent JSON-RPC HTTP responses",
 			apply: func(c *Config, v string) (err error) { c.RPC.PrettyJSON, err = parseBoolValue(v); return err }},
-		{name: "Xhttp-timeout-seconds", typ: "int", def: "30", hidden: true,
+		{name: "Xhttp-timeout-seconds", typ: "int", def: seconds(rpc.DefaultTimeout), hidden: true,
 			usage: "Seconds a JSON-RPC HTTP request may run (-32603 Timeout expired, HTTP 408, after)",
 			apply: func(c *Config, v string) error {
 				n, err := parseInt64(v, 1, math.MaxInt32)
 				c.RPC.HTTPTimeout = time.Duration(n) * time.Second
 				return err
 			}},
-		{name: "Xws-timeout-seconds", typ: "int", def: "30", hidden: true,
+		{name: "Xws-timeout-seconds", typ: "int", def: seconds(rpc.DefaultTimeout), hidden: true,
 			usage: "Seconds a JSON-RPC WebSocket request may run",
 			apply: func(c *Config, v string) error {
 				n, err := parseInt64(v, 1, math.MaxInt32)
 				c.RPC.WSTimeout = time.Duration(n) * time.Second
 				return err
 			}},
-		{name: "rpc-http-max-batch-size", typ: "int", def: "1024",
+		{name: "rpc-http-max-batch-size", typ: "int", def: strconv.Itoa(rpc.DefaultMaxBatchSize),
 			usage: "Most requests in one JSON-RPC batch; -1 for no limit",
 			apply: func(c *Config, v string) error {
 				n, err := strconv.Atoi(strings.TrimSpace(v))
@@ -512,13 +535,13 @@ func nodeOptions() []option {
 		{name: "rpc-ws-port", typ: "port", def: "8546",
 			usage: "Port the JSON-RPC WebSocket service listens on (0 picks a free port)",
 			apply: func(c *Config, v string) (err error) { c.RPC.WSPort, err = parsePort(v); return err }},
-		{name: "rpc-ws-api", aliases: []string{"rpc-ws-apis"}, kind: kindList, typ: "list", def: "ETH,NET,WEB3",
+		{name: "rpc-ws-api", aliases: []string{"rpc-ws-apis"}, kind: kindList, typ: "list", def: strings.Join(rpc.DefaultAPIs, ","),
 			usage: "Comma-separated method groups enabled over WebSocket: " + strings.Join(rpcAPIGroups, ", "),
 			apply: func(c *Config, v string) (err error) { c.RPC.WSAPIs, err = parseAPIs(v); return err }},
-		{name: "rpc-ws-max-frame-size", typ: "bytes", def: "1048576",
+		{name: "rpc-ws-max-frame-size", typ: "bytes", def: strconv.Itoa(rpc.DefaultWSMaxMessageBytes),
 			usage: "Largest WebSocket message, in bytes, a client may send; a bigger one closes the connection",
 			apply: func(c *Config, v string) (err error) { c.RPC.WSMaxFrameSize, err = parseIntValue(v, 1); return err }},
-		{name: "rpc-ws-max-active-connections", typ: "int", def: "80",
+		{name: "rpc-ws-max-active-connections", typ: "int", def: strconv.Itoa(rpc.DefaultWSMaxConnections),
 			usage: "Most open WebSocket connections",
 			apply: func(c *Config, v string) (err error) {
 				c.RPC.WSMaxActiveConnections, err = parseIntValue(v, 1)
@@ -700,17 +723,17 @@ func nodeOptions() []option {
 				c.Metrics.PushHost = v
 				return nil
 			}},
-		{name: "metrics-push-port", typ: "port", def: "9001",
+		{name: "metrics-push-port", typ: "port", def: strconv.Itoa(metrics.DefaultPushPort),
 			usage: "Port of the Prometheus push gateway",
 			apply: func(c *Config, v string) (err error) { c.Metrics.PushPort, err = parsePort(v); return err }},
-		{name: "metrics-push-interval", typ: "seconds", def: "15",
+		{name: "metrics-push-interval", typ: "seconds", def: seconds(metrics.DefaultPushInterval),
 			usage: "Seconds between two pushes to the push gateway",
 			apply: func(c *Config, v string) error {
 				n, err := parseIntValue(v, 1)
 				c.Metrics.PushInterval = time.Duration(n) * time.Second
 				return err
 			}},
-		{name: "metrics-push-prometheus-job", typ: "job", def: "besu-client",
+		{name: "metrics-push-prometheus-job", typ: "job", def: metrics.DefaultPushJob,
 			usage: "Job name the pushed metrics are grouped under",
 			apply: func(c *Config, v string) error {
 				if strings.TrimSpace(v) == "" {
@@ -788,6 +811,9 @@ func parsePort(v string) (int, error) {
 	}
 	return n, nil
 }
+
+// seconds writes d as the whole seconds an option takes.
+func seconds(d time.Duration) string { return strconv.Itoa(int(d / time.Second)) }
 
 // splitList splits a comma-separated list (cliconf.SplitList).
 func splitList(v string) []string { return cliconf.SplitList(v) }
