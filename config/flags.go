@@ -120,7 +120,7 @@ func (o option) set(c *Config, v string) error {
 func table(opts []option) cliconf.Table[Config] {
 	t := make(cliconf.Table[Config], len(opts))
 	for i, o := range opts {
-		t[i] = cliconf.Binding[Config]{Option: o.spec(), Set: o.set}
+		t[i] = cliconf.Binding[Config]{Option: o.spec(), Set: func(c *Config, v cliconf.Value) error { return o.set(c, v.Text) }}
 	}
 	return t
 }

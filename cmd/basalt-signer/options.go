@@ -167,9 +167,9 @@ func defaults() *config {
 	return c
 }
 
-// trimmed passes set the value without surrounding spaces.
-func trimmed(set func(c *config, s string) error) func(*config, string) error {
-	return func(c *config, s string) error { return set(c, strings.TrimSpace(s)) }
+// trimmed passes set the value's text without surrounding spaces.
+func trimmed(set func(c *config, s string) error) func(*config, cliconf.Value) error {
+	return func(c *config, v cliconf.Value) error { return set(c, strings.TrimSpace(v.Text)) }
 }
 
 // required is cliconf.ErrRequired for an empty value.

@@ -18,9 +18,10 @@ import (
 // that constant, so that the number exists once.
 type Binding[C any] struct {
 	Option
-	// Set checks v and sets c from it. It returns ErrRequired for a
-	// required option left empty. nil for an option that sets nothing.
-	Set func(c *C, v string) error
+	// Set checks v (v.Text, or v.List() for a List) and sets c from it.
+	// It returns ErrRequired for a required option left empty. nil for an
+	// option that sets nothing.
+	Set func(c *C, v Value) error
 }
 
 // ErrRequired is what a Set returns for a required option left empty;
@@ -60,7 +61,7 @@ func (t Table[C]) Defaults(c *C) error {
 		if b.Set == nil {
 			continue
 		}
-		if err := b.Set(c, b.Default); err != nil && !errors.Is(err, ErrRequired) {
+		if err := b.Set(c, Value{Text: b.Default, flag: "--" + b.Name}); err != nil && !errors.Is(err, ErrRequired) {
 			return fmt.Errorf("cliconf: default %q of %s: %w", b.Default, FileKey(b.Section, b.Name), err)
 		}
 	}
@@ -86,7 +87,7 @@ func (t Table[C]) Apply(v *Values, c *C, visit func(b *Binding[C], val Value, er
 		val := v.Get(FileKey(b.Section, b.Name))
 		var err error
 		if b.Set != nil {
-			err = b.Set(c, val.Text)
+			err = b.Set(c, val)
 		}
 		if visit != nil {
 			err = visit(b, val, err)

@@ -18,18 +18,18 @@ type tableConf struct {
 func testTable() Table[tableConf] {
 	return Table[tableConf]{
 		{Option: Option{Name: "port", Type: "port", Default: "8545"},
-			Set: func(c *tableConf, v string) (err error) {
-				c.Port, err = strconv.Atoi(v)
+			Set: func(c *tableConf, val Value) (err error) {
+				c.Port, err = strconv.Atoi(val.Text)
 				if err != nil {
 					return errors.New("expected a port number")
 				}
 				return nil
 			}},
 		{Option: Option{Name: "host", Default: "127.0.0.1"},
-			Set: func(c *tableConf, v string) error { c.Host = v; return nil }},
+			Set: func(c *tableConf, val Value) error { c.Host = val.Text; return nil }},
 		{Option: Option{Section: "raw", Name: "key"},
-			Set: func(c *tableConf, v string) error {
-				if c.Key = v; v == "" {
+			Set: func(c *tableConf, val Value) error {
+				if c.Key = val.Text; c.Key == "" {
 					return ErrRequired
 				}
 				return nil

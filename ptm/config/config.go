@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/basaltchain/basalt/internal/cliconf"
+	"github.com/basaltchain/basalt/internal/httpmw"
 	"github.com/basaltchain/basalt/metrics"
 	"github.com/basaltchain/basalt/ptm/discovery"
 	"github.com/basaltchain/basalt/ptm/storage"
@@ -102,40 +103,15 @@ var (
 	ClientTrustModes = []string{"whitelist", "ca", "ca-or-whitelist", "tofu", "ca-or-tofu", "insecure-no-validation", "insecure-record", "insecure-ca-or-record"}
 )
 
-// Default returns the configuration of an empty file.
+// Default returns the configuration of an empty file and no environment:
+// every key's default, from the one place it is written, the key table
+// (fields), through the same setters as a value read from the file.
 func Default() *Config {
-	return &Config{
-		NodePort:                        8080,
-		NodeNetworkInterface:            "127.0.0.1",
-		ClientPort:                      8888,
-		ClientNetworkInterface:          "127.0.0.1",
-		WorkDir:                         ".",
-		Storage:                         "leveldb",
-		KnownNodesStorage:               "memory",
-		Verbosity:                       1,
-		MaxPayloadSize:                  DefaultMaxPayloadSize,
-		PeerDiscovery:                   true,
-		MaxPeers:                        discovery.DefaultMaxPeers,
-		MaxKeysPerPeer:                  discovery.DefaultMaxKeysPerPeer,
-		PeerEvictAfter:                  int(discovery.DefaultEvictAfter / time.Second),
-		TLS:                             "off",
-		TLSServerCert:                   "tls-server-cert.pem",
-		TLSServerKey:                    "tls-server-key.pem",
-		TLSServerTrust:                  "tofu",
-		TLSKnownClients:                 "tls-known-clients",
-		TLSClientCert:                   "tls-client-cert.pem",
-		TLSClientKey:                    "tls-client-key.pem",
-		TLSClientTrust:                  "ca-or-tofu",
-		TLSKnownServers:                 "tls-known-servers",
-		ClientConnectionTLS:             "off",
-		ClientConnectionTLSServerCert:   "client-connection-tls-server-cert.pem",
-		ClientConnectionTLSServerKey:    "client-connection-tls-server-key.pem",
-		ClientConnectionTLSServerTrust:  "tofu",
-		ClientConnectionTLSKnownClients: "client-connection-tls-known-clients",
-		MetricsPort:                     DefaultMetricsPort,
-		MetricsNetworkInterface:         "127.0.0.1",
-		MetricsHostAllowlist:            []string{"localhost", "127.0.0.1"},
+	c := &Config{}
+	if err := fields.Defaults(c); err != nil {
+		panic(err) // a mistake in the table; TestDefaults catches it
 	}
+	return c
 }
 
 // DefaultMetricsPort is metricsport's default: after the node's 9545 and
@@ -150,84 +126,121 @@ const (
 	kBool   = cliconf.Bool
 )
 
-// field binds a key to a Config field.
-type field struct {
-	key  string
-	kind cliconf.Kind
-	str  func(*Config) *string
-	num  func(*Config) *int
-	list func(*Config) *[]string
-	flag func(*Config) *bool
-	path bool // resolve against workdir
+// fieldKey is one key in the option shape the three programs share
+// (cliconf.Binding): the key, its default and how it sets Config. paths
+// lists the keys whose values resolve against workdir.
+type fieldKey = cliconf.Binding[Config]
+
+func s(key, def string, f func(*Config) *string) fieldKey {
+	return fieldKey{Option: cliconf.Option{Name: key, Kind: kString, Default: def},
+		Set: func(c *Config, v cliconf.Value) error { *f(c) = v.Text; return nil }}
 }
 
-func s(key string, f func(*Config) *string) field { return field{key: key, kind: kString, str: f} }
-func p(key string, f func(*Config) *string) field {
-	return field{key: key, kind: kString, str: f, path: true}
-}
-func n(key string, f func(*Config) *int) field  { return field{key: key, kind: kInt, num: f} }
-func b(key string, f func(*Config) *bool) field { return field{key: key, kind: kBool, flag: f} }
-func l(key string, f func(*Config) *[]string) field {
-	return field{key: key, kind: kList, list: f}
-}
-func lp(key string, f func(*Config) *[]string) field {
-	return field{key: key, kind: kList, list: f, path: true}
+// p is a path key: a string resolved against workdir.
+func p(key, def string, f func(*Config) *string) fieldKey {
+	paths[key] = func(c *Config, at func(string) string) { *f(c) = at(*f(c)) }
+	return s(key, def, f)
 }
 
-// fields lists every key. workdir comes first: other paths resolve against it.
-var fields = []field{
-	s("workdir", func(c *Config) *string { return &c.WorkDir }),
-	s("nodeurl", func(c *Config) *string { return &c.NodeURL }),
-	n("nodeport", func(c *Config) *int { return &c.NodePort }),
-	s("nodenetworkinterface", func(c *Config) *string { return &c.NodeNetworkInterface }),
-	s("clienturl", func(c *Config) *string { return &c.ClientURL }),
-	n("clientport", func(c *Config) *int { return &c.ClientPort }),
-	s("clientnetworkinterface", func(c *Config) *string { return &c.ClientNetworkInterface }),
-	l("othernodes", func(c *Config) *[]string { return &c.OtherNodes }),
+func n(key string, def int, f func(*Config) *int) fieldKey {
+	return fieldKey{Option: cliconf.Option{Name: key, Kind: kInt, Default: strconv.Itoa(def)},
+		Set: func(c *Config, v cliconf.Value) error {
+			x, err := strconv.Atoi(strings.TrimSpace(v.Text))
+			if err != nil {
+				return errors.New("is not an integer")
+			}
+			*f(c) = x
+			return nil
+		}}
+}
+
+func b(key string, def bool, f func(*Config) *bool) fieldKey {
+	return fieldKey{Option: cliconf.Option{Name: key, Kind: kBool, Default: strconv.FormatBool(def)},
+		Set: func(c *Config, v cliconf.Value) error {
+			x, err := strconv.ParseBool(strings.TrimSpace(v.Text))
+			if err != nil {
+				return errors.New("is not true or false")
+			}
+			*f(c) = x
+			return nil
+		}}
+}
+
+func l(key string, def []string, f func(*Config) *[]string) fieldKey {
+	return fieldKey{Option: cliconf.Option{Name: key, Kind: kList, Default: strings.Join(def, ",")},
+		Set: func(c *Config, v cliconf.Value) error { *f(c) = v.List(); return nil }}
+}
+
+// lp is a list of paths, each resolved against workdir.
+func lp(key string, f func(*Config) *[]string) fieldKey {
+	paths[key] = func(c *Config, at func(string) string) {
+		for i, x := range *f(c) {
+			(*f(c))[i] = at(x)
+		}
+	}
+	return l(key, nil, f)
+}
+
+// paths resolves the value of each path key against workdir (see p, lp).
+var paths = map[string]func(c *Config, at func(string) string){}
+
+// fields lists every key with its default, in documentation order.
+// workdir comes first: other paths resolve against it. The discovery
+// limits and the payload size are written from the constants the packages
+// that enforce them fall back to.
+var fields = cliconf.Table[Config]{
+	s("workdir", ".", func(c *Config) *string { return &c.WorkDir }),
+	s("nodeurl", "", func(c *Config) *string { return &c.NodeURL }),
+	n("nodeport", 8080, func(c *Config) *int { return &c.NodePort }),
+	s("nodenetworkinterface", "127.0.0.1", func(c *Config) *string { return &c.NodeNetworkInterface }),
+	s("clienturl", "", func(c *Config) *string { return &c.ClientURL }),
+	n("clientport", 8888, func(c *Config) *int { return &c.ClientPort }),
+	s("clientnetworkinterface", "127.0.0.1", func(c *Config) *string { return &c.ClientNetworkInterface }),
+	l("othernodes", nil, func(c *Config) *[]string { return &c.OtherNodes }),
 	lp("publickeys", func(c *Config) *[]string { return &c.PublicKeys }),
 	lp("privatekeys", func(c *Config) *[]string { return &c.PrivateKeys }),
 	lp("alwayssendto", func(c *Config) *[]string { return &c.AlwaysSendTo }),
-	p("passwords", func(c *Config) *string { return &c.Passwords }),
-	s("libsodiumpath", func(c *Config) *string { return &c.LibSodiumPath }),
-	s("storage", func(c *Config) *string { return &c.Storage }),
-	s("knownnodesstorage", func(c *Config) *string { return &c.KnownNodesStorage }),
-	l("ipwhitelist", func(c *Config) *[]string { return &c.IPWhitelist }),
-	n("verbosity", func(c *Config) *int { return &c.Verbosity }),
-	n("maxpayloadsize", func(c *Config) *int { return &c.MaxPayloadSize }),
-	b("peerdiscovery", func(c *Config) *bool { return &c.PeerDiscovery }),
-	n("maxpeers", func(c *Config) *int { return &c.MaxPeers }),
-	n("maxkeysperpeer", func(c *Config) *int { return &c.MaxKeysPerPeer }),
-	n("peerevictafter", func(c *Config) *int { return &c.PeerEvictAfter }),
-	p("clientapitokens", func(c *Config) *string { return &c.ClientAPITokens }),
-	s("tls", func(c *Config) *string { return &c.TLS }),
-	p("tlsservercert", func(c *Config) *string { return &c.TLSServerCert }),
-	p("tlsserverkey", func(c *Config) *string { return &c.TLSServerKey }),
+	p("passwords", "", func(c *Config) *string { return &c.Passwords }),
+	s("libsodiumpath", "", func(c *Config) *string { return &c.LibSodiumPath }),
+	s("storage", "leveldb", func(c *Config) *string { return &c.Storage }),
+	s("knownnodesstorage", "memory", func(c *Config) *string { return &c.KnownNodesStorage }),
+	l("ipwhitelist", nil, func(c *Config) *[]string { return &c.IPWhitelist }),
+	n("verbosity", 1, func(c *Config) *int { return &c.Verbosity }),
+	n("maxpayloadsize", DefaultMaxPayloadSize, func(c *Config) *int { return &c.MaxPayloadSize }),
+	b("peerdiscovery", true, func(c *Config) *bool { return &c.PeerDiscovery }),
+	n("maxpeers", discovery.DefaultMaxPeers, func(c *Config) *int { return &c.MaxPeers }),
+	n("maxkeysperpeer", discovery.DefaultMaxKeysPerPeer, func(c *Config) *int { return &c.MaxKeysPerPeer }),
+	n("peerevictafter", int(discovery.DefaultEvictAfter/time.Second), func(c *Config) *int { return &c.PeerEvictAfter }),
+	p("clientapitokens", "", func(c *Config) *string { return &c.ClientAPITokens }),
+	s("tls", "off", func(c *Config) *string { return &c.TLS }),
+	p("tlsservercert", "tls-server-cert.pem", func(c *Config) *string { return &c.TLSServerCert }),
+	p("tlsserverkey", "tls-server-key.pem", func(c *Config) *string { return &c.TLSServerKey }),
 	lp("tlsserverchain", func(c *Config) *[]string { return &c.TLSServerChain }),
-	s("tlsservertrust", func(c *Config) *string { return &c.TLSServerTrust }),
-	p("tlsknownclients", func(c *Config) *string { return &c.TLSKnownClients }),
-	p("tlsclientcert", func(c *Config) *string { return &c.TLSClientCert }),
-	p("tlsclientkey", func(c *Config) *string { return &c.TLSClientKey }),
+	s("tlsservertrust", "tofu", func(c *Config) *string { return &c.TLSServerTrust }),
+	p("tlsknownclients", "tls-known-clients", func(c *Config) *string { return &c.TLSKnownClients }),
+	p("tlsclientcert", "tls-client-cert.pem", func(c *Config) *string { return &c.TLSClientCert }),
+	p("tlsclientkey", "tls-client-key.pem", func(c *Config) *string { return &c.TLSClientKey }),
 	lp("tlsclientchain", func(c *Config) *[]string { return &c.TLSClientChain }),
-	s("tlsclienttrust", func(c *Config) *string { return &c.TLSClientTrust }),
-	p("tlsknownservers", func(c *Config) *string { return &c.TLSKnownServers }),
-	s("clientconnectiontls", func(c *Config) *string { return &c.ClientConnectionTLS }),
-	p("clientconnectiontlsservercert", func(c *Config) *string { return &c.ClientConnectionTLSServerCert }),
-	p("clientconnectiontlsserverkey", func(c *Config) *string { return &c.ClientConnectionTLSServerKey }),
+	s("tlsclienttrust", "ca-or-tofu", func(c *Config) *string { return &c.TLSClientTrust }),
+	p("tlsknownservers", "tls-known-servers", func(c *Config) *string { return &c.TLSKnownServers }),
+	s("clientconnectiontls", "off", func(c *Config) *string { return &c.ClientConnectionTLS }),
+	p("clientconnectiontlsservercert", "client-connection-tls-server-cert.pem", func(c *Config) *string { return &c.ClientConnectionTLSServerCert }),
+	p("clientconnectiontlsserverkey", "client-connection-tls-server-key.pem", func(c *Config) *string { return &c.ClientConnectionTLSServerKey }),
 	lp("clientconnectiontlsserverchain", func(c *Config) *[]string { return &c.ClientConnectionTLSServerChain }),
-	s("clientconnectiontlsservertrust", func(c *Config) *string { return &c.ClientConnectionTLSServerTrust }),
-	p("clientconnectiontlsknownclients", func(c *Config) *string { return &c.ClientConnectionTLSKnownClients }),
-	b("metricsenabled", func(c *Config) *bool { return &c.MetricsEnabled }),
-	n("metricsport", func(c *Config) *int { return &c.MetricsPort }),
-	s("metricsnetworkinterface", func(c *Config) *string { return &c.MetricsNetworkInterface }),
-	l("metricscategories", func(c *Config) *[]string { return &c.MetricsCategories }),
-	l("metricshostallowlist", func(c *Config) *[]string { return &c.MetricsHostAllowlist }),
+	s("clientconnectiontlsservertrust", "tofu", func(c *Config) *string { return &c.ClientConnectionTLSServerTrust }),
+	p("clientconnectiontlsknownclients", "client-connection-tls-known-clients", func(c *Config) *string { return &c.ClientConnectionTLSKnownClients }),
+	b("metricsenabled", false, func(c *Config) *bool { return &c.MetricsEnabled }),
+	n("metricsport", DefaultMetricsPort, func(c *Config) *int { return &c.MetricsPort }),
+	s("metricsnetworkinterface", "127.0.0.1", func(c *Config) *string { return &c.MetricsNetworkInterface }),
+	l("metricscategories", nil, func(c *Config) *[]string { return &c.MetricsCategories }),
+	l("metricshostallowlist", httpmw.DefaultHosts, func(c *Config) *[]string { return &c.MetricsHostAllowlist }),
 }
 
 // Keys returns every configuration key, in documentation order.
 func Keys() []string {
 	out := make([]string, len(fields))
 	for i, f := range fields {
-		out[i] = f.key
+		out[i] = f.Name
 	}
 	return out
 }
@@ -237,11 +250,7 @@ func Keys() []string {
 // them, and BASALT_PRIVACY_<KEY> over ORION_<KEY> variables, which count even
 // when empty (ORION_OTHERNODES= clears the file's list).
 func spec() *cliconf.Spec {
-	s := &cliconf.Spec{EnvPrefixes: []string{EnvPrefix, OrionEnvPrefix}, EmptyEnvSets: true, StrictFileTypes: true}
-	for _, f := range fields {
-		s.Options = append(s.Options, cliconf.Option{Name: f.key, Kind: f.kind})
-	}
-	return s
+	return &cliconf.Spec{Options: fields.Options(), EnvPrefixes: []string{EnvPrefix, OrionEnvPrefix}, EmptyEnvSets: true, StrictFileTypes: true}
 }
 
 // Load reads the TOML file at path ("" for none: defaults), applies the
@@ -251,8 +260,8 @@ func Load(path string, lookup func(string) (string, bool)) (*Config, error) {
 	if err != nil {
 		return nil, fileError(err)
 	}
-	c := Default()
-	if err := c.apply(values); err != nil {
+	c := &Config{}
+	if err := fields.Apply(values, c, invalid); err != nil {
 		return nil, err
 	}
 	if err := c.resolve(); err != nil {
@@ -284,34 +293,14 @@ func fileError(err error) error {
 // EnvName returns the Basalt environment variable of a key.
 func EnvName(key string) string { return cliconf.EnvName(EnvPrefix, "", key) }
 
-// apply sets the keys that the file or the environment gives; Default
-// holds the others.
-func (c *Config) apply(values *cliconf.Values) error {
-	for _, f := range fields {
-		v := values.Get(f.key)
-		if v.Source.Kind == cliconf.FromDefault {
-			continue
-		}
-		switch f.kind {
-		case kString:
-			*f.str(c) = v.Text
-		case kInt:
-			n, err := strconv.Atoi(strings.TrimSpace(v.Text))
-			if err != nil {
-				return fmt.Errorf("environment variable %s (key %s): %q is not an integer", v.Source.Name, f.key, v.Text)
-			}
-			*f.num(c) = n
-		case kList:
-			*f.list(c) = v.List()
-		case kBool:
-			b, err := strconv.ParseBool(strings.TrimSpace(v.Text))
-			if err != nil {
-				return fmt.Errorf("environment variable %s (key %s): %q is not true or false", v.Source.Name, f.key, v.Text)
-			}
-			*f.flag(c) = b
-		}
+// invalid words a value a key's setter rejects as basalt-privacy always
+// has. Only the environment can give one: the file's values have their
+// key's TOML type (Spec.StrictFileTypes) and the defaults are right.
+func invalid(f *fieldKey, v cliconf.Value, err error) error {
+	if err == nil {
+		return nil
 	}
-	return nil
+	return fmt.Errorf("environment variable %s (key %s): %q %w", v.Source.Name, f.Name, v.Text, err)
 }
 
 func (c *Config) resolve() error {
@@ -327,17 +316,8 @@ func (c *Config) resolve() error {
 		return filepath.Join(wd, p)
 	}
 	for _, f := range fields {
-		if !f.path {
-			continue
-		}
-		switch f.kind {
-		case kString:
-			*f.str(c) = at(*f.str(c))
-		case kList:
-			l := *f.list(c)
-			for i := range l {
-				l[i] = at(l[i])
-			}
+		if resolve := paths[f.Name]; resolve != nil {
+			resolve(c, at)
 		}
 	}
 	return nil
