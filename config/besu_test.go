@@ -244,7 +244,7 @@ func TestZeroBaseFeePriceBump(t *testing.T) {
 func TestEveryOptionHasItsEntry(t *testing.T) {
 	seen := map[string]bool{}
 	for _, o := range options() {
-		for _, n := range append([]string{o.name}, o.aliases...) {
+		for _, n := range append([]string{o.Name}, o.Aliases...) {
 			if seen[n] {
 				t.Errorf("--%s declared twice", n)
 			}
@@ -252,11 +252,11 @@ func TestEveryOptionHasItsEntry(t *testing.T) {
 		}
 		switch {
 		case o.apply == nil && o.check == nil:
-			t.Errorf("--%s checks nothing", o.name)
+			t.Errorf("--%s checks nothing", o.Name)
 		case o.status != acts && o.status != own && o.basalt == "":
-			t.Errorf("--%s does not act and says nothing about it", o.name)
-		case (o.status == acts || o.status == own) && !o.hidden && o.usage == "":
-			t.Errorf("--%s has no help", o.name)
+			t.Errorf("--%s does not act and says nothing about it", o.Name)
+		case (o.status == acts || o.status == own) && !o.Hidden && o.Usage == "":
+			t.Errorf("--%s has no help", o.Name)
 		}
 	}
 	// Besu's reference (current docs, public and private networks) and

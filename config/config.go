@@ -449,7 +449,7 @@ func AddFlags(root *cobra.Command) {
 func UnstableHelp() string {
 	fs := pflag.NewFlagSet("basalt", pflag.ContinueOnError)
 	for _, o := range options() {
-		if o.hidden && (o.status == acts || o.status == own) {
+		if o.Hidden && (o.status == acts || o.status == own) {
 			spec := o.spec()
 			spec.Hidden = false
 			cliconf.AddFlags(fs, spec)
@@ -502,7 +502,7 @@ func load(flags *pflag.FlagSet, lookupEnv func(string) (string, bool), environ [
 	cfg := &Config{given: map[string]cliconf.Value{}}
 	byName := make(map[string]option, len(opts))
 	for _, o := range opts {
-		byName[o.name] = o
+		byName[o.Name] = o
 	}
 	err = tab.Apply(values, cfg, func(b *cliconf.Binding[Config], v cliconf.Value, err error) error {
 		o := byName[b.Name]
@@ -510,9 +510,9 @@ func load(flags *pflag.FlagSet, lookupEnv func(string) (string, bool), environ [
 			return v.Invalid(err)
 		}
 		if v.Source.Kind != cliconf.FromDefault {
-			cfg.given[o.name] = v
+			cfg.given[o.Name] = v
 			if o.noted(v.Text) {
-				cfg.notice(o.name, v, o.basalt, o.status == pending)
+				cfg.notice(o.Name, v, o.basalt, o.status == pending)
 			}
 		}
 		return nil

@@ -27,20 +27,15 @@ const (
 // optConfigFile is the one option the config file cannot set.
 const optConfigFile = "config-file"
 
-// option describes one option: its flag, environment variables
-// (EnvName(name)) and config-file key (name) at once, how it sets Config,
-// and how Basalt's handling of it compares with Besu's (config/README.md's
-// table is written from these).
+// option is one option of the node in the shape the three programs share:
+// the cliconf.Option (flag, environment variables, config-file key, help
+// and the default, written only here), how it sets Config (apply, or check
+// for an option that sets nothing: together the Set of its
+// cliconf.Binding, see table), and how Basalt's handling of it compares
+// with Besu's (config/README.md's table is written from these).
 type option struct {
-	name       string
-	aliases    []string // older Besu names, accepted everywhere, hidden in help
-	shorthand  string
-	kind       cliconf.Kind
-	typ        string // value name shown in help
-	def        string // default, written as on the command line (Besu's, for Besu's options)
-	usage      string
+	cliconf.Option
 	persistent bool // shared with subcommands
-	hidden     bool // left out of --help (Besu's --X options)
 	// apply checks a value and sets Config from it; nil for an option that
 	// sets nothing, whose value check checks.
 	apply func(c *Config, v string) error
@@ -82,8 +77,9 @@ const (
 // spec is the loader's description of o. Options that do not act are left
 // out of --help (config/README.md lists them), as are hidden ones.
 func (o option) spec() cliconf.Option {
-	return cliconf.Option{Name: o.name, Aliases: o.aliases, Shorthand: o.shorthand, Kind: o.kind,
-		Type: o.typ, Default: o.def, Usage: o.usage, Hidden: o.hidden || (o.status != acts && o.status != own)}
+	spec := o.Option
+	spec.Hidden = o.Hidden || (o.status != acts && o.status != own)
+	return spec
 }
 
 // noted reports whether the given value v gets the start-up line.
@@ -94,7 +90,7 @@ func (o option) noted(v string) bool {
 	if o.noteWhen != nil {
 		return o.noteWhen(v)
 	}
-	if o.kind == kindBool {
+	if o.Kind == kindBool {
 		b, err := cliconf.ParseBool(v)
 		return err == nil && b
 	}
@@ -165,8 +161,8 @@ func options() []option {
 func nodeOptions() []option {
 	return []option{
 		// Shared with subcommands.
-		{name: "data-path", typ: "path", def: DefaultDataPath, persistent: true,
-			usage: "Path to the Basalt data directory",
+		{Option: cliconf.Option{Name: "data-path", Type: "path", Default: DefaultDataPath,
+			Usage: "Path to the Basalt data directory"}, persistent: true,
 			apply: func(c *Config, v string) error {
 				if strings.TrimSpace(v) == "" {
 					return errors.New("must not be empty")
@@ -174,20 +170,20 @@ func nodeOptions() []option {
 				c.DataPath = v
 				return nil
 			}},
-		{name: "genesis-file", typ: "path", persistent: true,
-			usage: "Genesis file (Besu format) of a custom network; cannot be combined with --network",
+		{Option: cliconf.Option{Name: "genesis-file", Type: "path",
+			Usage: "Genesis file (Besu format) of a custom network; cannot be combined with --network"}, persistent: true,
 			apply: func(c *Config, v string) error { c.GenesisFile = v; return nil }},
-		{name: "network", typ: "name", persistent: true,
-			usage: "Named network to join; basalt supports \"dev\" only (one of --network and --genesis-file is required to run the node)",
+		{Option: cliconf.Option{Name: "network", Type: "name",
+			Usage: "Named network to join; basalt supports \"dev\" only (one of --network and --genesis-file is required to run the node)"}, persistent: true,
 			apply: func(c *Config, v string) error { c.Network = strings.ToLower(strings.TrimSpace(v)); return nil }},
-		{name: optConfigFile, typ: "path", persistent: true,
-			usage: "TOML config file; its keys are option names without the dashes (rpc-http-port=8545, rpc-http-api=[\"ETH\",\"NET\"])",
+		{Option: cliconf.Option{Name: optConfigFile, Type: "path",
+			Usage: "TOML config file; its keys are option names without the dashes (rpc-http-port=8545, rpc-http-api=[\"ETH\",\"NET\"])"}, persistent: true,
 			apply: func(c *Config, v string) error { c.ConfigFile = v; return nil }},
-		{name: "node-private-key-file", typ: "path", persistent: true,
-			usage: "The node's private key file (default <data-path>/key)",
+		{Option: cliconf.Option{Name: "node-private-key-file", Type: "path",
+			Usage: "The node's private key file (default <data-path>/key)"}, persistent: true,
 			apply: func(c *Config, v string) error { c.NodePrivateKeyFile = v; return nil }},
-		{name: "logging", shorthand: "l", typ: "level", def: "INFO", persistent: true,
-			usage: "Logging verbosity: OFF, ERROR, WARN, INFO, DEBUG, TRACE or ALL (FATAL, deprecated in Besu, means ERROR)",
+		{Option: cliconf.Option{Name: "logging", Shorthand: "l", Type: "level", Default: "INFO",
+			Usage: "Logging verbosity: OFF, ERROR, WARN, INFO, DEBUG, TRACE or ALL (FATAL, deprecated in Besu, means ERROR)"}, persistent: true,
 			apply: func(c *Config, v string) error {
 				level := strings.ToUpper(strings.TrimSpace(v))
 				l, ok := logLevels[level]
@@ -198,22 +194,22 @@ func nodeOptions() []option {
 				return nil
 			},
 			basalt: "FATAL is deprecated (as in Besu): logging at ERROR", noteWhen: func(v string) bool { return strings.EqualFold(strings.TrimSpace(v), "FATAL") }},
-		{name: "logging-format", typ: "format", def: "TEXT", persistent: true, status: own,
-			usage: "Log line format: TEXT (key=value pairs) or JSON (one object per line, for log pipelines)",
+		{Option: cliconf.Option{Name: "logging-format", Type: "format", Default: "TEXT",
+			Usage: "Log line format: TEXT (key=value pairs) or JSON (one object per line, for log pipelines)"}, persistent: true, status: own,
 			apply: func(c *Config, v string) (err error) { c.LogFormat, err = parseEnum(v, "TEXT", "JSON"); return err }},
-		{name: "identity", typ: "name",
-			usage: "Node name, the second part of the client ID (basalt/<identity>/<version>/...) in web3_clientVersion, admin_nodeInfo and the peer-to-peer handshake",
+		{Option: cliconf.Option{Name: "identity", Type: "name",
+			Usage: "Node name, the second part of the client ID (basalt/<identity>/<version>/...) in web3_clientVersion, admin_nodeInfo and the peer-to-peer handshake"},
 			apply: func(c *Config, v string) error { c.Identity = strings.TrimSpace(v); return nil }},
-		{name: "pid-path", typ: "path",
-			usage: "File the node writes its process ID to while it runs (removed at exit)",
+		{Option: cliconf.Option{Name: "pid-path", Type: "path",
+			Usage: "File the node writes its process ID to while it runs (removed at exit)"},
 			apply: func(c *Config, v string) error { c.PIDPath = v; return nil }},
-		{name: "print-paths-and-exit", kind: kindBool, def: "false",
-			usage: "Print the paths the node would use (data path, database, node key, static nodes file) and exit",
+		{Option: cliconf.Option{Name: "print-paths-and-exit", Kind: kindBool, Default: "false",
+			Usage: "Print the paths the node would use (data path, database, node key, static nodes file) and exit"},
 			apply: func(c *Config, v string) (err error) { c.PrintPathsAndExit, err = parseBoolValue(v); return err }},
 
 		// The node.
-		{name: "network-id", typ: "int",
-			usage: "P2P network identifier (default the genesis chain ID)",
+		{Option: cliconf.Option{Name: "network-id", Type: "int",
+			Usage: "P2P network identifier (default the genesis chain ID)"},
 			apply: func(c *Config, v string) error {
 				if v == "" {
 					return nil
@@ -228,11 +224,11 @@ func nodeOptions() []option {
 				c.NetworkID = n
 				return nil
 			}},
-		{name: "miner-enabled", kind: kindBool, def: "false",
-			usage: "Mine blocks (needs --miner-coinbase)",
+		{Option: cliconf.Option{Name: "miner-enabled", Kind: kindBool, Default: "false",
+			Usage: "Mine blocks (needs --miner-coinbase)"},
 			apply: func(c *Config, v string) (err error) { c.Miner.Enabled, err = parseBoolValue(v); return err }},
-		{name: "miner-coinbase", typ: "address",
-			usage: "Account credited with the rewards and fees of mined blocks",
+		{Option: cliconf.Option{Name: "miner-coinbase", Type: "address",
+			Usage: "Account credited with the rewards and fees of mined blocks"},
 			apply: func(c *Config, v string) error {
 				if v == "" {
 					return nil
@@ -244,8 +240,8 @@ func nodeOptions() []option {
 				c.Miner.Coinbase = &a
 				return nil
 			}},
-		{name: "miner-extra-data", typ: "hex",
-			usage: "Hex data (at most 32 bytes) put in the extraData field of mined blocks",
+		{Option: cliconf.Option{Name: "miner-extra-data", Type: "hex",
+			Usage: "Hex data (at most 32 bytes) put in the extraData field of mined blocks"},
 			apply: func(c *Config, v string) error {
 				b, err := decodeHex(v)
 				if err != nil {
@@ -259,8 +255,8 @@ func nodeOptions() []option {
 				}
 				return nil
 			}},
-		{name: "min-gas-price", typ: "wei", def: "1000",
-			usage: "Lowest gas price, in wei, of transactions accepted into the pool and mined",
+		{Option: cliconf.Option{Name: "min-gas-price", Type: "wei", Default: "1000",
+			Usage: "Lowest gas price, in wei, of transactions accepted into the pool and mined"},
 			apply: func(c *Config, v string) error {
 				n, err := parseBig("", v, decOrHex)
 				if err != nil {
@@ -269,14 +265,14 @@ func nodeOptions() []option {
 				c.MinGasPrice = n
 				return nil
 			}},
-		{name: "tx-pool-max-size", typ: "int", def: "4096",
-			usage: "Most transactions kept in the transaction pool",
+		{Option: cliconf.Option{Name: "tx-pool-max-size", Type: "int", Default: "4096",
+			Usage: "Most transactions kept in the transaction pool"},
 			apply: func(c *Config, v string) (err error) { c.TxPool.MaxSize, err = parseIntValue(v, 1); return err }},
-		{name: "tx-pool-retention-hours", typ: "int", def: "13",
-			usage: "Hours a transaction may stay in the transaction pool",
+		{Option: cliconf.Option{Name: "tx-pool-retention-hours", Type: "int", Default: "13",
+			Usage: "Hours a transaction may stay in the transaction pool"},
 			apply: func(c *Config, v string) (err error) { c.TxPool.RetentionHours, err = parseIntValue(v, 1); return err }},
-		{name: "tx-pool", typ: "kind", def: "layered",
-			usage: "Besu's transaction pool implementation (layered or sequenced); selects which of Besu's pool options apply, Basalt's one pool serves both",
+		{Option: cliconf.Option{Name: "tx-pool", Type: "kind", Default: "layered",
+			Usage: "Besu's transaction pool implementation (layered or sequenced); selects which of Besu's pool options apply, Basalt's one pool serves both"},
 			apply: func(c *Config, v string) (err error) {
 				c.TxPool.Implementation, err = parseEnum(v, "LAYERED", "SEQUENCED", "LEGACY")
 				if c.TxPool.Implementation == "LEGACY" {
@@ -286,22 +282,22 @@ func nodeOptions() []option {
 			},
 			basalt:   "Basalt's one pool bounds the pool by --tx-pool-max-size transactions and each sender's nonce gap by --tx-pool-max-future-by-sender, whichever implementation is named",
 			noteWhen: func(v string) bool { return strings.EqualFold(strings.TrimSpace(v), "layered") }},
-		{name: "tx-pool-price-bump", typ: "percent", def: "10",
-			usage: "Percentage by which a replacement transaction (same sender and nonce) must raise the price",
+		{Option: cliconf.Option{Name: "tx-pool-price-bump", Type: "percent", Default: "10",
+			Usage: "Percentage by which a replacement transaction (same sender and nonce) must raise the price"},
 			apply: func(c *Config, v string) error {
 				n, err := parseInt64(v, 0, 100)
 				c.TxPool.PriceBump = uint64(n)
 				return err
 			}},
-		{name: "tx-pool-max-future-by-sender", typ: "int", def: "200",
-			usage: "Most nonces a sender's transaction may be ahead of its account nonce (layered pool)",
+		{Option: cliconf.Option{Name: "tx-pool-max-future-by-sender", Type: "int", Default: "200",
+			Usage: "Most nonces a sender's transaction may be ahead of its account nonce (layered pool)"},
 			apply: func(c *Config, v string) error {
 				n, err := parseInt64(v, 1, math.MaxInt32)
 				c.TxPool.MaxFutureBySender = uint64(n)
 				return err
 			}},
-		{name: "tx-pool-limit-by-account-percentage", typ: "fraction", def: "0.001",
-			usage: "Fraction (0 to 1] of --tx-pool-max-size a sender's transaction may be ahead of its account nonce (sequenced pool)",
+		{Option: cliconf.Option{Name: "tx-pool-limit-by-account-percentage", Type: "fraction", Default: "0.001",
+			Usage: "Fraction (0 to 1] of --tx-pool-max-size a sender's transaction may be ahead of its account nonce (sequenced pool)"},
 			apply: func(c *Config, v string) error {
 				f, err := parseFloat(v, 0, 1)
 				if err == nil && f == 0 {
@@ -310,8 +306,8 @@ func nodeOptions() []option {
 				c.TxPool.LimitByAccountPercentage = f
 				return err
 			}},
-		{name: "tx-pool-min-gas-price", typ: "wei",
-			usage: "Lowest gas price, in wei, of transactions accepted into the pool (default --min-gas-price)",
+		{Option: cliconf.Option{Name: "tx-pool-min-gas-price", Type: "wei",
+			Usage: "Lowest gas price, in wei, of transactions accepted into the pool (default --min-gas-price)"},
 			apply: func(c *Config, v string) error {
 				if strings.TrimSpace(v) == "" {
 					return nil
@@ -323,14 +319,14 @@ func nodeOptions() []option {
 				c.TxPool.MinGasPrice = n
 				return nil
 			}},
-		{name: "tx-pool-no-local-priority", aliases: []string{"tx-pool-disable-locals"}, kind: kindBool, def: "false",
-			usage: "Do not prefer transactions sent to this node over those from peers when evicting and ordering",
+		{Option: cliconf.Option{Name: "tx-pool-no-local-priority", Aliases: []string{"tx-pool-disable-locals"}, Kind: kindBool, Default: "false",
+			Usage: "Do not prefer transactions sent to this node over those from peers when evicting and ordering"},
 			apply: func(c *Config, v string) (err error) { c.TxPool.NoLocalPriority, err = parseBoolValue(v); return err }},
-		{name: "tx-pool-enable-save-restore", kind: kindBool, def: "false",
-			usage: "Save the transaction pool to --tx-pool-save-file on shutdown and load it back at start-up",
+		{Option: cliconf.Option{Name: "tx-pool-enable-save-restore", Kind: kindBool, Default: "false",
+			Usage: "Save the transaction pool to --tx-pool-save-file on shutdown and load it back at start-up"},
 			apply: func(c *Config, v string) (err error) { c.TxPool.SaveRestore, err = parseBoolValue(v); return err }},
-		{name: "tx-pool-save-file", typ: "file", def: DefaultTxPoolSaveFile,
-			usage: "File the transaction pool is saved to and restored from (relative to --data-path)",
+		{Option: cliconf.Option{Name: "tx-pool-save-file", Type: "file", Default: DefaultTxPoolSaveFile,
+			Usage: "File the transaction pool is saved to and restored from (relative to --data-path)"},
 			apply: func(c *Config, v string) error {
 				if strings.TrimSpace(v) == "" {
 					return errors.New("must not be empty")
@@ -338,17 +334,17 @@ func nodeOptions() []option {
 				c.TxPool.SaveFile = v
 				return nil
 			}},
-		{name: "tx-pool-journal-enabled", kind: kindBool, def: "true", status: own,
-			usage: "Journal transactions sent to this node, in the journal file before eth_sendRawTransaction answers (see --tx-pool-journal-sync), and replay them at start-up, so that a crash loses none",
+		{Option: cliconf.Option{Name: "tx-pool-journal-enabled", Kind: kindBool, Default: "true",
+			Usage: "Journal transactions sent to this node, in the journal file before eth_sendRawTransaction answers (see --tx-pool-journal-sync), and replay them at start-up, so that a crash loses none"}, status: own,
 			apply: func(c *Config, v string) (err error) { c.TxPool.Journal, err = parseBoolValue(v); return err }},
-		{name: "tx-pool-journal-sync", typ: "mode", def: "WRITE", status: own,
-			usage: "When a journaled submission is answered: WRITE, once its record is written (survives the process dying: SIGKILL, a panic, the OOM killer; fsynced within 100 ms), or FSYNC, once it is also fsynced (survives a power cut; costs burst throughput)",
+		{Option: cliconf.Option{Name: "tx-pool-journal-sync", Type: "mode", Default: "WRITE",
+			Usage: "When a journaled submission is answered: WRITE, once its record is written (survives the process dying: SIGKILL, a panic, the OOM killer; fsynced within 100 ms), or FSYNC, once it is also fsynced (survives a power cut; costs burst throughput)"}, status: own,
 			apply: func(c *Config, v string) (err error) {
 				c.TxPool.JournalSync, err = parseEnum(v, "WRITE", "FSYNC")
 				return err
 			}},
-		{name: "rpc-tx-feecap", typ: "wei", def: "1000000000000000000",
-			usage: "Highest gas price (max fee per gas), in wei, a transaction sent to this node may offer; 0 for no cap",
+		{Option: cliconf.Option{Name: "rpc-tx-feecap", Type: "wei", Default: "1000000000000000000",
+			Usage: "Highest gas price (max fee per gas), in wei, a transaction sent to this node may offer; 0 for no cap"},
 			apply: func(c *Config, v string) error {
 				n, err := parseBig("", strings.TrimSpace(v), decOrHex)
 				if err != nil {
@@ -357,14 +353,14 @@ func nodeOptions() []option {
 				c.TxPool.TxFeeCap = n
 				return nil
 			}},
-		{name: "strict-tx-replay-protection-enabled", kind: kindBool, def: "false",
-			usage: "Refuse transactions sent to this node without an EIP-155 chain ID",
+		{Option: cliconf.Option{Name: "strict-tx-replay-protection-enabled", Kind: kindBool, Default: "false",
+			Usage: "Refuse transactions sent to this node without an EIP-155 chain ID"},
 			apply: func(c *Config, v string) (err error) {
 				c.TxPool.StrictReplayProtection, err = parseBoolValue(v)
 				return err
 			}},
-		{name: "target-gas-limit", typ: "gas",
-			usage: "Gas limit mined blocks move toward, by the most each block may change it (parent/1024), from the genesis gas limit (default: keep the parent's)",
+		{Option: cliconf.Option{Name: "target-gas-limit", Type: "gas",
+			Usage: "Gas limit mined blocks move toward, by the most each block may change it (parent/1024), from the genesis gas limit (default: keep the parent's)"},
 			apply: func(c *Config, v string) error {
 				if strings.TrimSpace(v) == "" {
 					return nil
@@ -373,28 +369,28 @@ func nodeOptions() []option {
 				c.Miner.TargetGasLimit = uint64(n)
 				return err
 			}},
-		{name: "sync-mode", typ: "mode", def: "FULL",
-			usage: "Synchronisation mode: FULL (Basalt's only mode: every block executed); Besu's SNAP and CHECKPOINT are accepted and sync FULL",
+		{Option: cliconf.Option{Name: "sync-mode", Type: "mode", Default: "FULL",
+			Usage: "Synchronisation mode: FULL (Basalt's only mode: every block executed); Besu's SNAP and CHECKPOINT are accepted and sync FULL"},
 			apply: func(c *Config, v string) (err error) {
 				c.SyncMode, err = parseEnum(v, "FULL", "SNAP", "CHECKPOINT", "FAST", "X_SNAP", "X_CHECKPOINT")
 				return err
 			},
 			basalt: noSnap, noteWhen: func(v string) bool { return !strings.EqualFold(strings.TrimSpace(v), "FULL") }},
-		{name: "api-gas-price-blocks", typ: "int", def: "100",
-			usage: "Blocks back from the head eth_gasPrice and eth_maxPriorityFeePerGas sample (the head always is: 0 and 1 sample the head only)",
+		{Option: cliconf.Option{Name: "api-gas-price-blocks", Type: "int", Default: "100",
+			Usage: "Blocks back from the head eth_gasPrice and eth_maxPriorityFeePerGas sample (the head always is: 0 and 1 sample the head only)"},
 			apply: func(c *Config, v string) error {
 				n, err := parseInt64(v, 0, math.MaxInt32)
 				c.API.GasPriceBlocks = int(n)
 				return err
 			}},
-		{name: "api-gas-price-percentile", typ: "percent", def: "50.0",
-			usage: "Percentile of the sampled prices eth_gasPrice and eth_maxPriorityFeePerGas answer",
+		{Option: cliconf.Option{Name: "api-gas-price-percentile", Type: "percent", Default: "50.0",
+			Usage: "Percentile of the sampled prices eth_gasPrice and eth_maxPriorityFeePerGas answer"},
 			apply: func(c *Config, v string) (err error) {
 				c.API.GasPricePercentile, err = parseFloat(v, 0, 100)
 				return err
 			}},
-		{name: "api-gas-price-max", typ: "wei", def: "500000000000",
-			usage: "Highest gas price eth_gasPrice answers, in wei",
+		{Option: cliconf.Option{Name: "api-gas-price-max", Type: "wei", Default: "500000000000",
+			Usage: "Highest gas price eth_gasPrice answers, in wei"},
 			apply: func(c *Config, v string) error {
 				n, err := parseBig("", strings.TrimSpace(v), decOrHex)
 				if err != nil {
@@ -403,8 +399,8 @@ func nodeOptions() []option {
 				c.API.GasPriceMax = n
 				return nil
 			}},
-		{name: "estimate-gas-tolerance-ratio", typ: "ratio", def: "0.015",
-			usage: "eth_estimateGas stops its search when the interval is within this fraction of the estimate",
+		{Option: cliconf.Option{Name: "estimate-gas-tolerance-ratio", Type: "ratio", Default: "0.015",
+			Usage: "eth_estimateGas stops its search when the interval is within this fraction of the estimate"},
 			apply: func(c *Config, v string) error {
 				f, err := parseFloat(v, 0, 1)
 				if err == nil && f == 0 {
@@ -413,35 +409,35 @@ func nodeOptions() []option {
 				c.API.EstimateGasToleranceRatio = f
 				return err
 			}},
-		{name: "rpc-gas-cap", typ: "gas", def: "0",
-			usage: "Most gas eth_call, eth_estimateGas, eth_createAccessList, debug_traceCall, priv_call and each eth_simulateV1 call may use (a higher gas is lowered to it); 0 for the block's gas limit",
+		{Option: cliconf.Option{Name: "rpc-gas-cap", Type: "gas", Default: "0",
+			Usage: "Most gas eth_call, eth_estimateGas, eth_createAccessList, debug_traceCall, priv_call and each eth_simulateV1 call may use (a higher gas is lowered to it); 0 for the block's gas limit"},
 			apply: func(c *Config, v string) error {
 				n, err := parseInt64(v, 0, math.MaxInt64)
 				c.API.GasCap = uint64(n)
 				return err
 			}},
-		{name: "rpc-simulate-max-blocks", typ: "count", def: "256",
-			usage: "Most blocks one eth_simulateV1 request may simulate, gaps in its block numbers included",
+		{Option: cliconf.Option{Name: "rpc-simulate-max-blocks", Type: "count", Default: "256",
+			Usage: "Most blocks one eth_simulateV1 request may simulate, gaps in its block numbers included"},
 			apply: func(c *Config, v string) error {
 				n, err := parseInt64(v, 1, 1<<16)
 				c.API.SimulateMaxBlocks = uint64(n)
 				return err
 			}},
-		{name: "rpc-simulate-gas-cap", typ: "gas", def: "50000000",
-			usage: "Most gas the calls of one eth_simulateV1 request may use together (a call's gas is lowered to what is left)",
+		{Option: cliconf.Option{Name: "rpc-simulate-gas-cap", Type: "gas", Default: "50000000",
+			Usage: "Most gas the calls of one eth_simulateV1 request may use together (a call's gas is lowered to what is left)"},
 			apply: func(c *Config, v string) error {
 				n, err := parseInt64(v, 1, math.MaxInt64)
 				c.API.SimulateGasCap = uint64(n)
 				return err
 			}},
-		{name: "revert-reason-enabled", kind: kindBool, def: "false",
-			usage: "Add the revert reason (revertReason) to the receipts of reverted transactions",
+		{Option: cliconf.Option{Name: "revert-reason-enabled", Kind: kindBool, Default: "false",
+			Usage: "Add the revert reason (revertReason) to the receipts of reverted transactions"},
 			apply: func(c *Config, v string) (err error) { c.RevertReasonEnabled, err = parseBoolValue(v); return err }},
-		{name: "rpc-http-enabled", kind: kindBool, def: "false",
-			usage: "Enable the JSON-RPC HTTP service",
+		{Option: cliconf.Option{Name: "rpc-http-enabled", Kind: kindBool, Default: "false",
+			Usage: "Enable the JSON-RPC HTTP service"},
 			apply: func(c *Config, v string) (err error) { c.RPC.HTTPEnabled, err = parseBoolValue(v); return err }},
-		{name: "rpc-http-host", typ: "host", def: "127.0.0.1",
-			usage: "Host the JSON-RPC HTTP service listens on",
+		{Option: cliconf.Option{Name: "rpc-http-host", Type: "host", Default: "127.0.0.1",
+			Usage: "Host the JSON-RPC HTTP service listens on"},
 			apply: func(c *Config, v string) error {
 				if strings.TrimSpace(v) == "" {
 					return errors.New("must not be empty")
@@ -449,49 +445,49 @@ func nodeOptions() []option {
 				c.RPC.HTTPHost = v
 				return nil
 			}},
-		{name: "rpc-http-port", typ: "port", def: "8545",
-			usage: "Port the JSON-RPC HTTP service listens on (0 picks a free port)",
+		{Option: cliconf.Option{Name: "rpc-http-port", Type: "port", Default: "8545",
+			Usage: "Port the JSON-RPC HTTP service listens on (0 picks a free port)"},
 			apply: func(c *Config, v string) (err error) { c.RPC.HTTPPort, err = parsePort(v); return err }},
-		{name: "rpc-http-api", aliases: []string{"rpc-http-apis"}, kind: kindList, typ: "list", def: strings.Join(rpc.DefaultAPIs, ","),
-			usage: "Comma-separated method groups enabled over HTTP: " + strings.Join(rpcAPIGroups, ", "),
+		{Option: cliconf.Option{Name: "rpc-http-api", Aliases: []string{"rpc-http-apis"}, Kind: kindList, Type: "list", Default: strings.Join(rpc.DefaultAPIs, ","),
+			Usage: "Comma-separated method groups enabled over HTTP: " + strings.Join(rpcAPIGroups, ", ")},
 			apply: func(c *Config, v string) (err error) { c.RPC.HTTPAPIs, err = parseAPIs(v); return err }},
-		{name: "rpc-http-cors-origins", kind: kindList, typ: "list",
-			usage: "Comma-separated origins (regular expressions) browsers may call the HTTP service from; \"all\" or \"*\" for any (default none)",
+		{Option: cliconf.Option{Name: "rpc-http-cors-origins", Kind: kindList, Type: "list",
+			Usage: "Comma-separated origins (regular expressions) browsers may call the HTTP service from; \"all\" or \"*\" for any (default none)"},
 			apply: func(c *Config, v string) (err error) { c.RPC.HTTPCORSOrigins, err = parseCORSOrigins(v); return err }},
-		{name: "host-allowlist", aliases: []string{"host-whitelist"}, kind: kindList, typ: "list", def: strings.Join(httpmw.DefaultHosts, ","),
-			usage: "Comma-separated hostnames the RPC services accept in the Host header; \"all\" or \"*\" for any (alias --host-whitelist)",
+		{Option: cliconf.Option{Name: "host-allowlist", Aliases: []string{"host-whitelist"}, Kind: kindList, Type: "list", Default: strings.Join(httpmw.DefaultHosts, ","),
+			Usage: "Comma-separated hostnames the RPC services accept in the Host header; \"all\" or \"*\" for any (alias --host-whitelist)"},
 			apply: func(c *Config, v string) (err error) { c.HostAllowlist, err = parseHostAllowlist(v); return err }},
-		{name: "rpc-http-max-active-connections", typ: "int", def: "80",
-			usage: "Most open JSON-RPC HTTP connections; a connection past it is closed at once",
+		{Option: cliconf.Option{Name: "rpc-http-max-active-connections", Type: "int", Default: "80",
+			Usage: "Most open JSON-RPC HTTP connections; a connection past it is closed at once"},
 			apply: func(c *Config, v string) (err error) {
 				c.RPC.HTTPMaxActiveConnections, err = parseIntValue(v, 1)
 				return err
 			}},
-		{name: "rpc-http-max-request-content-length", typ: "bytes", def: strconv.Itoa(rpc.DefaultMaxRequestBytes),
-			usage: "Largest JSON-RPC HTTP request body, in bytes (413 above it)",
+		{Option: cliconf.Option{Name: "rpc-http-max-request-content-length", Type: "bytes", Default: strconv.Itoa(rpc.DefaultMaxRequestBytes),
+			Usage: "Largest JSON-RPC HTTP request body, in bytes (413 above it)"},
 			apply: func(c *Config, v string) (err error) {
 				c.RPC.HTTPMaxRequestContentLength, err = parseInt64(v, 1, math.MaxInt64)
 				return err
 			}},
-		{name: "json-pretty-print-enabled", kind: kindBool, def: "false",
-			usage: "Indent JSON-RPC HTTP responses",
+		{Option: cliconf.Option{Name: "json-pretty-print-enabled", Kind: kindBool, Default: "false",
+			Usage: "Indent JSON-RPC HTTP responses"},
 			apply: func(c *Config, v string) (err error) { c.RPC.PrettyJSON, err = parseBoolValue(v); return err }},
-		{name: "Xhttp-timeout-seconds", typ: "int", def: seconds(rpc.DefaultTimeout), hidden: true,
-			usage: "Seconds a JSON-RPC HTTP request may run (-32603 Timeout expired, HTTP 408, after)",
+		{Option: cliconf.Option{Name: "Xhttp-timeout-seconds", Type: "int", Default: seconds(rpc.DefaultTimeout), Hidden: true,
+			Usage: "Seconds a JSON-RPC HTTP request may run (-32603 Timeout expired, HTTP 408, after)"},
 			apply: func(c *Config, v string) error {
 				n, err := parseInt64(v, 1, math.MaxInt32)
 				c.RPC.HTTPTimeout = time.Duration(n) * time.Second
 				return err
 			}},
-		{name: "Xws-timeout-seconds", typ: "int", def: seconds(rpc.DefaultTimeout), hidden: true,
-			usage: "Seconds a JSON-RPC WebSocket request may run",
+		{Option: cliconf.Option{Name: "Xws-timeout-seconds", Type: "int", Default: seconds(rpc.DefaultTimeout), Hidden: true,
+			Usage: "Seconds a JSON-RPC WebSocket request may run"},
 			apply: func(c *Config, v string) error {
 				n, err := parseInt64(v, 1, math.MaxInt32)
 				c.RPC.WSTimeout = time.Duration(n) * time.Second
 				return err
 			}},
-		{name: "rpc-http-max-batch-size", typ: "int", def: strconv.Itoa(rpc.DefaultMaxBatchSize),
-			usage: "Most requests in one JSON-RPC batch; -1 for no limit",
+		{Option: cliconf.Option{Name: "rpc-http-max-batch-size", Type: "int", Default: strconv.Itoa(rpc.DefaultMaxBatchSize),
+			Usage: "Most requests in one JSON-RPC batch; -1 for no limit"},
 			apply: func(c *Config, v string) error {
 				n, err := strconv.Atoi(strings.TrimSpace(v))
 				if err != nil || (n < 1 && n != -1) {
@@ -500,8 +496,8 @@ func nodeOptions() []option {
 				c.RPC.HTTPMaxBatchSize = n
 				return nil
 			}},
-		{name: "rpc-max-logs-range", typ: "int", def: "5000",
-			usage: "Most blocks one eth_getLogs request may cover; 0 for no limit",
+		{Option: cliconf.Option{Name: "rpc-max-logs-range", Type: "int", Default: "5000",
+			Usage: "Most blocks one eth_getLogs request may cover; 0 for no limit"},
 			apply: func(c *Config, v string) error {
 				n, err := parseIntValue(v, 0)
 				if err != nil {
@@ -510,8 +506,8 @@ func nodeOptions() []option {
 				c.RPC.MaxLogsRange = int64(n)
 				return nil
 			}},
-		{name: "rpc-max-trace-size", typ: "bytes", def: "268435456",
-			usage: "Most bytes one debug_traceTransaction, debug_traceBlockByNumber, debug_traceBlockByHash or debug_traceCall answer may hold (a larger trace fails with an error naming this option); 0 for no limit",
+		{Option: cliconf.Option{Name: "rpc-max-trace-size", Type: "bytes", Default: "268435456",
+			Usage: "Most bytes one debug_traceTransaction, debug_traceBlockByNumber, debug_traceBlockByHash or debug_traceCall answer may hold (a larger trace fails with an error naming this option); 0 for no limit"},
 			apply: func(c *Config, v string) error {
 				n, err := parseIntValue(v, 0)
 				if err != nil {
@@ -520,11 +516,11 @@ func nodeOptions() []option {
 				c.RPC.MaxTraceSize = n
 				return nil
 			}},
-		{name: "rpc-ws-enabled", kind: kindBool, def: "false",
-			usage: "Enable the JSON-RPC WebSocket service",
+		{Option: cliconf.Option{Name: "rpc-ws-enabled", Kind: kindBool, Default: "false",
+			Usage: "Enable the JSON-RPC WebSocket service"},
 			apply: func(c *Config, v string) (err error) { c.RPC.WSEnabled, err = parseBoolValue(v); return err }},
-		{name: "rpc-ws-host", typ: "host", def: "127.0.0.1",
-			usage: "Host the JSON-RPC WebSocket service listens on",
+		{Option: cliconf.Option{Name: "rpc-ws-host", Type: "host", Default: "127.0.0.1",
+			Usage: "Host the JSON-RPC WebSocket service listens on"},
 			apply: func(c *Config, v string) error {
 				if strings.TrimSpace(v) == "" {
 					return errors.New("must not be empty")
@@ -532,56 +528,56 @@ func nodeOptions() []option {
 				c.RPC.WSHost = v
 				return nil
 			}},
-		{name: "rpc-ws-port", typ: "port", def: "8546",
-			usage: "Port the JSON-RPC WebSocket service listens on (0 picks a free port)",
+		{Option: cliconf.Option{Name: "rpc-ws-port", Type: "port", Default: "8546",
+			Usage: "Port the JSON-RPC WebSocket service listens on (0 picks a free port)"},
 			apply: func(c *Config, v string) (err error) { c.RPC.WSPort, err = parsePort(v); return err }},
-		{name: "rpc-ws-api", aliases: []string{"rpc-ws-apis"}, kind: kindList, typ: "list", def: strings.Join(rpc.DefaultAPIs, ","),
-			usage: "Comma-separated method groups enabled over WebSocket: " + strings.Join(rpcAPIGroups, ", "),
+		{Option: cliconf.Option{Name: "rpc-ws-api", Aliases: []string{"rpc-ws-apis"}, Kind: kindList, Type: "list", Default: strings.Join(rpc.DefaultAPIs, ","),
+			Usage: "Comma-separated method groups enabled over WebSocket: " + strings.Join(rpcAPIGroups, ", ")},
 			apply: func(c *Config, v string) (err error) { c.RPC.WSAPIs, err = parseAPIs(v); return err }},
-		{name: "rpc-ws-max-frame-size", typ: "bytes", def: strconv.Itoa(rpc.DefaultWSMaxMessageBytes),
-			usage: "Largest WebSocket message, in bytes, a client may send; a bigger one closes the connection",
+		{Option: cliconf.Option{Name: "rpc-ws-max-frame-size", Type: "bytes", Default: strconv.Itoa(rpc.DefaultWSMaxMessageBytes),
+			Usage: "Largest WebSocket message, in bytes, a client may send; a bigger one closes the connection"},
 			apply: func(c *Config, v string) (err error) { c.RPC.WSMaxFrameSize, err = parseIntValue(v, 1); return err }},
-		{name: "rpc-ws-max-active-connections", typ: "int", def: strconv.Itoa(rpc.DefaultWSMaxConnections),
-			usage: "Most open WebSocket connections",
+		{Option: cliconf.Option{Name: "rpc-ws-max-active-connections", Type: "int", Default: strconv.Itoa(rpc.DefaultWSMaxConnections),
+			Usage: "Most open WebSocket connections"},
 			apply: func(c *Config, v string) (err error) {
 				c.RPC.WSMaxActiveConnections, err = parseIntValue(v, 1)
 				return err
 			}},
-		{name: "rpc-http-authentication-enabled", kind: kindBool, def: "false",
-			usage: "Require a token (POST /login, or issued elsewhere) for every JSON-RPC HTTP request; needs a credentials file or a JWT public key file",
+		{Option: cliconf.Option{Name: "rpc-http-authentication-enabled", Kind: kindBool, Default: "false",
+			Usage: "Require a token (POST /login, or issued elsewhere) for every JSON-RPC HTTP request; needs a credentials file or a JWT public key file"},
 			apply: func(c *Config, v string) (err error) { c.RPC.HTTPAuth.Enabled, err = parseBoolValue(v); return err }},
-		{name: "rpc-http-authentication-credentials-file", typ: "path",
-			usage: "TOML file of the users who may log in at the HTTP endpoint's /login, with their bcrypt password hashes and permissions",
+		{Option: cliconf.Option{Name: "rpc-http-authentication-credentials-file", Type: "path",
+			Usage: "TOML file of the users who may log in at the HTTP endpoint's /login, with their bcrypt password hashes and permissions"},
 			apply: func(c *Config, v string) error { c.RPC.HTTPAuth.CredentialsFile = v; return nil }},
-		{name: "rpc-http-authentication-jwt-public-key-file", typ: "path",
-			usage: "PEM public key verifying externally issued tokens for the HTTP endpoint (turns /login off)",
+		{Option: cliconf.Option{Name: "rpc-http-authentication-jwt-public-key-file", Type: "path",
+			Usage: "PEM public key verifying externally issued tokens for the HTTP endpoint (turns /login off)"},
 			apply: func(c *Config, v string) error { c.RPC.HTTPAuth.JWTPublicKeyFile = v; return nil }},
-		{name: "rpc-http-authentication-jwt-algorithm", typ: "algorithm", def: "RS256",
-			usage: "Algorithm of the tokens the HTTP JWT public key verifies: " + strings.Join(jwtAlgorithms, ", "),
+		{Option: cliconf.Option{Name: "rpc-http-authentication-jwt-algorithm", Type: "algorithm", Default: "RS256",
+			Usage: "Algorithm of the tokens the HTTP JWT public key verifies: " + strings.Join(jwtAlgorithms, ", ")},
 			apply: func(c *Config, v string) (err error) {
 				c.RPC.HTTPAuth.JWTAlgorithm, err = parseJWTAlgorithm(v)
 				return err
 			}},
-		{name: "rpc-ws-authentication-enabled", kind: kindBool, def: "false",
-			usage: "Require a token (POST /login on the WebSocket port, or issued elsewhere) for every JSON-RPC WebSocket message; needs a credentials file or a JWT public key file",
+		{Option: cliconf.Option{Name: "rpc-ws-authentication-enabled", Kind: kindBool, Default: "false",
+			Usage: "Require a token (POST /login on the WebSocket port, or issued elsewhere) for every JSON-RPC WebSocket message; needs a credentials file or a JWT public key file"},
 			apply: func(c *Config, v string) (err error) { c.RPC.WSAuth.Enabled, err = parseBoolValue(v); return err }},
-		{name: "rpc-ws-authentication-credentials-file", typ: "path",
-			usage: "TOML file of the users who may log in at the WebSocket endpoint's /login, with their bcrypt password hashes and permissions",
+		{Option: cliconf.Option{Name: "rpc-ws-authentication-credentials-file", Type: "path",
+			Usage: "TOML file of the users who may log in at the WebSocket endpoint's /login, with their bcrypt password hashes and permissions"},
 			apply: func(c *Config, v string) error { c.RPC.WSAuth.CredentialsFile = v; return nil }},
-		{name: "rpc-ws-authentication-jwt-public-key-file", typ: "path",
-			usage: "PEM public key verifying externally issued tokens for the WebSocket endpoint (turns /login off)",
+		{Option: cliconf.Option{Name: "rpc-ws-authentication-jwt-public-key-file", Type: "path",
+			Usage: "PEM public key verifying externally issued tokens for the WebSocket endpoint (turns /login off)"},
 			apply: func(c *Config, v string) error { c.RPC.WSAuth.JWTPublicKeyFile = v; return nil }},
-		{name: "rpc-ws-authentication-jwt-algorithm", typ: "algorithm", def: "RS256",
-			usage: "Algorithm of the tokens the WebSocket JWT public key verifies: " + strings.Join(jwtAlgorithms, ", "),
+		{Option: cliconf.Option{Name: "rpc-ws-authentication-jwt-algorithm", Type: "algorithm", Default: "RS256",
+			Usage: "Algorithm of the tokens the WebSocket JWT public key verifies: " + strings.Join(jwtAlgorithms, ", ")},
 			apply: func(c *Config, v string) (err error) {
 				c.RPC.WSAuth.JWTAlgorithm, err = parseJWTAlgorithm(v)
 				return err
 			}},
-		{name: "graphql-http-enabled", kind: kindBool, def: "false",
-			usage: "Enable the GraphQL HTTP service",
+		{Option: cliconf.Option{Name: "graphql-http-enabled", Kind: kindBool, Default: "false",
+			Usage: "Enable the GraphQL HTTP service"},
 			apply: func(c *Config, v string) (err error) { c.GraphQL.HTTPEnabled, err = parseBoolValue(v); return err }},
-		{name: "graphql-http-host", typ: "host", def: "127.0.0.1",
-			usage: "Host the GraphQL HTTP service listens on",
+		{Option: cliconf.Option{Name: "graphql-http-host", Type: "host", Default: "127.0.0.1",
+			Usage: "Host the GraphQL HTTP service listens on"},
 			apply: func(c *Config, v string) error {
 				if strings.TrimSpace(v) == "" {
 					return errors.New("must not be empty")
@@ -589,35 +585,35 @@ func nodeOptions() []option {
 				c.GraphQL.HTTPHost = v
 				return nil
 			}},
-		{name: "graphql-http-port", typ: "port", def: "8547",
-			usage: "Port the GraphQL HTTP service listens on (0 picks a free port)",
+		{Option: cliconf.Option{Name: "graphql-http-port", Type: "port", Default: "8547",
+			Usage: "Port the GraphQL HTTP service listens on (0 picks a free port)"},
 			apply: func(c *Config, v string) (err error) { c.GraphQL.HTTPPort, err = parsePort(v); return err }},
-		{name: "graphql-http-cors-origins", kind: kindList, typ: "list",
-			usage: "Comma-separated origins (regular expressions) browsers may call the GraphQL service from; \"all\" or \"*\" for any (default none)",
+		{Option: cliconf.Option{Name: "graphql-http-cors-origins", Kind: kindList, Type: "list",
+			Usage: "Comma-separated origins (regular expressions) browsers may call the GraphQL service from; \"all\" or \"*\" for any (default none)"},
 			apply: func(c *Config, v string) (err error) {
 				c.GraphQL.HTTPCORSOrigins, err = parseCORSOrigins(v)
 				return err
 			}},
-		{name: "p2p-enabled", kind: kindBool, def: "true",
-			usage: "Enable peer-to-peer networking",
+		{Option: cliconf.Option{Name: "p2p-enabled", Kind: kindBool, Default: "true",
+			Usage: "Enable peer-to-peer networking"},
 			apply: func(c *Config, v string) (err error) { c.P2P.Enabled, err = parseBoolValue(v); return err }},
-		{name: "discovery-enabled", kind: kindBool, def: "true",
-			usage: "Enable peer discovery",
+		{Option: cliconf.Option{Name: "discovery-enabled", Kind: kindBool, Default: "true",
+			Usage: "Enable peer discovery"},
 			apply: func(c *Config, v string) (err error) { c.P2P.DiscoveryEnabled, err = parseBoolValue(v); return err }},
-		{name: "p2p-host", typ: "ip", def: "127.0.0.1",
-			usage: "IP address advertised to peers (the host of the enode URL)",
+		{Option: cliconf.Option{Name: "p2p-host", Type: "ip", Default: "127.0.0.1",
+			Usage: "IP address advertised to peers (the host of the enode URL)"},
 			apply: func(c *Config, v string) (err error) { c.P2P.Host, err = parseIP(v); return err }},
-		{name: "p2p-interface", typ: "ip", def: "0.0.0.0",
-			usage: "IP address of the network interface the peer-to-peer service listens on",
+		{Option: cliconf.Option{Name: "p2p-interface", Type: "ip", Default: "0.0.0.0",
+			Usage: "IP address of the network interface the peer-to-peer service listens on"},
 			apply: func(c *Config, v string) (err error) { c.P2P.Interface, err = parseIP(v); return err }},
-		{name: "p2p-port", typ: "port", def: "30303",
-			usage: "Peer-to-peer listening port, TCP and UDP (0 picks a free port)",
+		{Option: cliconf.Option{Name: "p2p-port", Type: "port", Default: "30303",
+			Usage: "Peer-to-peer listening port, TCP and UDP (0 picks a free port)"},
 			apply: func(c *Config, v string) (err error) { c.P2P.Port, err = parsePort(v); return err }},
-		{name: "max-peers", aliases: []string{"p2p-peer-upper-bound"}, typ: "int", def: "25",
-			usage: "Most connected peers",
+		{Option: cliconf.Option{Name: "max-peers", Aliases: []string{"p2p-peer-upper-bound"}, Type: "int", Default: "25",
+			Usage: "Most connected peers"},
 			apply: func(c *Config, v string) (err error) { c.P2P.MaxPeers, err = parseIntValue(v, 0); return err }},
-		{name: "bootnodes", kind: kindList, typ: "list",
-			usage: "Comma-separated enode URLs of the nodes to discover peers through (default none)",
+		{Option: cliconf.Option{Name: "bootnodes", Kind: kindList, Type: "list",
+			Usage: "Comma-separated enode URLs of the nodes to discover peers through (default none)"},
 			apply: func(c *Config, v string) error {
 				urls := splitList(v)
 				for _, u := range urls {
@@ -628,11 +624,11 @@ func nodeOptions() []option {
 				c.P2P.Bootnodes = urls
 				return nil
 			}},
-		{name: "static-nodes-file", typ: "path",
-			usage: "JSON file of the enode URLs of the static nodes the node keeps connected (default <data-path>/static-nodes.json)",
+		{Option: cliconf.Option{Name: "static-nodes-file", Type: "path",
+			Usage: "JSON file of the enode URLs of the static nodes the node keeps connected (default <data-path>/static-nodes.json)"},
 			apply: func(c *Config, v string) error { c.P2P.StaticNodesFile = v; return nil }},
-		{name: "nat-method", typ: "method", def: "AUTO",
-			usage: "NAT handling: NONE or AUTO (advertise --p2p-host), UPNP or UPNPP2PONLY (map the peer-to-peer port on a UPnP gateway and advertise its external address)",
+		{Option: cliconf.Option{Name: "nat-method", Type: "method", Default: "AUTO",
+			Usage: "NAT handling: NONE or AUTO (advertise --p2p-host), UPNP or UPNPP2PONLY (map the peer-to-peer port on a UPnP gateway and advertise its external address)"},
 			apply: func(c *Config, v string) (err error) {
 				c.P2P.NATMethod, err = parseEnum(v, "UPNP", "UPNPP2PONLY", "DOCKER", "KUBERNETES", "AUTO", "NONE")
 				return err
@@ -642,8 +638,8 @@ func nodeOptions() []option {
 				m, _ := parseEnum(v, "DOCKER", "KUBERNETES")
 				return m != ""
 			}},
-		{name: "net-restrict", kind: kindList, typ: "list",
-			usage: "Comma-separated IP subnets (10.0.0.0/8) peers must be in: the node neither dials nor accepts nor discovers peers outside them (default none: any address)",
+		{Option: cliconf.Option{Name: "net-restrict", Kind: kindList, Type: "list",
+			Usage: "Comma-separated IP subnets (10.0.0.0/8) peers must be in: the node neither dials nor accepts nor discovers peers outside them (default none: any address)"},
 			apply: func(c *Config, v string) error {
 				if err := checkEach(checkCIDR)(v); err != nil {
 					return err
@@ -651,8 +647,8 @@ func nodeOptions() []option {
 				c.P2P.NetRestrict = splitList(v)
 				return nil
 			}},
-		{name: "banned-node-ids", aliases: []string{"banned-node-id"}, kind: kindList, typ: "list",
-			usage: "Comma-separated node IDs (public keys, 128 hex digits) the node refuses as peers",
+		{Option: cliconf.Option{Name: "banned-node-ids", Aliases: []string{"banned-node-id"}, Kind: kindList, Type: "list",
+			Usage: "Comma-separated node IDs (public keys, 128 hex digits) the node refuses as peers"},
 			apply: func(c *Config, v string) error {
 				if err := checkEach(checkNodeID)(v); err != nil {
 					return err
@@ -663,35 +659,35 @@ func nodeOptions() []option {
 				}
 				return nil
 			}},
-		{name: "permissions-accounts-config-file-enabled", kind: kindBool, def: "false",
-			usage: "Admit transactions (JSON-RPC, peers, blocks this node builds) only from the accounts of the accounts allowlist in --permissions-accounts-config-file",
+		{Option: cliconf.Option{Name: "permissions-accounts-config-file-enabled", Kind: kindBool, Default: "false",
+			Usage: "Admit transactions (JSON-RPC, peers, blocks this node builds) only from the accounts of the accounts allowlist in --permissions-accounts-config-file"},
 			apply: func(c *Config, v string) (err error) {
 				c.Permissions.AccountsEnabled, err = parseBoolValue(v)
 				return err
 			}},
-		{name: "permissions-accounts-config-file", typ: "path",
-			usage: "TOML file holding accounts-allowlist (or the 1.3-era accounts-whitelist) (default <data-path>/permissions_config.toml)",
+		{Option: cliconf.Option{Name: "permissions-accounts-config-file", Type: "path",
+			Usage: "TOML file holding accounts-allowlist (or the 1.3-era accounts-whitelist) (default <data-path>/permissions_config.toml)"},
 			apply: func(c *Config, v string) error { c.Permissions.AccountsFile = v; return nil }},
-		{name: "permissions-nodes-config-file-enabled", kind: kindBool, def: "false",
-			usage: "Connect only to and from the nodes of the nodes allowlist in --permissions-nodes-config-file (bootnodes and static nodes must be on it)",
+		{Option: cliconf.Option{Name: "permissions-nodes-config-file-enabled", Kind: kindBool, Default: "false",
+			Usage: "Connect only to and from the nodes of the nodes allowlist in --permissions-nodes-config-file (bootnodes and static nodes must be on it)"},
 			apply: func(c *Config, v string) (err error) { c.Permissions.NodesEnabled, err = parseBoolValue(v); return err }},
-		{name: "permissions-nodes-config-file", typ: "path",
-			usage: "TOML file holding nodes-allowlist (or the 1.3-era nodes-whitelist) (default <data-path>/permissions_config.toml)",
+		{Option: cliconf.Option{Name: "permissions-nodes-config-file", Type: "path",
+			Usage: "TOML file holding nodes-allowlist (or the 1.3-era nodes-whitelist) (default <data-path>/permissions_config.toml)"},
 			apply: func(c *Config, v string) error { c.Permissions.NodesFile = v; return nil }},
-		{name: "Xdns-enabled", kind: kindBool, def: "false", hidden: true,
-			usage: "Accept host names in the enode URLs of the nodes allowlist (file and PERM methods), resolved when read",
+		{Option: cliconf.Option{Name: "Xdns-enabled", Kind: kindBool, Default: "false", Hidden: true,
+			Usage: "Accept host names in the enode URLs of the nodes allowlist (file and PERM methods), resolved when read"},
 			apply: func(c *Config, v string) (err error) { c.Permissions.DNSEnabled, err = parseBoolValue(v); return err }},
-		{name: "Xdns-update-enabled", kind: kindBool, def: "false", hidden: true,
-			usage: "Keep the host names of the nodes allowlist and resolve them again when checking a peer (needs --Xdns-enabled)",
+		{Option: cliconf.Option{Name: "Xdns-update-enabled", Kind: kindBool, Default: "false", Hidden: true,
+			Usage: "Keep the host names of the nodes allowlist and resolve them again when checking a peer (needs --Xdns-enabled)"},
 			apply: func(c *Config, v string) (err error) {
 				c.Permissions.DNSUpdateEnabled, err = parseBoolValue(v)
 				return err
 			}},
-		{name: "metrics-enabled", kind: kindBool, def: "false",
-			usage: "Serve Prometheus metrics at GET /metrics on --metrics-host:--metrics-port",
+		{Option: cliconf.Option{Name: "metrics-enabled", Kind: kindBool, Default: "false",
+			Usage: "Serve Prometheus metrics at GET /metrics on --metrics-host:--metrics-port"},
 			apply: func(c *Config, v string) (err error) { c.Metrics.Enabled, err = parseBoolValue(v); return err }},
-		{name: "metrics-host", typ: "host", def: "127.0.0.1",
-			usage: "Host the metrics service listens on (the Host header must pass --host-allowlist)",
+		{Option: cliconf.Option{Name: "metrics-host", Type: "host", Default: "127.0.0.1",
+			Usage: "Host the metrics service listens on (the Host header must pass --host-allowlist)"},
 			apply: func(c *Config, v string) error {
 				if strings.TrimSpace(v) == "" {
 					return errors.New("must not be empty")
@@ -699,11 +695,11 @@ func nodeOptions() []option {
 				c.Metrics.Host = v
 				return nil
 			}},
-		{name: "metrics-port", typ: "port", def: "9545",
-			usage: "Port the metrics service listens on (0 picks a free port)",
+		{Option: cliconf.Option{Name: "metrics-port", Type: "port", Default: "9545",
+			Usage: "Port the metrics service listens on (0 picks a free port)"},
 			apply: func(c *Config, v string) (err error) { c.Metrics.Port, err = parsePort(v); return err }},
-		{name: "metrics-category", aliases: []string{"metrics-categories"}, kind: kindList, typ: "list",
-			usage: "Comma-separated metric categories to keep (default all but the RocksDB ones): " + strings.Join(metrics.Enums(metrics.NodeCategories), ", "),
+		{Option: cliconf.Option{Name: "metrics-category", Aliases: []string{"metrics-categories"}, Kind: kindList, Type: "list",
+			Usage: "Comma-separated metric categories to keep (default all but the RocksDB ones): " + strings.Join(metrics.Enums(metrics.NodeCategories), ", ")},
 			apply: func(c *Config, v string) error {
 				cats, err := metrics.ParseCategories(metrics.NodeCategories, splitList(v))
 				if len(cats) > 0 {
@@ -711,11 +707,11 @@ func nodeOptions() []option {
 				}
 				return err
 			}},
-		{name: "metrics-push-enabled", kind: kindBool, def: "false",
-			usage: "Push metrics to a Prometheus push gateway (cannot be combined with --metrics-enabled)",
+		{Option: cliconf.Option{Name: "metrics-push-enabled", Kind: kindBool, Default: "false",
+			Usage: "Push metrics to a Prometheus push gateway (cannot be combined with --metrics-enabled)"},
 			apply: func(c *Config, v string) (err error) { c.Metrics.PushEnabled, err = parseBoolValue(v); return err }},
-		{name: "metrics-push-host", typ: "host", def: "127.0.0.1",
-			usage: "Host of the Prometheus push gateway",
+		{Option: cliconf.Option{Name: "metrics-push-host", Type: "host", Default: "127.0.0.1",
+			Usage: "Host of the Prometheus push gateway"},
 			apply: func(c *Config, v string) error {
 				if strings.TrimSpace(v) == "" {
 					return errors.New("must not be empty")
@@ -723,18 +719,18 @@ func nodeOptions() []option {
 				c.Metrics.PushHost = v
 				return nil
 			}},
-		{name: "metrics-push-port", typ: "port", def: strconv.Itoa(metrics.DefaultPushPort),
-			usage: "Port of the Prometheus push gateway",
+		{Option: cliconf.Option{Name: "metrics-push-port", Type: "port", Default: strconv.Itoa(metrics.DefaultPushPort),
+			Usage: "Port of the Prometheus push gateway"},
 			apply: func(c *Config, v string) (err error) { c.Metrics.PushPort, err = parsePort(v); return err }},
-		{name: "metrics-push-interval", typ: "seconds", def: seconds(metrics.DefaultPushInterval),
-			usage: "Seconds between two pushes to the push gateway",
+		{Option: cliconf.Option{Name: "metrics-push-interval", Type: "seconds", Default: seconds(metrics.DefaultPushInterval),
+			Usage: "Seconds between two pushes to the push gateway"},
 			apply: func(c *Config, v string) error {
 				n, err := parseIntValue(v, 1)
 				c.Metrics.PushInterval = time.Duration(n) * time.Second
 				return err
 			}},
-		{name: "metrics-push-prometheus-job", typ: "job", def: metrics.DefaultPushJob,
-			usage: "Job name the pushed metrics are grouped under",
+		{Option: cliconf.Option{Name: "metrics-push-prometheus-job", Type: "job", Default: metrics.DefaultPushJob,
+			Usage: "Job name the pushed metrics are grouped under"},
 			apply: func(c *Config, v string) error {
 				if strings.TrimSpace(v) == "" {
 					return errors.New("must not be empty")
@@ -742,15 +738,15 @@ func nodeOptions() []option {
 				c.Metrics.PushJob = v
 				return nil
 			}},
-		{name: "Xmetrics-timers-enabled", kind: kindBool, def: "true", hidden: true,
-			usage: "Keep timers (histograms such as besu_rpc_request_time)",
+		{Option: cliconf.Option{Name: "Xmetrics-timers-enabled", Kind: kindBool, Default: "true", Hidden: true,
+			Usage: "Keep timers (histograms such as besu_rpc_request_time)"},
 			apply: func(c *Config, v string) error {
 				on, err := parseBoolValue(v)
 				c.Metrics.TimersDisabled = !on
 				return err
 			}},
-		{name: "Xpprof-address", typ: "host:port", hidden: true, status: own,
-			usage: "Serve Go's runtime profiles (net/http/pprof: CPU, heap, allocations, mutex and block) on this address, for performance diagnosis",
+		{Option: cliconf.Option{Name: "Xpprof-address", Type: "host:port", Hidden: true,
+			Usage: "Serve Go's runtime profiles (net/http/pprof: CPU, heap, allocations, mutex and block) on this address, for performance diagnosis"}, status: own,
 			apply: func(c *Config, v string) error {
 				if v = strings.TrimSpace(v); v == "" {
 					return nil
@@ -761,8 +757,8 @@ func nodeOptions() []option {
 				c.PprofAddress = v
 				return nil
 			}},
-		{name: "Xp2p-static-reconnect-seconds", typ: "int", def: "60", hidden: true, status: own,
-			usage: "Seconds between redials of dropped static nodes",
+		{Option: cliconf.Option{Name: "Xp2p-static-reconnect-seconds", Type: "int", Default: "60", Hidden: true,
+			Usage: "Seconds between redials of dropped static nodes"}, status: own,
 			apply: func(c *Config, v string) error {
 				n, err := parseIntValue(v, 1)
 				c.P2P.StaticReconnectInterval = time.Duration(n) * time.Second

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/basaltchain/basalt/internal/cliconf"
 )
 
 // PrivacyConfig holds the --privacy-* options (reference/privacy.md §11).
@@ -55,11 +57,11 @@ func privacyOptions() []option {
 		return func(c *Config, v string) (err error) { *dst(c), err = parseBoolValue(v); return err }
 	}
 	return []option{
-		{name: "privacy-enabled", persistent: true, kind: kindBool, def: "false",
-			usage: "Enable private transactions (EEA and PRIV methods, the privacy precompile, private state)",
+		{Option: cliconf.Option{Name: "privacy-enabled", Kind: kindBool, Default: "false",
+			Usage: "Enable private transactions (EEA and PRIV methods, the privacy precompile, private state)"}, persistent: true,
 			apply: boolean(func(c *Config) *bool { return &c.Privacy.Enabled })},
-		{name: "privacy-url", persistent: true, typ: "url", def: DefaultPrivacyURL,
-			usage: "Client API URL of the privacy manager (basalt-privacy, Orion)",
+		{Option: cliconf.Option{Name: "privacy-url", Type: "url", Default: DefaultPrivacyURL,
+			Usage: "Client API URL of the privacy manager (basalt-privacy, Orion)"}, persistent: true,
 			apply: func(c *Config, v string) error {
 				v = strings.TrimSpace(v)
 				u, err := url.Parse(v)
@@ -69,11 +71,11 @@ func privacyOptions() []option {
 				c.Privacy.URL = v
 				return nil
 			}},
-		{name: "privacy-public-key-file", persistent: true, typ: "file",
-			usage: "File holding the node's privacy manager public key (Base64)",
+		{Option: cliconf.Option{Name: "privacy-public-key-file", Type: "file",
+			Usage: "File holding the node's privacy manager public key (Base64)"}, persistent: true,
 			apply: str(func(c *Config) *string { return &c.Privacy.PublicKeyFile })},
-		{name: "privacy-precompiled-address", persistent: true, typ: "integer", def: "126",
-			usage: "Address of the privacy precompile, as an integer (Besu 1.4)",
+		{Option: cliconf.Option{Name: "privacy-precompiled-address", Type: "integer", Default: "126",
+			Usage: "Address of the privacy precompile, as an integer (Besu 1.4)"}, persistent: true,
 			apply: func(c *Config, v string) error {
 				n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
 				if err != nil || n < 1 || n > math.MaxInt32 {
@@ -82,31 +84,31 @@ func privacyOptions() []option {
 				c.Privacy.PrecompiledAddress = common.BigToAddress(bigOf(n))
 				return nil
 			}},
-		{name: "privacy-marker-transaction-signing-key-file", persistent: true, typ: "file",
-			usage: "Hex private key that signs privacy marker transactions (default: fresh keys, one per sender and group while its markers wait; only where gas is free: --min-gas-price=0 and no base fee or config.zeroBaseFee)",
+		{Option: cliconf.Option{Name: "privacy-marker-transaction-signing-key-file", Type: "file",
+			Usage: "Hex private key that signs privacy marker transactions (default: fresh keys, one per sender and group while its markers wait; only where gas is free: --min-gas-price=0 and no base fee or config.zeroBaseFee)"}, persistent: true,
 			apply: str(func(c *Config) *string { return &c.Privacy.MarkerSigningKeyFile })},
-		{name: "privacy-multi-tenancy-enabled", persistent: true, kind: kindBool, def: "false",
-			usage: "Take the enclave key of each request from its JWT's privacyPublicKey claim (needs RPC authentication)",
+		{Option: cliconf.Option{Name: "privacy-multi-tenancy-enabled", Kind: kindBool, Default: "false",
+			Usage: "Take the enclave key of each request from its JWT's privacyPublicKey claim (needs RPC authentication)"}, persistent: true,
 			apply: boolean(func(c *Config) *bool { return &c.Privacy.MultiTenancy })},
-		{name: "privacy-nonce-always-increments", persistent: true, kind: kindBool, def: "false",
-			usage: "Increment the sender's private nonce even when the private transaction fails",
+		{Option: cliconf.Option{Name: "privacy-nonce-always-increments", Kind: kindBool, Default: "false",
+			Usage: "Increment the sender's private nonce even when the private transaction fails"}, persistent: true,
 			apply: boolean(func(c *Config) *bool { return &c.Privacy.NonceAlwaysIncrements })},
-		{name: "privacy-tls-enabled", persistent: true, kind: kindBool, def: "false",
-			usage: "Reach the privacy manager over TLS",
+		{Option: cliconf.Option{Name: "privacy-tls-enabled", Kind: kindBool, Default: "false",
+			Usage: "Reach the privacy manager over TLS"}, persistent: true,
 			apply: boolean(func(c *Config) *bool { return &c.Privacy.TLSEnabled })},
-		{name: "privacy-tls-keystore-file", persistent: true, typ: "file",
-			usage: "PKCS#12 keystore with the client certificate presented to the privacy manager",
+		{Option: cliconf.Option{Name: "privacy-tls-keystore-file", Type: "file",
+			Usage: "PKCS#12 keystore with the client certificate presented to the privacy manager"}, persistent: true,
 			apply: str(func(c *Config) *string { return &c.Privacy.TLSKeystoreFile })},
-		{name: "privacy-tls-keystore-password-file", persistent: true, typ: "file",
-			usage: "File holding the password of --privacy-tls-keystore-file",
+		{Option: cliconf.Option{Name: "privacy-tls-keystore-password-file", Type: "file",
+			Usage: "File holding the password of --privacy-tls-keystore-file"}, persistent: true,
 			apply: str(func(c *Config) *string { return &c.Privacy.TLSPasswordFile })},
-		{name: "privacy-tls-known-enclave-file", persistent: true, typ: "file",
-			usage: "Known privacy managers: \"host:port sha256-fingerprint\" lines; the manager's certificate must be listed",
+		{Option: cliconf.Option{Name: "privacy-tls-known-enclave-file", Type: "file",
+			Usage: "Known privacy managers: \"host:port sha256-fingerprint\" lines; the manager's certificate must be listed"}, persistent: true,
 			apply: str(func(c *Config) *string { return &c.Privacy.TLSKnownFile })},
-		{name: "privacy-flexible-groups-enabled", aliases: []string{"privacy-onchain-groups-enabled"}, kind: kindBool, def: "false",
+		{Option: cliconf.Option{Name: "privacy-flexible-groups-enabled", Aliases: []string{"privacy-onchain-groups-enabled"}, Kind: kindBool, Default: "false"},
 			status: refused, check: refuseTrue("Basalt has no flexible (on-chain) privacy groups: use privacy groups made with priv_createPrivacyGroup, or privateFor"),
 			basalt: "Basalt has no flexible (on-chain) privacy groups"},
-		{name: "privacy-enable-database-migration", kind: kindBool, def: "false", check: checkBool, status: differs,
+		{Option: cliconf.Option{Name: "privacy-enable-database-migration", Kind: kindBool, Default: "false"}, check: checkBool, status: differs,
 			basalt: "Basalt's private state has one storage layout: there is nothing to migrate"},
 	}
 }

@@ -49,27 +49,27 @@ func optionTable() string {
 	var rows []row
 	var unstable []string
 	for _, o := range options() {
-		if o.hidden && o.status == differs && strings.HasPrefix(o.name, "X") {
-			unstable = append(unstable, "`--"+o.name+"`")
+		if o.Hidden && o.status == differs && strings.HasPrefix(o.Name, "X") {
+			unstable = append(unstable, "`--"+o.Name+"`")
 			continue
 		}
-		name := "`--" + o.name + "`"
-		for _, a := range o.aliases {
+		name := "`--" + o.Name + "`"
+		for _, a := range o.Aliases {
 			name += ", `--" + a + "`"
 		}
 		def := ""
-		if o.def != "" {
-			def = "`" + o.def + "`"
+		if o.Default != "" {
+			def = "`" + o.Default + "`"
 		}
 		var what string
 		switch o.status {
 		case acts:
-			what = "✅ " + o.usage
+			what = "✅ " + o.Usage
 			if o.basalt != "" {
 				what += "; " + o.basalt
 			}
 		case own:
-			what = "➕ Basalt's own: " + o.usage
+			what = "➕ Basalt's own: " + o.Usage
 		case differs:
 			what = "≈ " + o.basalt
 		case pending:
@@ -77,7 +77,7 @@ func optionTable() string {
 		case refused:
 			what = "⛔ " + o.basalt
 		}
-		rows = append(rows, row{o.name, "| " + name + " | " + def + " | " + strings.ReplaceAll(what, "|", "\\|") + " |"})
+		rows = append(rows, row{o.Name, "| " + name + " | " + def + " | " + strings.ReplaceAll(what, "|", "\\|") + " |"})
 	}
 	rows = append(rows,
 		row{"help", "| `--help`, `-h` |  | ✅ Print the options and exit |"},
