@@ -25,6 +25,9 @@
 // config file, like Besu's, must not contain unknown keys. The sources are
 // read by internal/cliconf, the loader basalt-signer and basalt-privacy use
 // too; this package holds basalt's option table (flags.go) and its checks.
+// Each option is a cliconf.Option, with its default, beside how it sets
+// Config; Defaults is the configuration those defaults make, the values
+// the node hands its constructors.
 //
 // # Genesis
 //

@@ -17,6 +17,12 @@
 // type on the command line (lists comma-separated), so a program checks every
 // option the same way whatever its source.
 //
+// Each program declares its options in one shape, a Table of Bindings: an
+// Option beside the Set that checks a value and puts it in the program's
+// configuration. The Option's Default is the only place a default is
+// written: help prints it, Values.Get falls back to it, and Table.Defaults
+// runs it through Set to make the program's Defaults().
+//
 // What differs between the programs is data in the Spec, not code: the
 // environment prefixes (BASALT_; ETHSIGNER_; BASALT_PRIVACY_ then ORION_),
 // whether an empty environment variable counts (Orion) or not (Besu,

@@ -4,7 +4,8 @@
 // lists are comma-separated). Paths resolve against workdir. The result is
 // one Config, validated once by Load with messages that name the key. The
 // file and the environment are read by the loader the three programs share
-// (internal/cliconf).
+// (internal/cliconf), from the key table (fields), which also holds each
+// key's default: Default is that table's defaults.
 package config
 
 import (
