@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -244,7 +245,9 @@ type wsConn struct {
 	out      chan []byte   // responses waiting to be written
 	inFlight chan struct{} // request slots
 	notes    noteQueue     // notifications waiting to be written
-	requests sync.WaitGroup
+
+	slowLogged atomic.Bool // the first replaced notification was logged
+	requests   sync.WaitGroup
 
 	closeOnce sync.Once
 	closing   chan struct{} // closed when the connection starts closing
@@ -501,6 +504,11 @@ func (c *wsConn) enqueue(e noteEntry) bool {
 	}
 	switch c.notes.push(e, c.h.cfg.SendQueue, c.h.cfg.SendQueueBytes) {
 	case queued:
+		return true
+	case replaced:
+		if c.slowLogged.CompareAndSwap(false, true) {
+			c.h.log.Info("WebSocket client reads slower than its notifications come: it is sent each newHeads subscription's newest block only", "remote", c.remote)
+		}
 		return true
 	case full:
 		count, bytes := c.notes.size()

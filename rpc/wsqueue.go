@@ -48,8 +48,9 @@ type noteQueue struct {
 type pushResult int
 
 const (
-	queued pushResult = iota // queued, or replaced a waiting one
-	full                     // past the bounds and not replaceable
+	queued   pushResult = iota // queued
+	replaced                   // replaced a waiting one
+	full                       // past the bounds and not replaceable
 )
 
 func (q *noteQueue) init() {
@@ -70,7 +71,7 @@ func (q *noteQueue) push(e noteEntry, maxCount int, maxBytes int64) pushResult {
 				*old = e
 				q.coalesced++
 				q.mu.Unlock()
-				return queued
+				return replaced
 			}
 		}
 		e.spare = over
