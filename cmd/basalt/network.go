@@ -31,7 +31,9 @@ loopback ports from --base-port (10 per validator: HTTP, WS, GraphQL, metrics, p
 privacy node API, privacy client API, signer). A new --dir gets keys and genesis from
 the code of operator generate-blockchain-config; a --dir holding a network resumes it
 with its own settings. Ready once the first block is produced; Ctrl-C stops every
-process. basalt-privacy and basalt-signer are looked up next to basalt, then on PATH.`,
+process. basalt-privacy and basalt-signer are looked up next to basalt, then on PATH.
+Gas is free, and a sender may have 10,000 transactions in flight
+(--tx-pool-max-future-by-sender=10000: one key at 1,000 tx/s, as load tools send).`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts := localnet.Options{Out: cmd.OutOrStdout(), Changed: func(name string) bool { return cmd.Flags().Changed(name) }}
