@@ -56,15 +56,6 @@ func (n *Notification) AppendHeader(dst []byte) []byte {
 	return append(dst, noteResult...)
 }
 
-// Bytes returns the complete message (a copy, for transports that need
-// one buffer).
-func (n *Notification) Bytes() []byte {
-	msg := make([]byte, 0, n.Len())
-	msg = n.AppendHeader(msg)
-	msg = append(msg, n.Result...)
-	return append(msg, noteEnd...)
-}
-
 const (
 	notePrefix = `{"jsonrpc":"2.0","method":"`
 	noteParams = `","params":{"subscription":"`
