@@ -47,6 +47,7 @@ type options struct {
 	basalt, goquorum, runJS, out string
 	workers                      []int
 	txs, tps, basePort           int
+	maxRSS                       int64 // bytes; a GoQuorum node past it ends the run
 }
 
 // round is one line of run.js's output, with what it ran against.
@@ -74,6 +75,7 @@ func main() {
 	flag.IntVar(&o.txs, "txs", 10000, "transactions per round")
 	flag.IntVar(&o.tps, "tps", 1000, "fixed rate, transactions per second (all workers)")
 	flag.IntVar(&o.basePort, "base-port", 23100, "first of the 40 ports of each network")
+	flag.Int64Var(&o.maxRSS, "max-rss", 4<<30, "stop the GoQuorum run when one of its nodes holds more memory than this (bytes): the machine is shared")
 	flag.Parse()
 	for _, w := range strings.Split(workers, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(w))
@@ -216,7 +218,11 @@ func runGoQuorum(ctx context.Context, o options) ([]round, error) {
 			_ = p.Process.Signal(syscall.SIGTERM)
 		}
 		for _, p := range procs {
+			// A node buried under its queued notifications may not
+			// stop on SIGTERM.
+			t := time.AfterFunc(30*time.Second, func() { _ = p.Process.Kill() })
 			_ = p.Wait()
+			t.Stop()
 		}
 	}()
 	for _, n := range nodes {
@@ -247,11 +253,44 @@ func runGoQuorum(ctx context.Context, o options) ([]round, error) {
 		}
 		procs = append(procs, cmd)
 	}
+	// GoQuorum queues WebSocket notifications without bound: under
+	// Caliper's load its node can grow by gigabytes. Stop the run before
+	// it takes the machine's memory.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		for ctx.Err() == nil {
+			for i, p := range procs {
+				if rss := residentBytes(p.Process.Pid); rss > o.maxRSS {
+					logf("GoQuorum node%d holds %d MB (over --max-rss): stopping the run", i+1, rss>>20)
+					_ = p.Process.Kill()
+					cancel()
+					return
+				}
+			}
+			time.Sleep(2 * time.Second)
+		}
+	}()
 	logf("GoQuorum validators started in %s; waiting for block 2", dir)
 	if err := waitBlock(ctx, fmt.Sprintf("http://127.0.0.1:%d", nodes[0].http), 2, 2*time.Minute); err != nil {
 		return nil, err
 	}
 	return runAll(ctx, o, "GoQuorum", fmt.Sprintf("ws://127.0.0.1:%d", nodes[0].ws))
+}
+
+// residentBytes is a process's resident memory (Linux), 0 if unknown.
+func residentBytes(pid int) int64 {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
+			kb, _ := strconv.ParseInt(f[1], 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
 }
 
 // waitBlock waits until the node at url has block n.
