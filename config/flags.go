@@ -518,6 +518,13 @@ func nodeOptions() []option {
 		{name: "rpc-ws-max-frame-size", typ: "bytes", def: "1048576",
 			usage: "Largest WebSocket message, in bytes, a client may send; a bigger one closes the connection",
 			apply: func(c *Config, v string) (err error) { c.RPC.WSMaxFrameSize, err = parseIntValue(v, 1); return err }},
+		{name: "rpc-ws-max-queued-bytes", typ: "bytes", def: "16777216", status: own,
+			usage: "Bytes of notifications that may wait for a WebSocket client; past it a client that still reads gets each newHeads subscription's newest block only (a waiting one is replaced), and a log or pending transaction that does not fit closes the connection",
+			apply: func(c *Config, v string) (err error) {
+				n, err := parseIntValue(v, 4096)
+				c.RPC.WSMaxQueuedBytes = int64(n)
+				return err
+			}},
 		{name: "rpc-ws-max-active-connections", typ: "int", def: "80",
 			usage: "Most open WebSocket connections",
 			apply: func(c *Config, v string) (err error) {
