@@ -402,7 +402,11 @@ func (f *Filters) Subscribe(ctx context.Context, kind string, opts *json.RawMess
 		if payload == nil {
 			return true // nothing to say (the block vanished)
 		}
-		return n.Notify(notification(sub.ID(), payload))
+		// The payload is the event's one encoding, shared by every
+		// subscription (web3 1.x opens a newHeads subscription per
+		// pending transaction); a newer head may replace a waiting one
+		// for a client that reads slowly.
+		return n.NotifySubscription(rpc.Notification{Method: "eth_subscription", ID: sub.ID(), Result: payload, Latest: k == filters.KindBlocks})
 	})
 	own[sub.ID()] = struct{}{}
 	f.subs.mu.Unlock()
@@ -469,14 +473,4 @@ func (f *Filters) encodeEvent(ev *filters.Event, full bool) []byte {
 		return nil
 	}
 	return out
-}
-
-// notification builds an eth_subscription message.
-func notification(id string, result []byte) []byte {
-	msg := make([]byte, 0, len(result)+96)
-	msg = append(msg, `{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"`...)
-	msg = append(msg, id...)
-	msg = append(msg, `","result":`...)
-	msg = append(msg, result...)
-	return append(msg, "}}"...)
 }

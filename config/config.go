@@ -308,6 +308,10 @@ type RPCConfig struct {
 	// WSMaxFrameSize is --rpc-ws-max-frame-size: the largest message, in
 	// bytes, a WebSocket client may send.
 	WSMaxFrameSize int
+	// WSMaxQueuedBytes is --rpc-ws-max-queued-bytes: how many bytes of
+	// notifications may wait for one WebSocket client (rpc.WSConfig's
+	// SendQueueBytes).
+	WSMaxQueuedBytes int64
 	// WSMaxActiveConnections is --rpc-ws-max-active-connections.
 	WSMaxActiveConnections int
 	// HTTPMaxActiveConnections is --rpc-http-max-active-connections.

@@ -82,6 +82,7 @@ func TestDefaults(t *testing.T) {
 			WSAPIs:                 []string{"ETH", "NET", "WEB3"},
 			WSMaxFrameSize:         1 << 20,
 			WSMaxActiveConnections: 80,
+			WSMaxQueuedBytes:       16 << 20,
 
 			HTTPMaxActiveConnections:    80,
 			HTTPMaxRequestContentLength: 5 << 20,

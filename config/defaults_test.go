@@ -35,6 +35,7 @@ func TestDefaultsOnePlace(t *testing.T) {
 	}{
 		{"--rpc-ws-max-frame-size vs rpc.NewWSHandler", d.RPC.WSMaxFrameSize, rpc.DefaultWSMaxMessageBytes},
 		{"--rpc-ws-max-active-connections vs rpc.NewWSHandler", d.RPC.WSMaxActiveConnections, rpc.DefaultWSMaxConnections},
+		{"--rpc-ws-max-queued-bytes vs rpc.NewWSHandler", d.RPC.WSMaxQueuedBytes, int64(rpc.DefaultWSSendQueueBytes)},
 		{"--rpc-http-max-request-content-length vs rpc's HTTP handler", d.RPC.HTTPMaxRequestContentLength, int64(rpc.DefaultMaxRequestBytes)},
 		{"--rpc-http-max-batch-size vs rpc.NewServer", d.RPC.HTTPMaxBatchSize, rpc.DefaultMaxBatchSize},
 		{"--Xhttp-timeout-seconds vs rpc.NewServer", d.RPC.HTTPTimeout, rpc.DefaultTimeout},

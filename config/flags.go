@@ -537,6 +537,13 @@ func nodeOptions() []option {
 		{Option: cliconf.Option{Name: "rpc-ws-max-frame-size", Type: "bytes", Default: strconv.Itoa(rpc.DefaultWSMaxMessageBytes),
 			Usage: "Largest WebSocket message, in bytes, a client may send; a bigger one closes the connection"},
 			apply: func(c *Config, v string) (err error) { c.RPC.WSMaxFrameSize, err = parseIntValue(v, 1); return err }},
+		{Option: cliconf.Option{Name: "rpc-ws-max-queued-bytes", Type: "bytes", Default: strconv.Itoa(rpc.DefaultWSSendQueueBytes),
+			Usage: "Bytes of notifications that may wait for a WebSocket client; past it a client that still reads gets each newHeads subscription's newest block only (a waiting one is replaced), and a log or pending transaction that does not fit closes the connection"}, status: own,
+			apply: func(c *Config, v string) (err error) {
+				n, err := parseIntValue(v, 4096)
+				c.RPC.WSMaxQueuedBytes = int64(n)
+				return err
+			}},
 		{Option: cliconf.Option{Name: "rpc-ws-max-active-connections", Type: "int", Default: strconv.Itoa(rpc.DefaultWSMaxConnections),
 			Usage: "Most open WebSocket connections"},
 			apply: func(c *Config, v string) (err error) {

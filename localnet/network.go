@@ -395,6 +395,16 @@ func (n *Network) managersMeshed(ctx context.Context) bool {
 	return true
 }
 
+// MaxFutureBySender is the nodes' --tx-pool-max-future-by-sender. Besu's
+// default, 200, lets one sender have 200 transactions in flight: 200 tx/s
+// at one-second blocks. Load tools and enterprise back ends often send
+// from one key (Caliper's ethereum connector: one account per worker), so
+// the network takes ten seconds of 1,000 tx/s from one sender: a
+// transaction waits for the block after next at that rate, and a burst
+// the chain absorbs more slowly still fits. The pool (27,000 transactions
+// by default) bounds it all the same.
+const MaxFutureBySender = 10_000
+
 // nodeArgs are node i's options.
 func (n *Network) nodeArgs(i int) []string {
 	m, nd := n.m, n.m.Nodes[i]
@@ -421,6 +431,7 @@ func (n *Network) nodeArgs(i int) []string {
 		// A development network: the base fee prices public transactions;
 		// private ones (gas price 0 by default, as in Besu) are not refused.
 		"--min-gas-price=0",
+		"--tx-pool-max-future-by-sender=" + strconv.Itoa(MaxFutureBySender),
 	}
 	if s.Privacy {
 		args = append(args, "--privacy-enabled", "--privacy-url="+nd.PrivacyURL,

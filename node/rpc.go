@@ -75,6 +75,7 @@ func newRPCServers(n *Node) (*rpcServers, error) {
 			HostAllowlist:   n.cfg.HostAllowlist,
 			MaxMessageBytes: int64(cfg.WSMaxFrameSize),
 			MaxConnections:  cfg.WSMaxActiveConnections,
+			SendQueueBytes:  cfg.WSMaxQueuedBytes,
 			Routes:          a.routes(),
 			Middleware:      a.wsMiddleware(),
 			Logger:          n.log,

@@ -68,12 +68,17 @@ func (s *Service) permitted(p *gethp2p.Peer) bool {
 	return s.cfg.Permissions.NodePermitted(n.ID(), ip, port)
 }
 
-// guard wraps a sub-protocol's handler so that a peer not on the nodes
-// allowlist is disconnected as soon as the devp2p handshake names it,
-// before the eth status handshake (or any other sub-protocol) runs.
+// guard wraps a sub-protocol's handler so that a banned peer
+// (--banned-node-ids) or one not on the nodes allowlist is disconnected as
+// soon as the devp2p handshake names it, before the eth status handshake
+// (or any other sub-protocol) runs.
 func (s *Service) guard(p gethp2p.Protocol) gethp2p.Protocol {
 	run := p.Run
 	p.Run = func(peer *gethp2p.Peer, rw gethp2p.MsgReadWriter) error {
+		if s.cfg.Banned[peer.ID()] {
+			s.log.Debug("Banned node refused", "id", peer.ID().TerminalString(), "addr", peer.RemoteAddr().String())
+			return gethp2p.DiscUselessPeer
+		}
 		if !s.permitted(peer) {
 			s.log.Debug("Connection refused: node not on the nodes allowlist", "id", peer.ID().TerminalString(),
 				"addr", peer.RemoteAddr().String(), "inbound", peer.Inbound())

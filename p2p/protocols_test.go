@@ -3,6 +3,7 @@ package p2p
 import (
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/crypto"
@@ -98,5 +99,49 @@ func TestEngineSubProtocol(t *testing.T) {
 	}
 	if m := <-gotA; m.from != b.svc.Self().ID() || m.text != "commit" {
 		t.Fatalf("a received %+v", m)
+	}
+}
+
+// A banned node (--banned-node-ids) is refused by every sub-protocol, not
+// only at the eth handshake: an engine's protocol never runs for it, so a
+// peer speaking only a consensus protocol is kept out too.
+func TestBannedNodeRefusedBySubProtocols(t *testing.T) {
+	counted := func(tr *consensus.Transport, runs, ends *atomic.Int32) gethp2p.Protocol {
+		p := tr.Protocol()
+		run := p.Run
+		p.Run = func(peer *gethp2p.Peer, rw gethp2p.MsgReadWriter) error {
+			runs.Add(1)
+			defer ends.Add(1)
+			return run(peer, rw)
+		}
+		return p
+	}
+	handler := func(enode.ID, gethp2p.Msg) error { return nil }
+	var aRuns, aEnds, bRuns, bEnds atomic.Int32
+	trA, trB := consensus.NewTransport("tst", 1, 2, handler), consensus.NewTransport("tst", 1, 2, handler)
+	bKey, err := crypto.GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bID := enode.PubkeyToIDV4(&bKey.PublicKey)
+	a := startNodeWith(t, 0, func(c *Config) {
+		c.Protocols = []gethp2p.Protocol{counted(trA, &aRuns, &aEnds)}
+		c.Banned = map[enode.ID]bool{bID: true}
+	})
+	b := startNodeWith(t, 0, func(c *Config) {
+		c.PrivateKey = bKey
+		c.Protocols = []gethp2p.Protocol{counted(trB, &bRuns, &bEnds)}
+	})
+	if b.svc.Self().ID() != bID {
+		t.Fatalf("node b runs as %v, not its key's %v", b.svc.Self().ID(), bID)
+	}
+	b.svc.AddStatic(a.enode(t))
+	// b's side of the session starts and ends: a dropped it.
+	waitUntil(t, "b's session with a to end", func() bool { return bEnds.Load() >= 1 })
+	if n := aRuns.Load(); n != 0 {
+		t.Fatalf("a ran its sub-protocol %d times for a banned node", n)
+	}
+	if len(trA.Peers()) != 0 || a.svc.PeerCount() != 0 {
+		t.Fatalf("a has peers %v (eth %d)", trA.Peers(), a.svc.PeerCount())
 	}
 }

@@ -266,10 +266,11 @@ func (s *Service) protocols() ([]gethp2p.Protocol, error) {
 }
 
 // guarded is a sub-protocol as the server runs it: metered, and behind the
-// nodes allowlist when there is one.
+// ban list and the nodes allowlist when there are any. Every sub-protocol is
+// guarded, not only eth: a peer may speak only a consensus protocol.
 func (s *Service) guarded(p gethp2p.Protocol, names func(uint64) string) gethp2p.Protocol {
 	p = s.metered(p, names)
-	if s.cfg.Permissions != nil {
+	if s.cfg.Permissions != nil || len(s.cfg.Banned) > 0 {
 		p = s.guard(p)
 	}
 	return p

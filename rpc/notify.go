@@ -15,10 +15,53 @@ type Notifier interface {
 	// because its client does not read fast enough; the message is lost
 	// then and the caller should forget the connection.
 	Notify(msg []byte) bool
+	// NotifySubscription queues a subscription notification without
+	// blocking, like Notify. Its Result is shared, not copied: one
+	// encoding of a block serves every subscription it goes to. A
+	// notification marked Latest may replace one of the same subscription
+	// that is still waiting, when the connection's client reads slower
+	// than notifications come (see WSConfig.SendQueueBytes).
+	NotifySubscription(n Notification) bool
 	// OnClose registers fn to run once when the connection ends (at once
 	// if it already has).
 	OnClose(fn func())
 }
+
+// Notification is a subscription notification:
+// {"jsonrpc":"2.0","method":Method,"params":{"subscription":ID,"result":Result}}.
+type Notification struct {
+	Method string // e.g. "eth_subscription"
+	ID     string // the subscription id
+	// Result is the result's JSON, shared by every notification of the
+	// same event: it must not be changed once handed over.
+	Result []byte
+	// Latest marks a notification the next one of its subscription makes
+	// obsolete (newHeads: a client that learns of block n+1 has no use
+	// for a waiting block n), so a slow client may be sent only the
+	// newest.
+	Latest bool
+}
+
+// Len is the length of the complete message.
+func (n *Notification) Len() int {
+	return len(notePrefix) + len(n.Method) + len(noteParams) + len(n.ID) + len(noteResult) + len(n.Result) + len(noteEnd)
+}
+
+// AppendHeader appends the message up to the result.
+func (n *Notification) AppendHeader(dst []byte) []byte {
+	dst = append(dst, notePrefix...)
+	dst = append(dst, n.Method...)
+	dst = append(dst, noteParams...)
+	dst = append(dst, n.ID...)
+	return append(dst, noteResult...)
+}
+
+const (
+	notePrefix = `{"jsonrpc":"2.0","method":"`
+	noteParams = `","params":{"subscription":"`
+	noteResult = `","result":`
+	noteEnd    = `}}`
+)
 
 type notifierKey struct{}
 

@@ -41,16 +41,21 @@ type WSConfig struct {
 	// DefaultWSMaxConnections, -1 no limit.
 	MaxConnections int
 
-	// SendQueue is how many outgoing messages (responses and
-	// notifications) may wait for a connection's client. A notification
-	// that finds the queue full closes the connection: a slow subscriber
-	// is dropped, with a logged reason, rather than buffered without bound
-	// or allowed to hold up the node. 0 means DefaultWSSendQueue.
+	// SendQueue is how many notifications may wait for a connection's
+	// client. 0 means DefaultWSSendQueue.
 	SendQueue int
 
-	// SendQueueBytes bounds the same queue in bytes: a notification that
-	// would take it past this is refused the same way. 0 means
-	// DefaultWSSendQueueBytes.
+	// SendQueueBytes is --rpc-ws-max-queued-bytes: how many bytes of
+	// notifications may wait for a connection's client. Past either
+	// bound a client still reading is not dropped: a newHeads
+	// notification (Notification.Latest) replaces the one of its
+	// subscription still waiting, or waits as that subscription's only
+	// one, so the queue grows by at most one small entry per subscription
+	// and every subscription is told of the newest block (the block's
+	// encoding is shared). A notification that cannot be replaced (a log,
+	// a pending transaction: dropping one would silently lose it) closes
+	// the connection (1008, logged) instead. Responses are bounded by
+	// MaxInFlight. 0 means DefaultWSSendQueueBytes.
 	SendQueueBytes int64
 
 	// MaxInFlight is how many requests of one connection run at once;
@@ -237,10 +242,12 @@ type wsConn struct {
 	cancel context.CancelFunc
 	remote string
 
-	out      chan []byte   // queued outgoing messages
-	queued   atomic.Int64  // bytes in out
+	out      chan []byte   // responses waiting to be written
 	inFlight chan struct{} // request slots
-	requests sync.WaitGroup
+	notes    noteQueue     // notifications waiting to be written
+
+	slowLogged atomic.Bool // the first replaced notification was logged
+	requests   sync.WaitGroup
 
 	closeOnce sync.Once
 	closing   chan struct{} // closed when the connection starts closing
@@ -257,10 +264,11 @@ func newWSConn(h *WSHandler, conn *websocket.Conn, r *http.Request) *wsConn {
 		h:        h,
 		conn:     conn,
 		remote:   r.RemoteAddr,
-		out:      make(chan []byte, h.cfg.SendQueue),
+		out:      make(chan []byte, h.cfg.MaxInFlight),
 		inFlight: make(chan struct{}, h.cfg.MaxInFlight),
 		closing:  make(chan struct{}),
 	}
+	c.notes.init()
 	// The connection's context keeps the upgrade request's values (the
 	// caller put there by authentication middleware) and carries the
 	// Notifier; it ends with the connection.
@@ -348,7 +356,6 @@ func (c *wsConn) handle(msg []byte) {
 	ctx, after := withAfterResponse(c.ctx)
 	resp, _ := c.h.s.HandleMessage(ctx, msg)
 	if resp != nil {
-		c.queued.Add(int64(len(resp)))
 		select {
 		case c.out <- resp:
 		case <-c.closing:
@@ -358,8 +365,9 @@ func (c *wsConn) handle(msg []byte) {
 	after.run()
 }
 
-// writeLoop writes queued messages and pings; when the connection closes it
-// sends the close frame and closes the socket, which ends the reader.
+// writeLoop writes responses, notifications and pings; when the
+// connection closes it sends the close frame and closes the socket, which
+// ends the reader.
 func (c *wsConn) writeLoop() {
 	var tick <-chan time.Time
 	if c.h.cfg.PingInterval > 0 {
@@ -371,24 +379,91 @@ func (c *wsConn) writeLoop() {
 		_ = c.conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(c.code, truncate(c.reason, 120)), time.Now().Add(time.Second))
 		c.conn.Close()
 	}()
+	var header []byte
 	for {
+		// Responses and pings go first: a response queued before a
+		// notification is written before it (eth_subscribe's id before
+		// the subscription's first notification), and a busy connection
+		// still pings.
 		select {
 		case msg := <-c.out:
-			c.queued.Add(-int64(len(msg)))
-			c.conn.SetWriteDeadline(time.Now().Add(c.h.cfg.WriteTimeout))
-			if err := c.conn.WriteMessage(websocket.TextMessage, msg); err != nil {
-				c.close(websocket.CloseAbnormalClosure, "write: "+err.Error())
+			if !c.write(msg) {
 				return
 			}
+			continue
 		case <-tick:
-			if err := c.conn.WriteControl(websocket.PingMessage, nil, time.Now().Add(c.h.cfg.WriteTimeout)); err != nil {
-				c.close(websocket.CloseAbnormalClosure, "ping: "+err.Error())
+			if !c.ping() {
+				return
+			}
+			continue
+		case <-c.closing:
+			return
+		default:
+		}
+		if e, ok := c.notes.pop(); ok {
+			if !c.writeNote(&e, &header) {
+				return
+			}
+			continue
+		}
+		select {
+		case msg := <-c.out:
+			if !c.write(msg) {
+				return
+			}
+		case <-c.notes.ready:
+		case <-tick:
+			if !c.ping() {
 				return
 			}
 		case <-c.closing:
 			return
 		}
 	}
+}
+
+func (c *wsConn) write(msg []byte) bool {
+	c.conn.SetWriteDeadline(time.Now().Add(c.h.cfg.WriteTimeout))
+	if err := c.conn.WriteMessage(websocket.TextMessage, msg); err != nil {
+		c.close(websocket.CloseAbnormalClosure, "write: "+err.Error())
+		return false
+	}
+	return true
+}
+
+// writeNote writes a notification in pieces, so that its shared result is
+// never copied.
+func (c *wsConn) writeNote(e *noteEntry, header *[]byte) bool {
+	if e.raw != nil { // Notify's message
+		return c.write(e.raw)
+	}
+	n := &e.n
+	c.conn.SetWriteDeadline(time.Now().Add(c.h.cfg.WriteTimeout))
+	w, err := c.conn.NextWriter(websocket.TextMessage)
+	if err == nil {
+		*header = n.AppendHeader((*header)[:0])
+		if _, err = w.Write(*header); err == nil {
+			if _, err = w.Write(n.Result); err == nil {
+				_, err = w.Write([]byte(noteEnd))
+			}
+		}
+		if cerr := w.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		c.close(websocket.CloseAbnormalClosure, "write: "+err.Error())
+		return false
+	}
+	return true
+}
+
+func (c *wsConn) ping() bool {
+	if err := c.conn.WriteControl(websocket.PingMessage, nil, time.Now().Add(c.h.cfg.WriteTimeout)); err != nil {
+		c.close(websocket.CloseAbnormalClosure, "ping: "+err.Error())
+		return false
+	}
+	return true
 }
 
 // close starts closing the connection with a status and reason. It never
@@ -415,22 +490,31 @@ func (c *wsConn) isClosing() bool {
 // Notify implements Notifier: it queues msg, or drops the connection if
 // its queue is full.
 func (c *wsConn) Notify(msg []byte) bool {
+	return c.enqueue(noteEntry{raw: msg, size: len(msg)})
+}
+
+// NotifySubscription implements Notifier.
+func (c *wsConn) NotifySubscription(n Notification) bool {
+	return c.enqueue(noteEntry{n: n, size: n.Len()})
+}
+
+func (c *wsConn) enqueue(e noteEntry) bool {
 	if c.isClosing() {
 		return false
 	}
-	if n := c.queued.Load(); n+int64(len(msg)) > c.h.cfg.SendQueueBytes {
-		c.close(websocket.ClosePolicyViolation, fmt.Sprintf("client too slow: %d bytes waiting", n))
-		return false
-	}
-	c.queued.Add(int64(len(msg)))
-	select {
-	case c.out <- msg:
+	switch c.notes.push(e, c.h.cfg.SendQueue, c.h.cfg.SendQueueBytes) {
+	case queued:
 		return true
-	default:
-		c.queued.Add(-int64(len(msg)))
-		c.close(websocket.ClosePolicyViolation, fmt.Sprintf("client too slow: %d messages waiting", cap(c.out)))
-		return false
+	case replaced:
+		if c.slowLogged.CompareAndSwap(false, true) {
+			c.h.log.Info("WebSocket client reads slower than its notifications come: it is sent each newHeads subscription's newest block only", "remote", c.remote)
+		}
+		return true
+	case full:
+		count, bytes := c.notes.size()
+		c.close(websocket.ClosePolicyViolation, fmt.Sprintf("client too slow: %d messages, %d bytes waiting (--rpc-ws-max-queued-bytes)", count, bytes))
 	}
+	return false
 }
 
 // OnClose implements Notifier.

@@ -34,7 +34,9 @@ the code of operator generate-blockchain-config; a --dir holding a network resum
 with its own settings. The genesis activates --milestone (default osaka: PUSH0, MCOPY
 and every fork go-ethereum executes) and every earlier milestone from block 0. Ready
 once the first block is produced; Ctrl-C stops every process. basalt-privacy and
-basalt-signer are looked up next to basalt, then on PATH.`,
+basalt-signer are looked up next to basalt, then on PATH. Gas is free, and a sender may
+have 10,000 transactions in flight (--tx-pool-max-future-by-sender=10000: one key at
+1,000 tx/s, as load tools send).`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts := localnet.Options{Out: cmd.OutOrStdout(), Changed: func(name string) bool { return cmd.Flags().Changed(name) }}
