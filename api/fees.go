@@ -11,6 +11,8 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/basaltchain/basalt/consensus"
+
+	"github.com/basaltchain/basalt/rpc/rpctypes"
 )
 
 // GasPriceOracle is how eth_gasPrice and eth_maxPriorityFeePerGas sample
@@ -222,7 +224,7 @@ const maxFeeHistoryPercentiles = 100
 // FeeHistory is eth_feeHistory as Besu computes it: base fees (with the
 // next block's), blob base fees, gas and blob gas used ratios, and the
 // priority fees at the requested percentiles of gas used.
-func (e *Eth) FeeHistory(count UintIndex, newest BlockNumber, percentiles *Percentiles) (*FeeHistoryResult, error) {
+func (e *Eth) FeeHistory(count UintIndex, newest rpctypes.BlockNumber, percentiles *Percentiles) (*FeeHistoryResult, error) {
 	if count < 1 || count > 1024 {
 		return nil, invalidParams(ParamBlockCount, "")
 	}
@@ -232,7 +234,7 @@ func (e *Eth) FeeHistory(count UintIndex, newest BlockNumber, percentiles *Perce
 	headNum := int64(head.Number.Uint64())
 	highest := headNum
 	switch {
-	case newest.Tag == tagEarliest:
+	case newest.Tag == rpctypes.TagEarliest:
 		highest = 0
 	case newest.Tag == "":
 		highest = newest.Number

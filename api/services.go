@@ -10,6 +10,8 @@ import (
 
 	"github.com/basaltchain/basalt/filters"
 	"github.com/basaltchain/basalt/txpool"
+
+	"github.com/basaltchain/basalt/rpc/rpctypes"
 )
 
 // This file holds the services both front ends call with Go values: a
@@ -127,11 +129,11 @@ type CallRequest struct {
 func (r *CallRequest) callArgs() *CallArgs {
 	a := &CallArgs{}
 	if r.From != nil {
-		from := Address(*r.From)
+		from := rpctypes.Address(*r.From)
 		a.From = &from
 	}
 	if r.To != nil {
-		to := Address(*r.To)
+		to := rpctypes.Address(*r.To)
 		a.To = &to
 	}
 	if r.Gas != nil {

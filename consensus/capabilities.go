@@ -9,7 +9,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/p2p"
 
-	"github.com/basaltchain/basalt/rpc"
+	"github.com/basaltchain/basalt/rpc/rpctypes"
 )
 
 // Capabilities are what an engine can do beyond Engine. Each is an optional
@@ -77,7 +77,7 @@ type ChainHeadReader interface {
 // them like any other group.
 type APIProvider interface {
 	// APIs returns the engine's groups, reading the chain through chain.
-	APIs(chain ChainHeadReader) []rpc.Group
+	APIs(chain ChainHeadReader) []rpctypes.Group
 }
 
 // ProtocolProvider is an engine that talks to its peers over devp2p

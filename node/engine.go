@@ -8,7 +8,7 @@ import (
 
 	"github.com/basaltchain/basalt/consensus"
 	"github.com/basaltchain/basalt/metrics"
-	"github.com/basaltchain/basalt/rpc"
+	"github.com/basaltchain/basalt/rpc/rpctypes"
 )
 
 // engineCaps are the capabilities of the node's consensus engine beyond
@@ -94,7 +94,7 @@ func (c engineCaps) setMetrics(r *metrics.Registry) {
 
 // rpcGroups returns the engine's JSON-RPC groups (none without an
 // APIProvider).
-func (c engineCaps) rpcGroups(chain consensus.ChainHeadReader) []rpc.Group {
+func (c engineCaps) rpcGroups(chain consensus.ChainHeadReader) []rpctypes.Group {
 	if c.apis == nil {
 		return nil
 	}
@@ -132,9 +132,9 @@ func (s schedulerChain) NextSeal(chain consensus.ChainReader, parent *types.Head
 // engineGroups are the JSON-RPC groups only a consensus engine provides, by
 // the engine (as named in the log) that serves them.
 var engineGroups = map[string]string{
-	rpc.GroupClique: "clique",
-	rpc.GroupIBFT:   "ibft2",
-	rpc.GroupQBFT:   "qbft",
+	rpctypes.GroupClique: "clique",
+	rpctypes.GroupIBFT:   "ibft2",
+	rpctypes.GroupQBFT:   "qbft",
 }
 
 // unavailableReason says why the node has no method in an enabled group.

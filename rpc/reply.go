@@ -1,6 +1,10 @@
 package rpc
 
-import "context"
+import (
+	"context"
+
+	"github.com/basaltchain/basalt/rpc/rpctypes"
+)
 
 // replyKey is the context key under which a batch element's handler finds
 // where to leave work for before the reply (DeferUntilReply).
@@ -60,7 +64,7 @@ func settle(pending []*pendingReply) map[int][]byte {
 			}
 			e := p.m.wireError(err)
 			if e == nil {
-				e = ErrInternal
+				e = rpctypes.ErrInternal
 			}
 			if failed == nil {
 				failed = make(map[int][]byte)
