@@ -52,7 +52,7 @@ func rpcError(err error) *rpctypes.Error {
 	return nil
 }
 
-// APIs returns the CLIQUE JSON-RPC group (consensus.APIProvider), with
+// APIs returns the CLIQUE JSON-RPC group (the node's apiProvider), with
 // Besu's parameter readers and errors: a bad address is -32602 "Invalid
 // address params", an unknown block -32603 "Internal error" (rpcError).
 func (e *Engine) APIs(chain consensus.ChainHeadReader) []rpctypes.Group {
