@@ -15,10 +15,11 @@ import (
 	"github.com/ethereum/go-ethereum/core/vm"
 	"github.com/ethereum/go-ethereum/params"
 
-	"github.com/basaltchain/basalt/consensus"
 	"github.com/basaltchain/basalt/txpool"
 
 	"github.com/basaltchain/basalt/rpc/rpctypes"
+
+	"github.com/basaltchain/basalt/consensus/feemarket"
 )
 
 // Call is eth_call: the call object runs on the state after the block,
@@ -378,7 +379,7 @@ func (b *Backend) pendingHeader() *types.Header {
 		}
 	}
 	if cfg.IsLondon(h.Number) {
-		h.BaseFee = consensus.CalcBaseFee(cfg, parent)
+		h.BaseFee = feemarket.CalcBaseFee(cfg, parent)
 	}
 	if cfg.IsShanghai(h.Number, h.Time) {
 		h.WithdrawalsHash = &types.EmptyWithdrawalsHash

@@ -10,9 +10,9 @@ import (
 	"github.com/ethereum/go-ethereum/consensus/misc/eip4844"
 	"github.com/ethereum/go-ethereum/core/types"
 
-	"github.com/basaltchain/basalt/consensus"
-
 	"github.com/basaltchain/basalt/rpc/rpctypes"
+
+	"github.com/basaltchain/basalt/consensus/feemarket"
 )
 
 // GasPriceOracle is how eth_gasPrice and eth_maxPriorityFeePerGas sample
@@ -51,7 +51,7 @@ func (b *Backend) nextBaseFee() *big.Int {
 	if !cfg.IsLondon(new(big.Int).Add(head.Number, big.NewInt(1))) {
 		return nil
 	}
-	return consensus.CalcBaseFee(cfg, head)
+	return feemarket.CalcBaseFee(cfg, head)
 }
 
 // gasPriceLowerBound is what the next block accepts: the node's minimum gas
@@ -285,7 +285,7 @@ func (e *Eth) FeeHistory(count UintIndex, newest rpctypes.BlockNumber, percentil
 	} else if len(headers) > 0 {
 		lastHeader := headers[len(headers)-1]
 		if cfg.IsLondon(new(big.Int).Add(lastHeader.Number, big.NewInt(1))) {
-			next = consensus.CalcBaseFee(cfg, lastHeader)
+			next = feemarket.CalcBaseFee(cfg, lastHeader)
 		}
 	}
 	out.BaseFeePerGas = append(out.BaseFeePerGas, (*hexutil.Big)(next))

@@ -23,6 +23,8 @@ import (
 	"github.com/basaltchain/basalt/consensus"
 	"github.com/basaltchain/basalt/consensus/bft"
 	"github.com/basaltchain/basalt/consensus/driver"
+
+	"github.com/basaltchain/basalt/consensus/feemarket"
 )
 
 // allowedFutureBlockTime is how far ahead of the local clock a block's
@@ -216,7 +218,7 @@ func (e *Engine) VerifyHeader(chain consensus.ChainReader, header, parent *types
 	if header.Time > uint64(e.clock.Now().Unix())+allowedFutureBlockTime {
 		return consensus.ErrFutureBlock
 	}
-	if err := consensus.VerifyGas(chain.Config(), header, parent); err != nil {
+	if err := feemarket.VerifyGas(chain.Config(), header, parent); err != nil {
 		return err
 	}
 	if err := consensus.VerifyForkFields(chain.Config(), header, parent); err != nil {
