@@ -32,7 +32,7 @@ import (
 // An engine wrapping another (beacon around ethash) implements Wrapper; the
 // node then finds the inner engine's capabilities too, see Wrapper. The
 // seams a Producer runs on are Host (host.go), Clock (clock.go) and
-// Transport (transport.go).
+// the sub-protocol Transport of p2p/subprotocol.
 
 // Wrapper is an engine that wraps another one, as beacon wraps ethash for
 // chains that went through the merge. The node looks up capabilities on the
@@ -73,7 +73,8 @@ type ChainHeadReader interface {
 
 // ProtocolProvider is an engine that talks to its peers over devp2p
 // sub-protocols of its own (IBFT 2.0's IBF/1), run beside eth on every
-// connection. Transport is a ready-made adapter for one such protocol.
+// connection. p2p/subprotocol.Transport is a ready-made adapter for one
+// such protocol.
 type ProtocolProvider interface {
 	// Protocols returns the sub-protocols; their names must differ from
 	// "eth".
