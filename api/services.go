@@ -52,7 +52,7 @@ func (b *Backend) SendRawTransaction(ctx context.Context, raw []byte) (common.Ha
 // ContextPool is a TxPool whose local submissions take the request's
 // context: the node's journaled pool, which leaves the journal's write (and
 // fsync) of a JSON-RPC batch's transactions until every element is handled
-// (rpc.DeferUntilReply), so the batch shares one.
+// (rpctypes.DeferUntilReply), so the batch shares one.
 type ContextPool interface {
 	AddLocalContext(ctx context.Context, tx *types.Transaction) error
 }

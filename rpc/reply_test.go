@@ -38,7 +38,7 @@ func TestDeferUntilReply(t *testing.T) {
 				}
 				return nil
 			}
-			if !DeferUntilReply(ctx, work) {
+			if !rpctypes.DeferUntilReply(ctx, work) {
 				if err := work(); err != nil {
 					return "", err
 				}

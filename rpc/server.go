@@ -376,10 +376,10 @@ func splitBatch(b []byte, i int, spans []span) ([]span, int) {
 }
 
 // element answers one batch element. Work its handler deferred until the
-// reply (DeferUntilReply) comes back as a pendingReply, nil when none. ctx
-// carries d (withDeferred), which the calling worker reuses element after
-// element.
-func (s *Server) element(ctx context.Context, d *deferred, b []byte, dst []byte) ([]byte, *pendingReply) {
+// reply (rpctypes.DeferUntilReply) comes back as a pendingReply, nil when
+// none. ctx carries d (withDeferred), which the calling worker reuses
+// element after element.
+func (s *Server) element(ctx context.Context, d *rpctypes.ReplyWork, b []byte, dst []byte) ([]byte, *pendingReply) {
 	if b[0] != '{' {
 		return appendError(dst, nullID, rpctypes.ErrInvalidRequest), nil
 	}
@@ -387,12 +387,12 @@ func (s *Server) element(ctx context.Context, d *deferred, b []byte, dst []byte)
 	if parseRequest(b, 0, &req) < 0 { // cannot happen: the batch was validated
 		return appendError(dst, nullID, rpctypes.ErrInvalidRequest), nil
 	}
-	d.fns = d.fns[:0]
+	d.Reset()
 	out, _ := s.dispatch(ctx, &req, dst, false)
-	if len(d.fns) == 0 {
+	if len(d.Funcs()) == 0 {
 		return out, nil
 	}
-	return out, &pendingReply{fns: append([]func() error(nil), d.fns...), id: req.responseID(), m: s.enabled[string(req.method)]}
+	return out, &pendingReply{fns: append([]func() error(nil), d.Funcs()...), id: req.responseID(), m: s.enabled[string(req.method)]}
 }
 
 // runBatch answers the elements of a batch, concurrently when allowed, and
