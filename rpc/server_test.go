@@ -2,7 +2,6 @@ package rpc
 
 import (
 	"context"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -560,52 +559,9 @@ func TestRegister(t *testing.T) {
 	}
 }
 
-func TestGroupOf(t *testing.T) {
-	for name, want := range map[string]string{
-		"eth_getBalance": "ETH", "privx_findOnChainPrivacyGroup": "PRIV", "txpool_besuStatistics": "TXPOOL",
-		"rpc_modules": "RPC", "acme_x": "ACME", "nounderscore": "", "_x": "",
-	} {
-		if got := rpctypes.GroupOf(name); got != want {
-			t.Errorf("GroupOf(%q) = %q, want %q", name, got, want)
-		}
-	}
-	// Every method of the API documents is known.
-	for _, m := range []string{"admin_addPeer", "clique_proposals", "debug_storageRangeAt", "ibft_getPendingVotes",
-		"perm_reloadPermissionsFromFile", "perm_addAccountsToWhitelist", "txpool_besuTransactions", "eea_sendRawTransaction",
-		"eth_getWork", "net_services", "miner_stop", "web3_sha3", "priv_getPrivacyPrecompileAddress"} {
-		if !rpctypes.IsKnownMethod(m) {
-			t.Errorf("%s not known", m)
-		}
-	}
-}
-
-func TestErrors(t *testing.T) {
-	e := rpctypes.InvalidParams("bad hex")
-	if e.Message != "Invalid params (bad hex)" || e.Code != -32602 {
-		t.Errorf("InvalidParams: %+v", e)
-	}
-	if !errors.Is(e, rpctypes.ErrInvalidParams) || errors.Is(e, rpctypes.ErrInvalidParamCount) {
-		t.Error("Is with reason")
-	}
-	if !errors.Is(fmt.Errorf("x: %w", rpctypes.ErrTimeout), rpctypes.ErrTimeout) || errors.Is(rpctypes.ErrTimeout, rpctypes.ErrInternal) {
-		t.Error("Is")
-	}
-	if rpctypes.ErrInvalidParams.Message != "Invalid params" {
-		t.Error("WithReason modified the shared error")
-	}
-	for _, tc := range []struct {
-		data, msg string
-	}{
-		{"0x", "Execution reverted"},
-		{"0x1234", "Execution reverted"},
-		{"0x08c379a0", "Execution reverted (ABI decode error)"},
-		{"0x08c379a0" + strings.Repeat("00", 31) + "20" + strings.Repeat("00", 31) + "ff", "Execution reverted (ABI decode error)"},
-	} {
-		raw, _ := hexDecode(tc.data)
-		if got := rpctypes.Revert(raw); got.Message != tc.msg || got.Data != tc.data {
-			t.Errorf("Revert(%s) = %q %v, want %q", tc.data, got.Message, got.Data, tc.msg)
-		}
-	}
+// An error object with data carries it in "data", unless it cannot be
+// encoded.
+func TestErrorData(t *testing.T) {
 	if got := string(appendError(nil, []byte("1"), rpctypes.ErrNonceTooLow.WithData(map[string]int{"a": 1}))); got !=
 		`{"jsonrpc":"2.0","id":1,"error":{"code":-32001,"message":"Nonce too low","data":{"a":1}}}` {
 		t.Errorf("error with data: %s", got)
@@ -614,10 +570,6 @@ func TestErrors(t *testing.T) {
 		`{"jsonrpc":"2.0","id":1,"error":{"code":-32001,"message":"Nonce too low"}}` {
 		t.Errorf("error with unencodable data: %s", got)
 	}
-}
-
-func hexDecode(s string) ([]byte, error) {
-	return hex.DecodeString(strings.TrimPrefix(s, "0x"))
 }
 
 // A group's error mapping (Group.Errors) turns what its methods return into
