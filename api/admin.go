@@ -6,7 +6,7 @@ import (
 	"github.com/ethereum/go-ethereum/p2p/enode"
 
 	"github.com/basaltchain/basalt/enodeurl"
-	"github.com/basaltchain/basalt/rpc"
+	"github.com/basaltchain/basalt/rpc/rpctypes"
 )
 
 // Admin is the ADMIN method group (peer management; Besu's other ADMIN
@@ -14,10 +14,10 @@ import (
 type Admin struct{ b *Backend }
 
 // adminGroup is the ADMIN group: the peer methods.
-func adminGroup(b *Backend) rpc.Group {
+func adminGroup(b *Backend) rpctypes.Group {
 	a := &Admin{b}
-	enodeParam := []*rpc.Error{rpc.ErrInvalidParams}
-	return rpc.Group{Name: rpc.GroupAdmin, Errors: jsonrpcError, Methods: []rpc.Method{
+	enodeParam := []*rpctypes.Error{rpctypes.ErrInvalidParams}
+	return rpctypes.Group{Name: rpctypes.GroupAdmin, Errors: jsonrpcError, Methods: []rpctypes.Method{
 		{Name: "admin_addPeer", Fn: a.AddPeer, ParamErrors: enodeParam},
 		{Name: "admin_removePeer", Fn: a.RemovePeer, ParamErrors: enodeParam},
 		{Name: "admin_nodeInfo", Fn: a.NodeInfo},
@@ -34,7 +34,7 @@ type EnodeURL struct{ *enode.Node }
 // UnmarshalJSON implements json.Unmarshaler.
 func (u *EnodeURL) UnmarshalJSON(data []byte) error {
 	var s string
-	if err := unquote(data, &s); err != nil {
+	if err := rpctypes.Unquote(data, &s); err != nil {
 		return errBadParam
 	}
 	n, err := enodeurl.Parse(s)
@@ -43,11 +43,11 @@ func (u *EnodeURL) UnmarshalJSON(data []byte) error {
 		u.Node = n
 		return nil
 	case errors.Is(err, enodeurl.ErrInvalidNodeID):
-		return rpc.ErrEnodeIDInvalid
+		return rpctypes.ErrEnodeIDInvalid
 	case errors.Is(err, enodeurl.ErrHostNotIP):
-		return rpc.ErrDNSNotEnabled
+		return rpctypes.ErrDNSNotEnabled
 	default:
-		return rpc.ErrParse
+		return rpctypes.ErrParse
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/basaltchain/basalt/enodeurl"
 	"github.com/basaltchain/basalt/rpc"
+	"github.com/basaltchain/basalt/rpc/rpctypes"
 )
 
 // fakeNetwork is a Network holding a static set.
@@ -59,7 +60,7 @@ func peerServer(t *testing.T, b *Backend) *rpc.Server {
 	if err := Register(reg, Groups(b)...); err != nil {
 		t.Fatal(err)
 	}
-	srv, err := rpc.NewServer(reg, rpc.Config{APIs: []string{rpc.GroupAdmin, rpc.GroupNet}})
+	srv, err := rpc.NewServer(reg, rpc.Config{APIs: []string{rpctypes.GroupAdmin, rpctypes.GroupNet}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +68,7 @@ func peerServer(t *testing.T, b *Backend) *rpc.Server {
 }
 
 // callPeer calls method with params and returns its result, or its error
-// as an *rpc.Error.
+// as an *rpctypes.Error.
 func callPeer(t *testing.T, srv *rpc.Server, method string, params ...any) (json.RawMessage, error) {
 	t.Helper()
 	if params == nil {
@@ -86,7 +87,7 @@ func callPeer(t *testing.T, srv *rpc.Server, method string, params ...any) (json
 		t.Fatalf("%s: %s", method, resp)
 	}
 	if out.Error != nil {
-		return nil, rpc.NewError(out.Error.Code, out.Error.Message)
+		return nil, rpctypes.NewError(out.Error.Code, out.Error.Message)
 	}
 	return out.Result, nil
 }
@@ -111,14 +112,14 @@ func TestAdminPeerMethods(t *testing.T) {
 	id := enodeurl.ID(other)
 	for _, tc := range []struct {
 		url  string
-		want *rpc.Error
+		want *rpctypes.Error
 	}{
-		{"enode://" + id[:10] + "@127.0.0.1:30303", rpc.ErrEnodeIDInvalid},
-		{"enode://0x" + id + "@127.0.0.1:30303", rpc.ErrEnodeIDInvalid},
-		{"enode://" + id + "@example.org:30303", rpc.ErrDNSNotEnabled},
-		{"enode://" + id + "@127.0.0.1", rpc.ErrParse},
-		{"", rpc.ErrParse},
-		{enodeurl.Format(self, "127.0.0.1", 1, 1), rpc.ErrCantConnectToLocalPeer},
+		{"enode://" + id[:10] + "@127.0.0.1:30303", rpctypes.ErrEnodeIDInvalid},
+		{"enode://0x" + id + "@127.0.0.1:30303", rpctypes.ErrEnodeIDInvalid},
+		{"enode://" + id + "@example.org:30303", rpctypes.ErrDNSNotEnabled},
+		{"enode://" + id + "@127.0.0.1", rpctypes.ErrParse},
+		{"", rpctypes.ErrParse},
+		{enodeurl.Format(self, "127.0.0.1", 1, 1), rpctypes.ErrCantConnectToLocalPeer},
 	} {
 		_, err := callPeer(t, srv, "admin_addPeer", tc.url)
 		if !errors.Is(err, tc.want) {
@@ -137,7 +138,7 @@ func TestAdminPeerMethods(t *testing.T) {
 		t.Fatalf("peers %s %v", peers, err)
 	}
 	net.running = false
-	if _, err := callPeer(t, srv, "admin_nodeInfo"); !errors.Is(err, rpc.ErrP2PNetworkNotRunning) {
+	if _, err := callPeer(t, srv, "admin_nodeInfo"); !errors.Is(err, rpctypes.ErrP2PNetworkNotRunning) {
 		t.Fatalf("not running: %v", err)
 	}
 }
@@ -146,18 +147,18 @@ func TestAdminP2PDisabled(t *testing.T) {
 	srv := peerServer(t, &Backend{})
 	url := enodeurl.Format(testNode(t), "127.0.0.1", 30303, 30303)
 	for _, m := range []string{"admin_addPeer", "admin_removePeer"} {
-		if _, err := callPeer(t, srv, m, url); !errors.Is(err, rpc.ErrP2PDisabled) {
+		if _, err := callPeer(t, srv, m, url); !errors.Is(err, rpctypes.ErrP2PDisabled) {
 			t.Errorf("%s: %v", m, err)
 		}
 	}
 	for _, m := range []string{"admin_nodeInfo", "admin_peers", "net_peerCount", "net_enode"} {
-		if _, err := callPeer(t, srv, m); !errors.Is(err, rpc.ErrP2PDisabled) {
+		if _, err := callPeer(t, srv, m); !errors.Is(err, rpctypes.ErrP2PDisabled) {
 			t.Errorf("%s: %v", m, err)
 		}
 	}
 	// An invalid enode is reported before the disabled network, as Besu's
 	// parsing comes first.
-	if _, err := callPeer(t, srv, "admin_addPeer", "enode://zz@127.0.0.1:1"); !errors.Is(err, rpc.ErrEnodeIDInvalid) {
+	if _, err := callPeer(t, srv, "admin_addPeer", "enode://zz@127.0.0.1:1"); !errors.Is(err, rpctypes.ErrEnodeIDInvalid) {
 		t.Errorf("bad enode with p2p off: %v", err)
 	}
 	if res, _ := callPeer(t, srv, "net_listening"); string(res) != "false" {

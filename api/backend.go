@@ -21,6 +21,8 @@ import (
 	"github.com/basaltchain/basalt/permissioning"
 	"github.com/basaltchain/basalt/privacy"
 	"github.com/basaltchain/basalt/txpool"
+
+	"github.com/basaltchain/basalt/rpc/rpctypes"
 )
 
 // TxPool is what the services need from the transaction pool
@@ -136,7 +138,7 @@ func (b *Backend) headerFor(p BlockParam) (*types.Header, common.Hash, error) {
 			return nil, common.Hash{}, ErrNotCanonical
 		}
 		return h, *p.Hash, nil
-	case p.Tag == tagEarliest:
+	case p.Tag == rpctypes.TagEarliest:
 		return c.Genesis(), c.GenesisHash(), nil
 	case p.Tag != "":
 		// latest, pending, safe and finalized are the head on these chains.
@@ -150,10 +152,10 @@ func (b *Backend) headerFor(p BlockParam) (*types.Header, common.Hash, error) {
 
 // headerForNumber resolves a plain block parameter (Besu's
 // AbstractBlockParameterMethod); nil when there is no such block.
-func (b *Backend) headerForNumber(p BlockNumber) (*types.Header, common.Hash) {
+func (b *Backend) headerForNumber(p rpctypes.BlockNumber) (*types.Header, common.Hash) {
 	c := b.Chain
 	switch {
-	case p.Tag == tagEarliest:
+	case p.Tag == rpctypes.TagEarliest:
 		return c.Genesis(), c.GenesisHash()
 	case p.Tag != "":
 		return c.CurrentHeader(), c.CurrentHash()

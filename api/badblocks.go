@@ -6,13 +6,13 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/rlp"
 
-	"github.com/basaltchain/basalt/rpc"
+	"github.com/basaltchain/basalt/rpc/rpctypes"
 )
 
 // badBlocksGroup is debug_getBadBlocks, in the DEBUG group beside the
 // tracing and metrics methods.
-func badBlocksGroup(b *Backend) rpc.Group {
-	return rpc.Group{Name: rpc.GroupDebug, Errors: jsonrpcError, Methods: []rpc.Method{
+func badBlocksGroup(b *Backend) rpctypes.Group {
+	return rpctypes.Group{Name: rpctypes.GroupDebug, Errors: jsonrpcError, Methods: []rpctypes.Method{
 		{Name: "debug_getBadBlocks", Fn: (&badBlocks{b}).GetBadBlocks},
 	}}
 }

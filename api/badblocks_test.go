@@ -12,6 +12,7 @@ import (
 
 	"github.com/basaltchain/basalt/chain"
 	"github.com/basaltchain/basalt/rpc"
+	"github.com/basaltchain/basalt/rpc/rpctypes"
 	"github.com/basaltchain/basalt/testsupport/chaintest"
 )
 
@@ -26,7 +27,7 @@ func TestGetBadBlocks(t *testing.T) {
 	if err := Register(reg, Groups(&Backend{Chain: c.Chain, NetworkID: 1337})...); err != nil {
 		t.Fatal(err)
 	}
-	srv, err := rpc.NewServer(reg, rpc.Config{APIs: []string{rpc.GroupDebug}})
+	srv, err := rpc.NewServer(reg, rpc.Config{APIs: []string{rpctypes.GroupDebug}})
 	if err != nil {
 		t.Fatal(err)
 	}

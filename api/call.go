@@ -15,8 +15,11 @@ import (
 	"github.com/ethereum/go-ethereum/core/vm"
 	"github.com/ethereum/go-ethereum/params"
 
-	"github.com/basaltchain/basalt/consensus"
 	"github.com/basaltchain/basalt/txpool"
+
+	"github.com/basaltchain/basalt/rpc/rpctypes"
+
+	"github.com/basaltchain/basalt/consensus/feemarket"
 )
 
 // Call is eth_call: the call object runs on the state after the block,
@@ -119,8 +122,8 @@ func (b *Backend) callGasCap(header *types.Header) uint64 {
 }
 
 // estimation prepares an eth_estimateGas or eth_createAccessList run.
-func (e *Eth) estimation(args *CallArgs, p *BlockNumber, overrides *StateOverrides) (*simulation, uint64, error) {
-	bp := BlockNumber{Tag: tagPending}
+func (e *Eth) estimation(args *CallArgs, p *rpctypes.BlockNumber, overrides *StateOverrides) (*simulation, uint64, error) {
+	bp := rpctypes.BlockNumber{Tag: rpctypes.TagPending}
 	if p != nil {
 		bp = *p
 	}
@@ -129,7 +132,7 @@ func (e *Eth) estimation(args *CallArgs, p *BlockNumber, overrides *StateOverrid
 		st     *state.StateDB
 		err    error
 	)
-	if bp.Tag == tagPending {
+	if bp.Tag == rpctypes.TagPending {
 		header = e.b.pendingHeader()
 		st, err = e.b.stateOf(e.b.Chain.CurrentHeader(), e.b.Chain.CurrentHash())
 	} else {
@@ -191,7 +194,7 @@ func (e *Eth) gasUpperBound(a *CallArgs, header *types.Header, st *state.StateDB
 // Besu's): a plain transfer tries 21000 first; otherwise a run at the upper
 // bound, a guess of (used + 2300) × 64/63, and a binary search that stops
 // within 1.5 %.
-func (e *Eth) EstimateGas(ctx context.Context, args CallArgs, p *BlockNumber, overrides *StateOverrides) (hexutil.Uint64, error) {
+func (e *Eth) EstimateGas(ctx context.Context, args CallArgs, p *rpctypes.BlockNumber, overrides *StateOverrides) (hexutil.Uint64, error) {
 	sim, upper, err := e.estimation(&args, p, overrides)
 	if err != nil {
 		return 0, err
@@ -242,7 +245,7 @@ type AccessListResult struct {
 // CreateAccessList is eth_createAccessList as Besu answers it: the storage
 // slots the call touches, per contract (addresses without slots are left
 // out), and the gas the call uses with that list.
-func (e *Eth) CreateAccessList(ctx context.Context, args CallArgs, p *BlockNumber, overrides *StateOverrides) (*AccessListResult, error) {
+func (e *Eth) CreateAccessList(ctx context.Context, args CallArgs, p *rpctypes.BlockNumber, overrides *StateOverrides) (*AccessListResult, error) {
 	sim, upper, err := e.estimation(&args, p, overrides)
 	if err != nil {
 		return nil, err
@@ -376,7 +379,7 @@ func (b *Backend) pendingHeader() *types.Header {
 		}
 	}
 	if cfg.IsLondon(h.Number) {
-		h.BaseFee = consensus.CalcBaseFee(cfg, parent)
+		h.BaseFee = feemarket.CalcBaseFee(cfg, parent)
 	}
 	if cfg.IsShanghai(h.Number, h.Time) {
 		h.WithdrawalsHash = &types.EmptyWithdrawalsHash

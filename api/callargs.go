@@ -9,6 +9,8 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto/kzg4844"
+
+	"github.com/basaltchain/basalt/rpc/rpctypes"
 )
 
 // CallArgs is the call object of eth_call, eth_estimateGas and
@@ -18,8 +20,8 @@ import (
 // whether the sender's balance is checked.
 type CallArgs struct {
 	ChainID              *Quantity                    `json:"chainId"`
-	From                 *Address                     `json:"from"`
-	To                   *Address                     `json:"to"`
+	From                 *rpctypes.Address            `json:"from"`
+	To                   *rpctypes.Address            `json:"to"`
 	Gas                  *Uint64Param                 `json:"gas"`
 	GasPrice             *Quantity                    `json:"gasPrice"`
 	MaxPriorityFeePerGas *Quantity                    `json:"maxPriorityFeePerGas"`
@@ -111,14 +113,14 @@ type VersionedHash common.Hash
 // UnmarshalJSON implements json.Unmarshaler.
 func (h *VersionedHash) UnmarshalJSON(data []byte) error {
 	var s string
-	if err := unquote(data, &s); err != nil {
+	if err := rpctypes.Unquote(data, &s); err != nil {
 		return errBadParam
 	}
 	body := strings.TrimPrefix(strings.TrimPrefix(s, "0x"), "0X")
 	if len(body)%2 == 1 {
 		return errBadParam
 	}
-	b, err := lenientHex(body, common.HashLength)
+	b, err := rpctypes.LenientHex(body, common.HashLength)
 	if err != nil {
 		return errBadParam
 	}

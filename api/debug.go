@@ -12,12 +12,13 @@ import (
 	"github.com/ethereum/go-ethereum/core/tracing"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/eth/tracers"
+
 	// go-ethereum's native tracers register callTracer and prestateTracer
 	// in tracers.DefaultDirectory.
 	_ "github.com/ethereum/go-ethereum/eth/tracers/native"
 
 	"github.com/basaltchain/basalt/chain"
-	"github.com/basaltchain/basalt/rpc"
+	"github.com/basaltchain/basalt/rpc/rpctypes"
 )
 
 // Debug serves the DEBUG group's tracing, raw-data and state-range
@@ -36,29 +37,29 @@ var namedTracers = map[string]bool{"callTracer": true, "prestateTracer": true}
 var ErrGenesisNotTraceable = errors.New("genesis is not traceable")
 
 // debugGroup returns the DEBUG methods on b.
-func debugGroup(b *Backend) rpc.Group {
+func debugGroup(b *Backend) rpctypes.Group {
 	d := &Debug{b}
 	var (
-		txHash = rpc.ErrInvalidTransactionHashParams
-		trace  = rpc.ErrInvalidTransactionTraceParams
-		block  = rpc.ErrInvalidBlockParams
-		hash   = rpc.ErrInvalidBlockHashParams
-		call   = rpc.ErrInvalidCallParams
+		txHash = rpctypes.ErrInvalidTransactionHashParams
+		trace  = rpctypes.ErrInvalidTransactionTraceParams
+		block  = rpctypes.ErrInvalidBlockParams
+		hash   = rpctypes.ErrInvalidBlockHashParams
+		call   = rpctypes.ErrInvalidCallParams
 	)
-	return rpc.Group{Name: rpc.GroupDebug, Errors: jsonrpcError, Methods: []rpc.Method{
-		{Name: "debug_traceTransaction", Fn: d.TraceTransaction, ParamErrors: []*rpc.Error{txHash, trace}},
-		{Name: "debug_traceBlockByNumber", Fn: d.TraceBlockByNumber, ParamErrors: []*rpc.Error{rpc.ErrInvalidBlockNumberParams, trace}},
-		{Name: "debug_traceBlockByHash", Fn: d.TraceBlockByHash, ParamErrors: []*rpc.Error{hash, trace}},
-		{Name: "debug_traceCall", Fn: d.TraceCall, ParamErrors: []*rpc.Error{call, block, trace},
+	return rpctypes.Group{Name: rpctypes.GroupDebug, Errors: jsonrpcError, Methods: []rpctypes.Method{
+		{Name: "debug_traceTransaction", Fn: d.TraceTransaction, ParamErrors: []*rpctypes.Error{txHash, trace}},
+		{Name: "debug_traceBlockByNumber", Fn: d.TraceBlockByNumber, ParamErrors: []*rpctypes.Error{rpctypes.ErrInvalidBlockNumberParams, trace}},
+		{Name: "debug_traceBlockByHash", Fn: d.TraceBlockByHash, ParamErrors: []*rpctypes.Error{hash, trace}},
+		{Name: "debug_traceCall", Fn: d.TraceCall, ParamErrors: []*rpctypes.Error{call, block, trace},
 			ParamDefaults: []json.RawMessage{1: json.RawMessage(`"latest"`)}},
-		{Name: "debug_storageRangeAt", Fn: d.StorageRangeAt, ParamErrors: []*rpc.Error{hash,
-			rpc.ErrInvalidTransactionIndexParams, rpc.ErrInvalidAddressParams, rpc.ErrInvalidParams, rpc.ErrInvalidParams}},
-		{Name: "debug_accountRange", Fn: d.AccountRange, ParamErrors: []*rpc.Error{block,
-			rpc.ErrInvalidTransactionIndexParams, rpc.ErrInvalidParams, rpc.ErrInvalidParams}},
-		{Name: "debug_getRawHeader", Fn: d.GetRawHeader, ParamErrors: []*rpc.Error{block}},
-		{Name: "debug_getRawBlock", Fn: d.GetRawBlock, ParamErrors: []*rpc.Error{block}},
-		{Name: "debug_getRawReceipts", Fn: d.GetRawReceipts, ParamErrors: []*rpc.Error{block}},
-		{Name: "debug_getRawTransaction", Fn: d.GetRawTransaction, ParamErrors: []*rpc.Error{txHash}},
+		{Name: "debug_storageRangeAt", Fn: d.StorageRangeAt, ParamErrors: []*rpctypes.Error{hash,
+			rpctypes.ErrInvalidTransactionIndexParams, rpctypes.ErrInvalidAddressParams, rpctypes.ErrInvalidParams, rpctypes.ErrInvalidParams}},
+		{Name: "debug_accountRange", Fn: d.AccountRange, ParamErrors: []*rpctypes.Error{block,
+			rpctypes.ErrInvalidTransactionIndexParams, rpctypes.ErrInvalidParams, rpctypes.ErrInvalidParams}},
+		{Name: "debug_getRawHeader", Fn: d.GetRawHeader, ParamErrors: []*rpctypes.Error{block}},
+		{Name: "debug_getRawBlock", Fn: d.GetRawBlock, ParamErrors: []*rpctypes.Error{block}},
+		{Name: "debug_getRawReceipts", Fn: d.GetRawReceipts, ParamErrors: []*rpctypes.Error{block}},
+		{Name: "debug_getRawTransaction", Fn: d.GetRawTransaction, ParamErrors: []*rpctypes.Error{txHash}},
 	}}
 }
 
@@ -126,7 +127,7 @@ func (d *Debug) newTracer(cfg *TraceConfig, budget *traceBudget, tctx *tracers.C
 // TraceTransaction is debug_traceTransaction: the transaction re-executed
 // on the state it ran on, after the transactions before it in its block;
 // null for a transaction the chain does not have (as Besu).
-func (d *Debug) TraceTransaction(ctx context.Context, hash Hash, cfg *TraceConfig) (JSONChunks, error) {
+func (d *Debug) TraceTransaction(ctx context.Context, hash rpctypes.Hash, cfg *TraceConfig) (JSONChunks, error) {
 	c := d.b.Chain
 	tx, loc, ok := c.GetTransaction(common.Hash(hash))
 	if !ok {
@@ -151,7 +152,7 @@ func (d *Debug) TraceTransaction(ctx context.Context, hash Hash, cfg *TraceConfi
 
 // TraceBlockByNumber is debug_traceBlockByNumber: every transaction of the
 // block traced, in order, each entry with its transaction hash.
-func (d *Debug) TraceBlockByNumber(ctx context.Context, p BlockNumber, cfg *TraceConfig) (JSONChunks, error) {
+func (d *Debug) TraceBlockByNumber(ctx context.Context, p rpctypes.BlockNumber, cfg *TraceConfig) (JSONChunks, error) {
 	header, hash := d.b.headerForNumber(p)
 	if header == nil {
 		return nil, &BlockNotFoundError{Number: p.Number}
@@ -160,7 +161,7 @@ func (d *Debug) TraceBlockByNumber(ctx context.Context, p BlockNumber, cfg *Trac
 }
 
 // TraceBlockByHash is debug_traceBlockByHash.
-func (d *Debug) TraceBlockByHash(ctx context.Context, hash Hash, cfg *TraceConfig) (JSONChunks, error) {
+func (d *Debug) TraceBlockByHash(ctx context.Context, hash rpctypes.Hash, cfg *TraceConfig) (JSONChunks, error) {
 	h := common.Hash(hash)
 	header := d.b.Chain.GetHeaderByHash(h)
 	if header == nil {

@@ -5,6 +5,8 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/rlp"
+
+	"github.com/basaltchain/basalt/rpc/rpctypes"
 )
 
 // GetRawHeader is debug_getRawHeader: the block's header, RLP-encoded.
@@ -50,7 +52,7 @@ func (d *Debug) GetRawReceipts(p BlockParam) ([]hexutil.Bytes, error) {
 
 // GetRawTransaction is debug_getRawTransaction: a canonical or pooled
 // transaction in its EIP-2718 encoding; null when the node has none.
-func (d *Debug) GetRawTransaction(hash Hash) (hexutil.Bytes, error) {
+func (d *Debug) GetRawTransaction(hash rpctypes.Hash) (hexutil.Bytes, error) {
 	tx, _, ok := d.b.Chain.GetTransaction(common.Hash(hash))
 	if !ok && d.b.Pool != nil {
 		tx = d.b.Pool.Get(common.Hash(hash))

@@ -8,6 +8,8 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/basaltchain/basalt/rpc/rpctypes"
 )
 
 // Eth is the ETH method group. Parameters and answers follow current Besu;
@@ -52,7 +54,7 @@ func (e *Eth) Accounts() []common.Address { return []common.Address{} }
 
 // GetBalance is eth_getBalance: the balance after the block, null when
 // there is no such block.
-func (e *Eth) GetBalance(addr Address, p BlockParam) (*hexutil.Big, error) {
+func (e *Eth) GetBalance(addr rpctypes.Address, p BlockParam) (*hexutil.Big, error) {
 	header, hash, err := e.b.headerFor(p)
 	if header == nil || err != nil {
 		return nil, err
@@ -66,7 +68,7 @@ func (e *Eth) GetBalance(addr Address, p BlockParam) (*hexutil.Big, error) {
 
 // GetTransactionCount answers the account nonce; with "pending", the
 // higher of the pool's next nonce and the head's.
-func (e *Eth) GetTransactionCount(addr Address, p BlockParam) (*hexutil.Uint64, error) {
+func (e *Eth) GetTransactionCount(addr rpctypes.Address, p BlockParam) (*hexutil.Uint64, error) {
 	header, hash, err := e.b.headerFor(p)
 	if header == nil || err != nil {
 		return nil, err
@@ -76,7 +78,7 @@ func (e *Eth) GetTransactionCount(addr Address, p BlockParam) (*hexutil.Uint64, 
 		return nil, err
 	}
 	n := acct.Nonce
-	if p.Tag == tagPending && e.b.Pool != nil {
+	if p.Tag == rpctypes.TagPending && e.b.Pool != nil {
 		n = max(n, e.b.Pool.PendingNonce(common.Address(addr)))
 	}
 	return (*hexutil.Uint64)(&n), nil
@@ -84,7 +86,7 @@ func (e *Eth) GetTransactionCount(addr Address, p BlockParam) (*hexutil.Uint64, 
 
 // GetCode is eth_getCode: the code after the block ("0x" for none), null
 // when there is no such block.
-func (e *Eth) GetCode(addr Address, p BlockParam) (*hexutil.Bytes, error) {
+func (e *Eth) GetCode(addr rpctypes.Address, p BlockParam) (*hexutil.Bytes, error) {
 	header, hash, err := e.b.headerFor(p)
 	if header == nil || err != nil {
 		return nil, err
@@ -107,7 +109,7 @@ type StorageKey common.Hash
 // UnmarshalJSON implements json.Unmarshaler.
 func (k *StorageKey) UnmarshalJSON(data []byte) error {
 	var s string
-	if err := unquote(data, &s); err != nil {
+	if err := rpctypes.Unquote(data, &s); err != nil {
 		return errBadParam
 	}
 	h, err := parseLenientHash(s)
@@ -120,7 +122,7 @@ func (k *StorageKey) UnmarshalJSON(data []byte) error {
 
 // GetStorageAt is eth_getStorageAt: a storage slot after the block, null
 // when there is no such block.
-func (e *Eth) GetStorageAt(addr Address, key StorageKey, p BlockParam) (*common.Hash, error) {
+func (e *Eth) GetStorageAt(addr rpctypes.Address, key StorageKey, p BlockParam) (*common.Hash, error) {
 	header, hash, err := e.b.headerFor(p)
 	if header == nil || err != nil {
 		return nil, err
@@ -155,7 +157,7 @@ func (e *Eth) SendTransaction() (common.Hash, error) {
 
 // GetTransactionByHash is eth_getTransactionByHash: a transaction of the
 // canonical chain or of the pool, null when neither has it.
-func (e *Eth) GetTransactionByHash(hash Hash) (*TxJSON, error) {
+func (e *Eth) GetTransactionByHash(hash rpctypes.Hash) (*TxJSON, error) {
 	c := e.b.Chain
 	if tx, loc, ok := c.GetTransaction(common.Hash(hash)); ok {
 		header := c.GetHeader(loc.BlockHash, loc.BlockNumber)
@@ -171,7 +173,7 @@ func (e *Eth) GetTransactionByHash(hash Hash) (*TxJSON, error) {
 
 // GetTransactionReceipt is eth_getTransactionReceipt: null for a
 // transaction that is not in the canonical chain.
-func (e *Eth) GetTransactionReceipt(hash Hash) (*ReceiptJSON, error) {
+func (e *Eth) GetTransactionReceipt(hash rpctypes.Hash) (*ReceiptJSON, error) {
 	c := e.b.Chain
 	tx, loc, ok := c.GetTransaction(common.Hash(hash))
 	if !ok {
@@ -243,7 +245,7 @@ func (e *Eth) blockJSON(header *types.Header, hash common.Hash, full bool) *Bloc
 
 // GetBlockByNumber is eth_getBlockByNumber; full selects transaction
 // objects over hashes.
-func (e *Eth) GetBlockByNumber(p BlockNumber, full bool) *BlockJSON {
+func (e *Eth) GetBlockByNumber(p rpctypes.BlockNumber, full bool) *BlockJSON {
 	h, hash := e.b.headerForNumber(p)
 	if h == nil {
 		return nil
@@ -253,7 +255,7 @@ func (e *Eth) GetBlockByNumber(p BlockNumber, full bool) *BlockJSON {
 
 // GetBlockByHash is eth_getBlockByHash; full selects transaction objects
 // over hashes.
-func (e *Eth) GetBlockByHash(hash Hash, full bool) *BlockJSON {
+func (e *Eth) GetBlockByHash(hash rpctypes.Hash, full bool) *BlockJSON {
 	h := e.b.Chain.GetHeaderByHash(common.Hash(hash))
 	if h == nil {
 		return nil
@@ -262,7 +264,7 @@ func (e *Eth) GetBlockByHash(hash Hash, full bool) *BlockJSON {
 }
 
 // GetBlockTransactionCountByHash is eth_getBlockTransactionCountByHash.
-func (e *Eth) GetBlockTransactionCountByHash(hash Hash) *hexutil.Uint64 {
+func (e *Eth) GetBlockTransactionCountByHash(hash rpctypes.Hash) *hexutil.Uint64 {
 	h := e.b.Chain.GetHeaderByHash(common.Hash(hash))
 	if h == nil {
 		return nil
@@ -272,7 +274,7 @@ func (e *Eth) GetBlockTransactionCountByHash(hash Hash) *hexutil.Uint64 {
 
 // GetBlockTransactionCountByNumber is
 // eth_getBlockTransactionCountByNumber.
-func (e *Eth) GetBlockTransactionCountByNumber(p BlockNumber) *hexutil.Uint64 {
+func (e *Eth) GetBlockTransactionCountByNumber(p rpctypes.BlockNumber) *hexutil.Uint64 {
 	h, hash := e.b.headerForNumber(p)
 	if h == nil {
 		return nil
@@ -290,7 +292,7 @@ func (e *Eth) txCount(h *types.Header, hash common.Hash) *hexutil.Uint64 {
 }
 
 // GetUncleCountByBlockHash is eth_getUncleCountByBlockHash.
-func (e *Eth) GetUncleCountByBlockHash(hash Hash) *hexutil.Uint64 {
+func (e *Eth) GetUncleCountByBlockHash(hash rpctypes.Hash) *hexutil.Uint64 {
 	h := e.b.Chain.GetHeaderByHash(common.Hash(hash))
 	if h == nil {
 		return nil
@@ -299,7 +301,7 @@ func (e *Eth) GetUncleCountByBlockHash(hash Hash) *hexutil.Uint64 {
 }
 
 // GetUncleCountByBlockNumber is eth_getUncleCountByBlockNumber.
-func (e *Eth) GetUncleCountByBlockNumber(p BlockNumber) *hexutil.Uint64 {
+func (e *Eth) GetUncleCountByBlockNumber(p rpctypes.BlockNumber) *hexutil.Uint64 {
 	h, hash := e.b.headerForNumber(p)
 	if h == nil {
 		return nil
@@ -318,7 +320,7 @@ func (e *Eth) uncleCount(h *types.Header, hash common.Hash) *hexutil.Uint64 {
 
 // GetTransactionByBlockHashAndIndex is
 // eth_getTransactionByBlockHashAndIndex.
-func (e *Eth) GetTransactionByBlockHashAndIndex(hash Hash, index UintIndex) *TxJSON {
+func (e *Eth) GetTransactionByBlockHashAndIndex(hash rpctypes.Hash, index UintIndex) *TxJSON {
 	h := e.b.Chain.GetHeaderByHash(common.Hash(hash))
 	if h == nil {
 		return nil
@@ -328,7 +330,7 @@ func (e *Eth) GetTransactionByBlockHashAndIndex(hash Hash, index UintIndex) *TxJ
 
 // GetTransactionByBlockNumberAndIndex is
 // eth_getTransactionByBlockNumberAndIndex.
-func (e *Eth) GetTransactionByBlockNumberAndIndex(p BlockNumber, index UintIndex) *TxJSON {
+func (e *Eth) GetTransactionByBlockNumberAndIndex(p rpctypes.BlockNumber, index UintIndex) *TxJSON {
 	h, hash := e.b.headerForNumber(p)
 	if h == nil {
 		return nil
@@ -345,7 +347,7 @@ func (e *Eth) txAt(h *types.Header, hash common.Hash, index uint64) *TxJSON {
 }
 
 // GetUncleByBlockHashAndIndex is eth_getUncleByBlockHashAndIndex.
-func (e *Eth) GetUncleByBlockHashAndIndex(hash Hash, index UintIndex) *BlockJSON {
+func (e *Eth) GetUncleByBlockHashAndIndex(hash rpctypes.Hash, index UintIndex) *BlockJSON {
 	h := e.b.Chain.GetHeaderByHash(common.Hash(hash))
 	if h == nil {
 		return nil
@@ -354,7 +356,7 @@ func (e *Eth) GetUncleByBlockHashAndIndex(hash Hash, index UintIndex) *BlockJSON
 }
 
 // GetUncleByBlockNumberAndIndex is eth_getUncleByBlockNumberAndIndex.
-func (e *Eth) GetUncleByBlockNumberAndIndex(p BlockNumber, index UintIndex) *BlockJSON {
+func (e *Eth) GetUncleByBlockNumberAndIndex(p rpctypes.BlockNumber, index UintIndex) *BlockJSON {
 	h, hash := e.b.headerForNumber(p)
 	if h == nil {
 		return nil

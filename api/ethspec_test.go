@@ -13,6 +13,7 @@ import (
 
 	"github.com/basaltchain/basalt/chain"
 	"github.com/basaltchain/basalt/rpc"
+	"github.com/basaltchain/basalt/rpc/rpctypes"
 	"github.com/basaltchain/basalt/testsupport/chaintest"
 )
 
@@ -42,7 +43,7 @@ func newSpecServer(t testing.TB) (*rpc.Server, *chain.Chain) {
 	if err := Register(reg, Groups(&Backend{Chain: c, NetworkID: 1337})...); err != nil {
 		t.Fatal(err)
 	}
-	srv, err := rpc.NewServer(reg, rpc.Config{APIs: []string{rpc.GroupEth, rpc.GroupDebug}})
+	srv, err := rpc.NewServer(reg, rpc.Config{APIs: []string{rpctypes.GroupEth, rpctypes.GroupDebug}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +87,7 @@ func TestGetStorageValues(t *testing.T) {
 		{[]any{[]string{}}, -32602, "Invalid params"},
 	} {
 		_, err := callPeer(t, srv, "eth_getStorageValues", tc.params...)
-		if e, ok := err.(*rpc.Error); !ok || e.Code != tc.code || e.Message != tc.msg {
+		if e, ok := err.(*rpctypes.Error); !ok || e.Code != tc.code || e.Message != tc.msg {
 			t.Errorf("%v: %v", tc.params, err)
 		}
 	}
@@ -142,7 +143,7 @@ func TestCapabilitiesBaseFeeFillTransaction(t *testing.T) {
 		{"from": specRich, "chainId": "0x1"},
 		{"from": specRich, "maxFeePerGas": "0x1", "maxPriorityFeePerGas": "0x2"},
 	} {
-		if _, err := callPeer(t, srv, "eth_fillTransaction", bad); err == nil || err.(*rpc.Error).Code != -32602 {
+		if _, err := callPeer(t, srv, "eth_fillTransaction", bad); err == nil || err.(*rpctypes.Error).Code != -32602 {
 			t.Errorf("%v: %v", bad, err)
 		}
 	}

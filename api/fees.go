@@ -10,7 +10,9 @@ import (
 	"github.com/ethereum/go-ethereum/consensus/misc/eip4844"
 	"github.com/ethereum/go-ethereum/core/types"
 
-	"github.com/basaltchain/basalt/consensus"
+	"github.com/basaltchain/basalt/rpc/rpctypes"
+
+	"github.com/basaltchain/basalt/consensus/feemarket"
 )
 
 // GasPriceOracle is how eth_gasPrice and eth_maxPriorityFeePerGas sample
@@ -49,7 +51,7 @@ func (b *Backend) nextBaseFee() *big.Int {
 	if !cfg.IsLondon(new(big.Int).Add(head.Number, big.NewInt(1))) {
 		return nil
 	}
-	return consensus.CalcBaseFee(cfg, head)
+	return feemarket.CalcBaseFee(cfg, head)
 }
 
 // gasPriceLowerBound is what the next block accepts: the node's minimum gas
@@ -222,7 +224,7 @@ const maxFeeHistoryPercentiles = 100
 // FeeHistory is eth_feeHistory as Besu computes it: base fees (with the
 // next block's), blob base fees, gas and blob gas used ratios, and the
 // priority fees at the requested percentiles of gas used.
-func (e *Eth) FeeHistory(count UintIndex, newest BlockNumber, percentiles *Percentiles) (*FeeHistoryResult, error) {
+func (e *Eth) FeeHistory(count UintIndex, newest rpctypes.BlockNumber, percentiles *Percentiles) (*FeeHistoryResult, error) {
 	if count < 1 || count > 1024 {
 		return nil, invalidParams(ParamBlockCount, "")
 	}
@@ -232,7 +234,7 @@ func (e *Eth) FeeHistory(count UintIndex, newest BlockNumber, percentiles *Perce
 	headNum := int64(head.Number.Uint64())
 	highest := headNum
 	switch {
-	case newest.Tag == tagEarliest:
+	case newest.Tag == rpctypes.TagEarliest:
 		highest = 0
 	case newest.Tag == "":
 		highest = newest.Number
@@ -283,7 +285,7 @@ func (e *Eth) FeeHistory(count UintIndex, newest BlockNumber, percentiles *Perce
 	} else if len(headers) > 0 {
 		lastHeader := headers[len(headers)-1]
 		if cfg.IsLondon(new(big.Int).Add(lastHeader.Number, big.NewInt(1))) {
-			next = consensus.CalcBaseFee(cfg, lastHeader)
+			next = feemarket.CalcBaseFee(cfg, lastHeader)
 		}
 	}
 	out.BaseFeePerGas = append(out.BaseFeePerGas, (*hexutil.Big)(next))

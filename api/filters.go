@@ -11,6 +11,7 @@ import (
 
 	"github.com/basaltchain/basalt/filters"
 	"github.com/basaltchain/basalt/rpc"
+	"github.com/basaltchain/basalt/rpc/rpctypes"
 )
 
 // Filters is the JSON-RPC face of the node's filter system (package
@@ -27,16 +28,16 @@ type Filters struct {
 // filterMethods are eth_getLogs, the filter methods and eth_subscribe /
 // eth_unsubscribe, which join the ETH group. There are none without a filter
 // system (b.Filters), so those methods then answer "Method not enabled".
-func filterMethods(b *Backend) []rpc.Method {
+func filterMethods(b *Backend) []rpctypes.Method {
 	if b.Filters == nil {
 		return nil
 	}
 	f := &Filters{b: b, sys: b.Filters, subs: &connSubs{byConn: make(map[rpc.Notifier]map[string]struct{})}}
 	f.encodeHashes = func(ev *filters.Event) []byte { return f.encodeEvent(ev, false) }
 	f.encodeFull = func(ev *filters.Event) []byte { return f.encodeEvent(ev, true) }
-	filter := []*rpc.Error{rpc.ErrInvalidFilterParams}
-	sub := []*rpc.Error{rpc.ErrInvalidSubscriptionParams, rpc.ErrInvalidSubscriptionParams}
-	return []rpc.Method{
+	filter := []*rpctypes.Error{rpctypes.ErrInvalidFilterParams}
+	sub := []*rpctypes.Error{rpctypes.ErrInvalidSubscriptionParams, rpctypes.ErrInvalidSubscriptionParams}
+	return []rpctypes.Method{
 		{Name: "eth_getLogs", Fn: f.GetLogs, ParamErrors: filter},
 		{Name: "eth_newFilter", Fn: f.NewFilter, ParamErrors: filter},
 		{Name: "eth_newBlockFilter", Fn: f.NewBlockFilter},
@@ -55,7 +56,7 @@ func filterMethods(b *Backend) []rpc.Method {
 // list); topics (per position: null for any, a topic, or a list of
 // alternatives, in which a null also means any).
 type FilterArgs struct {
-	FromBlock, ToBlock *BlockNumber
+	FromBlock, ToBlock *rpctypes.BlockNumber
 	BlockHash          *common.Hash
 	Addresses          []common.Address
 	Topics             [][]common.Hash
@@ -67,7 +68,7 @@ type FilterArgs struct {
 func (f *FilterArgs) UnmarshalJSON(data []byte) error {
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(data, &obj); err != nil || obj == nil {
-		return rpc.ErrInvalidFilterParams
+		return rpctypes.ErrInvalidFilterParams
 	}
 	var out FilterArgs
 	var err error
@@ -84,11 +85,11 @@ func (f *FilterArgs) UnmarshalJSON(data []byte) error {
 		}
 		var s string
 		if json.Unmarshal(raw, &s) != nil {
-			return rpc.ErrInvalidFilterParams
+			return rpctypes.ErrInvalidFilterParams
 		}
 		h, err := parseLenientHash(s)
 		if err != nil {
-			return rpc.ErrInvalidFilterParams
+			return rpctypes.ErrInvalidFilterParams
 		}
 		out.BlockHash = &h
 	}
@@ -99,10 +100,10 @@ func (f *FilterArgs) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	if out.BlockHash != nil && (out.FromBlock != nil || out.ToBlock != nil) {
-		return rpc.ErrInvalidFilterParams
+		return rpctypes.ErrInvalidFilterParams
 	}
 	if from, to := out.FromBlock, out.ToBlock; from != nil && to != nil && from.Tag == "" && to.Tag == "" && from.Number > to.Number {
-		return rpc.ErrInvalidParams
+		return rpctypes.ErrInvalidParams
 	}
 	*f = out
 	return nil
@@ -113,13 +114,13 @@ func isNull(raw json.RawMessage) bool {
 }
 
 // filterBlock reads fromBlock or toBlock; nil means latest.
-func filterBlock(raw json.RawMessage) (*BlockNumber, error) {
+func filterBlock(raw json.RawMessage) (*rpctypes.BlockNumber, error) {
 	if isNull(raw) {
 		return nil, nil
 	}
-	var b BlockNumber
+	var b rpctypes.BlockNumber
 	if b.UnmarshalJSON(raw) != nil || (b.Tag == "" && b.Number < 0) {
-		return nil, rpc.ErrInvalidFilterParams
+		return nil, rpctypes.ErrInvalidFilterParams
 	}
 	return &b, nil
 }
@@ -132,17 +133,17 @@ func filterAddresses(raw json.RawMessage) ([]common.Address, error) {
 	if raw[0] != '[' {
 		list = []json.RawMessage{raw}
 	} else if json.Unmarshal(raw, &list) != nil {
-		return nil, rpc.ErrInvalidFilterParams
+		return nil, rpctypes.ErrInvalidFilterParams
 	}
 	out := make([]common.Address, 0, len(list))
 	for _, item := range list {
 		var s string
 		if json.Unmarshal(item, &s) != nil {
-			return nil, rpc.ErrInvalidFilterParams
+			return nil, rpctypes.ErrInvalidFilterParams
 		}
-		b, err := lenientHex(s, common.AddressLength)
+		b, err := rpctypes.LenientHex(s, common.AddressLength)
 		if err != nil || s == "" {
-			return nil, rpc.ErrInvalidFilterParams
+			return nil, rpctypes.ErrInvalidFilterParams
 		}
 		out = append(out, common.BytesToAddress(b))
 	}
@@ -158,11 +159,11 @@ func filterTopics(raw json.RawMessage) ([][]common.Hash, error) {
 	topic := func(item json.RawMessage) (common.Hash, error) {
 		var s string
 		if json.Unmarshal(item, &s) != nil {
-			return common.Hash{}, rpc.ErrInvalidFilterParams
+			return common.Hash{}, rpctypes.ErrInvalidFilterParams
 		}
 		h, err := parseLenientHash(s)
 		if err != nil || s == "" {
-			return common.Hash{}, rpc.ErrInvalidFilterParams
+			return common.Hash{}, rpctypes.ErrInvalidFilterParams
 		}
 		return h, nil
 	}
@@ -175,7 +176,7 @@ func filterTopics(raw json.RawMessage) ([][]common.Hash, error) {
 	}
 	var positions []json.RawMessage
 	if json.Unmarshal(raw, &positions) != nil {
-		return nil, rpc.ErrInvalidFilterParams
+		return nil, rpctypes.ErrInvalidFilterParams
 	}
 	out := make([][]common.Hash, len(positions))
 	for i, pos := range positions {
@@ -184,7 +185,7 @@ func filterTopics(raw json.RawMessage) ([][]common.Hash, error) {
 		case pos[0] == '[':
 			var alts []json.RawMessage
 			if json.Unmarshal(pos, &alts) != nil {
-				return nil, rpc.ErrInvalidFilterParams
+				return nil, rpctypes.ErrInvalidFilterParams
 			}
 			var list []common.Hash
 			wildcard := false
@@ -214,11 +215,11 @@ func filterTopics(raw json.RawMessage) ([][]common.Hash, error) {
 }
 
 // bound converts a fromBlock/toBlock parameter.
-func bound(b *BlockNumber) filters.Bound {
+func bound(b *rpctypes.BlockNumber) filters.Bound {
 	switch {
 	case b == nil:
 		return filters.Head
-	case b.Tag == tagEarliest:
+	case b.Tag == rpctypes.TagEarliest:
 		return filters.Bound{}
 	case b.Tag != "":
 		return filters.Head // latest, pending, safe and finalized
@@ -229,7 +230,7 @@ func bound(b *BlockNumber) filters.Bound {
 func (f *FilterArgs) criteria() (*filters.Criteria, error) {
 	c, err := filters.NewCriteria(f.Addresses, f.Topics)
 	if err != nil {
-		return nil, rpc.ErrInvalidFilterParams.WithReason(err.Error())
+		return nil, rpctypes.ErrInvalidFilterParams.WithReason(err.Error())
 	}
 	return c, nil
 }
@@ -287,7 +288,7 @@ func (id *FilterID) UnmarshalJSON(data []byte) error {
 	}
 	var n json.Number
 	if err := json.Unmarshal(data, &n); err != nil {
-		return rpc.ErrInvalidFilterParams
+		return rpctypes.ErrInvalidFilterParams
 	}
 	*id = FilterID(n)
 	return nil
@@ -360,7 +361,7 @@ func (f *Filters) Subscribe(ctx context.Context, kind string, opts *json.RawMess
 				IncludeTransactions *bool `json:"includeTransactions"`
 			}
 			if err := json.Unmarshal(*opts, &o); err != nil {
-				return "", rpc.ErrInvalidSubscriptionParams
+				return "", rpctypes.ErrInvalidSubscriptionParams
 			}
 			full = o.IncludeTransactions != nil && *o.IncludeTransactions
 		}
@@ -369,17 +370,17 @@ func (f *Filters) Subscribe(ctx context.Context, kind string, opts *json.RawMess
 		var args FilterArgs
 		if opts != nil && !isNull(*opts) {
 			if err := args.UnmarshalJSON(*opts); err != nil {
-				return "", rpc.ErrInvalidSubscriptionParams
+				return "", rpctypes.ErrInvalidSubscriptionParams
 			}
 		}
 		var err error
 		if crit, err = filters.NewCriteria(args.Addresses, args.Topics); err != nil {
-			return "", rpc.ErrInvalidSubscriptionParams.WithReason(err.Error())
+			return "", rpctypes.ErrInvalidSubscriptionParams.WithReason(err.Error())
 		}
 	case "syncing":
 		k = filters.KindSyncing
 	default:
-		return "", rpc.ErrInvalidSubscriptionParams
+		return "", rpctypes.ErrInvalidSubscriptionParams
 	}
 
 	f.subs.mu.Lock()

@@ -17,6 +17,7 @@ import (
 	"github.com/basaltchain/basalt/chain"
 	"github.com/basaltchain/basalt/filters"
 	"github.com/basaltchain/basalt/rpc"
+	"github.com/basaltchain/basalt/rpc/rpctypes"
 	"github.com/basaltchain/basalt/testsupport/chaintest"
 	"github.com/basaltchain/basalt/txpool"
 )
@@ -438,7 +439,7 @@ func FuzzFilterArgs(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var args FilterArgs
 		if err := args.UnmarshalJSON(data); err != nil {
-			if _, ok := err.(*rpc.Error); !ok {
+			if _, ok := err.(*rpctypes.Error); !ok {
 				t.Fatalf("error %v is not a JSON-RPC error", err)
 			}
 			return
@@ -460,7 +461,7 @@ func FuzzFilterID(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var id FilterID
 		if err := id.UnmarshalJSON(data); err != nil {
-			if _, ok := err.(*rpc.Error); !ok {
+			if _, ok := err.(*rpctypes.Error); !ok {
 				t.Fatalf("error %v is not a JSON-RPC error", err)
 			}
 		}

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/basaltchain/basalt/rpc/rpctypes"
 )
 
 // The parameter decoders read untrusted network input: whatever the bytes,
@@ -17,7 +19,7 @@ func FuzzBlockParam(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var p BlockParam
 		_ = p.UnmarshalJSON(data)
-		var n BlockNumber
+		var n rpctypes.BlockNumber
 		_ = n.UnmarshalJSON(data)
 		var ix UintIndex
 		_ = ix.UnmarshalJSON(data)

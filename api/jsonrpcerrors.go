@@ -6,104 +6,104 @@ import (
 
 	"github.com/basaltchain/basalt/filters"
 	"github.com/basaltchain/basalt/miner"
-	"github.com/basaltchain/basalt/rpc"
+	"github.com/basaltchain/basalt/rpc/rpctypes"
 	"github.com/basaltchain/basalt/txpool"
 )
 
 // This file is the JSON-RPC front end's one mapping of the services'
 // domain errors (errors.go) to Besu's JSON-RPC errors. The method groups
-// carry it (rpc.Group.Errors), so the dispatcher applies it to whatever a
+// carry it (rpctypes.Group.Errors), so the dispatcher applies it to whatever a
 // method returns; the methods and the services they call never build a
 // JSON-RPC error, except while decoding parameters.
 
 // Besu errors the rpc package does not name.
 var (
-	errPoolFull = rpc.NewError(-32000, "Transaction pool is full")
+	errPoolFull = rpctypes.NewError(-32000, "Transaction pool is full")
 	// errChainIDRequired is Besu's REPLAY_PROTECTED_SIGNATURE_REQUIRED
 	// (--strict-tx-replay-protection-enabled).
-	errChainIDRequired = rpc.NewError(-32000, "ChainId is required")
+	errChainIDRequired = rpctypes.NewError(-32000, "ChainId is required")
 	// errNotCanonical is Besu's JSON_RPC_NOT_CANONICAL_ERROR.
-	errNotCanonical       = rpc.NewError(-32000, "Invalid input")
-	errTooManyLogs        = rpc.NewError(-32005, "Query returned too many logs")
-	errInvalidBlobs       = rpc.NewError(rpc.CodeInternalError, "blobs failed kzg validation")
-	errTotalBlobGas       = rpc.NewError(-32000, "Total blob gas too high")
-	errBlobGasPriceTooLow = rpc.NewError(-32009, "blob gas price below current blob base fee")
+	errNotCanonical       = rpctypes.NewError(-32000, "Invalid input")
+	errTooManyLogs        = rpctypes.NewError(-32005, "Query returned too many logs")
+	errInvalidBlobs       = rpctypes.NewError(rpctypes.CodeInternalError, "blobs failed kzg validation")
+	errTotalBlobGas       = rpctypes.NewError(-32000, "Total blob gas too high")
+	errBlobGasPriceTooLow = rpctypes.NewError(-32009, "blob gas price below current blob base fee")
 )
 
 // reasonErrors are Besu's errors for its transaction-invalid reasons (its
 // JsonRpcErrorConverter), whichever service gives the reason: the pool
 // refusing a submission or the simulator refusing a call.
-var reasonErrors = map[txpool.Reason]*rpc.Error{
-	txpool.NonceTooLow:                             rpc.ErrNonceTooLow,
-	ReasonNonceTooHigh:                             rpc.ErrNonceTooHigh,
-	txpool.NonceTooFarInFutureForSender:            rpc.ErrNonceTooFarInFutureForSender,
-	txpool.InvalidSignature:                        rpc.ErrInvalidTransactionSignature,
-	txpool.IntrinsicGasExceedsGasLimit:             rpc.ErrIntrinsicGasExceedsLimit,
-	txpool.UpfrontCostExceedsBalance:               rpc.ErrUpfrontCostExceedsBalance,
-	txpool.ExceedsBlockGasLimit:                    rpc.ErrExceedsBlockGasLimit,
-	txpool.GasPriceTooLow:                          rpc.ErrGasPriceTooLow,
-	ReasonGasPriceBelowCurrentBaseFee:              rpc.ErrGasPriceBelowCurrentBaseFee,
+var reasonErrors = map[txpool.Reason]*rpctypes.Error{
+	txpool.NonceTooLow:                             rpctypes.ErrNonceTooLow,
+	ReasonNonceTooHigh:                             rpctypes.ErrNonceTooHigh,
+	txpool.NonceTooFarInFutureForSender:            rpctypes.ErrNonceTooFarInFutureForSender,
+	txpool.InvalidSignature:                        rpctypes.ErrInvalidTransactionSignature,
+	txpool.IntrinsicGasExceedsGasLimit:             rpctypes.ErrIntrinsicGasExceedsLimit,
+	txpool.UpfrontCostExceedsBalance:               rpctypes.ErrUpfrontCostExceedsBalance,
+	txpool.ExceedsBlockGasLimit:                    rpctypes.ErrExceedsBlockGasLimit,
+	txpool.GasPriceTooLow:                          rpctypes.ErrGasPriceTooLow,
+	ReasonGasPriceBelowCurrentBaseFee:              rpctypes.ErrGasPriceBelowCurrentBaseFee,
 	ReasonBlobGasPriceBelowCurrentBlobBaseFee:      errBlobGasPriceTooLow,
-	txpool.TxSenderNotAuthorized:                   rpc.ErrTxSenderNotAuthorized,
-	txpool.TransactionAlreadyKnown:                 rpc.ErrKnownTransaction,
-	txpool.TransactionReplacementUnderpriced:       rpc.ErrReplacementUnderpriced,
+	txpool.TxSenderNotAuthorized:                   rpctypes.ErrTxSenderNotAuthorized,
+	txpool.TransactionAlreadyKnown:                 rpctypes.ErrKnownTransaction,
+	txpool.TransactionReplacementUnderpriced:       rpctypes.ErrReplacementUnderpriced,
 	txpool.TxPoolFull:                              errPoolFull,
-	txpool.MaxPriorityFeePerGasExceedsMaxFeePerGas: rpc.ErrMaxPriorityFeeExceedsMaxFee,
-	txpool.WrongChainID:                            rpc.ErrWrongChainID,
-	txpool.ReplayProtectedSignaturesNotSupported:   rpc.ErrReplayProtectedSignaturesNotSupported,
+	txpool.MaxPriorityFeePerGasExceedsMaxFeePerGas: rpctypes.ErrMaxPriorityFeeExceedsMaxFee,
+	txpool.WrongChainID:                            rpctypes.ErrWrongChainID,
+	txpool.ReplayProtectedSignaturesNotSupported:   rpctypes.ErrReplayProtectedSignaturesNotSupported,
 	txpool.ReplayProtectedSignatureRequired:        errChainIDRequired,
-	txpool.TxFeecapExceeded:                        rpc.ErrTxFeeCapExceeded,
-	txpool.InvalidTransactionFormat:                rpc.ErrInvalidTransactionType,
+	txpool.TxFeecapExceeded:                        rpctypes.ErrTxFeeCapExceeded,
+	txpool.InvalidTransactionFormat:                rpctypes.ErrInvalidTransactionType,
 	ReasonInvalidBlobs:                             errInvalidBlobs,
 	ReasonTotalBlobGasTooHigh:                      errTotalBlobGas,
 }
 
 // paramErrors are Besu's -32602 errors for the parameters services check.
-var paramErrors = map[Param]*rpc.Error{
-	ParamAny:          rpc.ErrInvalidParams,
-	ParamBlockNumber:  rpc.ErrInvalidBlockNumberParams,
-	ParamBlockCount:   rpc.ErrInvalidBlockCountParams,
-	ParamCall:         rpc.ErrInvalidCallParams,
-	ParamStorageKeys:  rpc.ErrInvalidStorageKeysParams,
-	ParamTraceOptions: rpc.ErrInvalidTransactionTraceParams,
+var paramErrors = map[Param]*rpctypes.Error{
+	ParamAny:          rpctypes.ErrInvalidParams,
+	ParamBlockNumber:  rpctypes.ErrInvalidBlockNumberParams,
+	ParamBlockCount:   rpctypes.ErrInvalidBlockCountParams,
+	ParamCall:         rpctypes.ErrInvalidCallParams,
+	ParamStorageKeys:  rpctypes.ErrInvalidStorageKeysParams,
+	ParamTraceOptions: rpctypes.ErrInvalidTransactionTraceParams,
 }
 
 // sentinelErrors are Besu's errors for the services' conditions.
 var sentinelErrors = []struct {
 	err  error
-	wire *rpc.Error
+	wire *rpctypes.Error
 }{
-	{ErrWorldStateUnavailable, rpc.ErrWorldStateUnavailable},
+	{ErrWorldStateUnavailable, rpctypes.ErrWorldStateUnavailable},
 	{ErrNotCanonical, errNotCanonical},
-	{ErrGenesisNotTraceable, rpc.ErrGenesisBlockNotTraceable},
-	{ErrPoolDisabled, rpc.ErrTxPoolDisabled},
-	{ErrNoSigningKeys, rpc.ErrEthSendTxNotAvailable},
-	{ErrCoinbaseNotSpecified, rpc.ErrCoinbaseNotSpecified},
-	{miner.ErrCoinbaseNotSet, rpc.ErrCoinbaseNotSet},
-	{ErrNoMiningWork, rpc.ErrNoMiningWorkFound},
-	{ErrP2PDisabled, rpc.ErrP2PDisabled},
-	{ErrP2PNotRunning, rpc.ErrP2PNetworkNotRunning},
-	{ErrLocalPeer, rpc.ErrCantConnectToLocalPeer},
-	{ErrPeerNotPermitted, rpc.ErrNonPermittedNodeCannotBeAddedAsAPeer},
+	{ErrGenesisNotTraceable, rpctypes.ErrGenesisBlockNotTraceable},
+	{ErrPoolDisabled, rpctypes.ErrTxPoolDisabled},
+	{ErrNoSigningKeys, rpctypes.ErrEthSendTxNotAvailable},
+	{ErrCoinbaseNotSpecified, rpctypes.ErrCoinbaseNotSpecified},
+	{miner.ErrCoinbaseNotSet, rpctypes.ErrCoinbaseNotSet},
+	{ErrNoMiningWork, rpctypes.ErrNoMiningWorkFound},
+	{ErrP2PDisabled, rpctypes.ErrP2PDisabled},
+	{ErrP2PNotRunning, rpctypes.ErrP2PNetworkNotRunning},
+	{ErrLocalPeer, rpctypes.ErrCantConnectToLocalPeer},
+	{ErrPeerNotPermitted, rpctypes.ErrNonPermittedNodeCannotBeAddedAsAPeer},
 	// A request that needs notifications is not served over HTTP, as in
 	// Besu: a known method that is not enabled there.
-	{ErrNotificationsUnavailable, rpc.ErrMethodNotEnabled},
-	{ErrSubscriptionNotFound, rpc.ErrSubscriptionNotFound},
-	{ErrTooManySubscriptions, rpc.ErrExceedsMaxActiveSubscriptions},
+	{ErrNotificationsUnavailable, rpctypes.ErrMethodNotEnabled},
+	{ErrSubscriptionNotFound, rpctypes.ErrSubscriptionNotFound},
+	{ErrTooManySubscriptions, rpctypes.ErrExceedsMaxActiveSubscriptions},
 	// The more specific filter error first: it wraps ErrFilterNotFound.
-	{filters.ErrLogFilterNotFound, rpc.ErrLogsFilterNotFound},
-	{filters.ErrFilterNotFound, rpc.ErrFilterNotFound},
-	{filters.ErrBlockNotFound, rpc.ErrBlockNotFound},
-	{filters.ErrRangeTooLarge, rpc.ErrExceedsMaxBlockRange},
-	{filters.ErrTooManyFilters, rpc.ErrExceedsMaxActiveFilters},
-	{context.DeadlineExceeded, rpc.ErrTimeout},
-	{context.Canceled, rpc.ErrTimeout},
+	{filters.ErrLogFilterNotFound, rpctypes.ErrLogsFilterNotFound},
+	{filters.ErrFilterNotFound, rpctypes.ErrFilterNotFound},
+	{filters.ErrBlockNotFound, rpctypes.ErrBlockNotFound},
+	{filters.ErrRangeTooLarge, rpctypes.ErrExceedsMaxBlockRange},
+	{filters.ErrTooManyFilters, rpctypes.ErrExceedsMaxActiveFilters},
+	{context.DeadlineExceeded, rpctypes.ErrTimeout},
+	{context.Canceled, rpctypes.ErrTimeout},
 }
 
 // jsonrpcError maps a service's error to the JSON-RPC error Besu answers;
 // nil for an error that is none of the services' (the dispatcher answers
-// it as is when it is an *rpc.Error, else -32603 "Internal error").
-func jsonrpcError(err error) *rpc.Error {
+// it as is when it is an *rpctypes.Error, else -32603 "Internal error").
+func jsonrpcError(err error) *rpctypes.Error {
 	var (
 		pool    *txpool.Error
 		invalid *InvalidTransactionError
@@ -117,7 +117,7 @@ func jsonrpcError(err error) *rpc.Error {
 	)
 	switch {
 	case errors.As(err, &sim):
-		return rpc.NewError(sim.Code, sim.Message)
+		return rpctypes.NewError(sim.Code, sim.Message)
 	case errors.As(err, &pool):
 		// Besu answers a refused submission with the catalogued error
 		// alone. A refusal Besu has no code for (oversized data, init code
@@ -131,17 +131,17 @@ func jsonrpcError(err error) *rpc.Error {
 			return e
 		}
 		if pool.Detail != "" {
-			return rpc.ErrInvalidParams.WithReason(pool.Detail)
+			return rpctypes.ErrInvalidParams.WithReason(pool.Detail)
 		}
-		return rpc.ErrInvalidParams
+		return rpctypes.ErrInvalidParams
 	case errors.As(err, &invalid):
 		// A refused call carries the validator's message as the reason.
 		e := reasonErrors[invalid.Reason]
 		switch {
 		case invalid.Reason == ReasonExecutionRefused:
-			return rpc.NewError(-32000, invalid.Detail)
+			return rpctypes.NewError(-32000, invalid.Detail)
 		case e == nil:
-			e = rpc.ErrInternal // Besu's default for a reason it has no code for
+			e = rpctypes.ErrInternal // Besu's default for a reason it has no code for
 		}
 		if invalid.Detail == "" {
 			return e
@@ -150,20 +150,20 @@ func jsonrpcError(err error) *rpc.Error {
 	case errors.As(err, &params):
 		e := paramErrors[params.Param]
 		if e == nil {
-			e = rpc.ErrInvalidParams
+			e = rpctypes.ErrInvalidParams
 		}
 		if params.Reason == "" {
 			return e
 		}
 		return e.WithReason(params.Reason)
 	case errors.As(err, &missing):
-		return rpc.ErrBlockNotFound
+		return rpctypes.ErrBlockNotFound
 	case errors.As(err, &revert):
-		return rpc.Revert(revert.Data)
+		return rpctypes.Revert(revert.Data)
 	case errors.As(err, &halt):
-		return rpc.ErrExecutionHalted.WithReason(halt.Reason)
+		return rpctypes.ErrExecutionHalted.WithReason(halt.Reason)
 	case errors.As(err, &tooLarge):
-		return rpc.NewError(-32000, tooLarge.Error())
+		return rpctypes.NewError(-32000, tooLarge.Error())
 	case errors.Is(err, filters.ErrTooManyResults):
 		return errTooManyLogs.WithReason(err.Error() + "; narrow the block range or the filter")
 	}

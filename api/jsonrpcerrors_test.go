@@ -8,7 +8,7 @@ import (
 
 	"github.com/basaltchain/basalt/filters"
 	"github.com/basaltchain/basalt/miner"
-	"github.com/basaltchain/basalt/rpc"
+	"github.com/basaltchain/basalt/rpc/rpctypes"
 	"github.com/basaltchain/basalt/txpool"
 )
 
@@ -43,8 +43,8 @@ func TestJSONRPCErrorMapping(t *testing.T) {
 		{&HaltError{Reason: "Out of gas"}, -32000, "Transaction processing could not be completed due to an exception (Out of gas)", nil},
 		{ErrWorldStateUnavailable, -32000, "World state unavailable", nil},
 		{ErrNotCanonical, -32000, "Invalid input", nil},
-		{ErrPoolDisabled, -32002, rpc.ErrTxPoolDisabled.Message, nil},
-		{ErrNoSigningKeys, -32604, rpc.ErrEthSendTxNotAvailable.Message, nil},
+		{ErrPoolDisabled, -32002, rpctypes.ErrTxPoolDisabled.Message, nil},
+		{ErrNoSigningKeys, -32604, rpctypes.ErrEthSendTxNotAvailable.Message, nil},
 		{ErrCoinbaseNotSpecified, -32000, "Coinbase must be explicitly specified", nil},
 		{miner.ErrCoinbaseNotSet, -32010, "Coinbase not set. Unable to start mining without a coinbase", nil},
 		{ErrNoMiningWork, -32000, "No mining work available yet", nil},
@@ -78,7 +78,7 @@ func TestJSONRPCErrorMapping(t *testing.T) {
 	if got := jsonrpcError(errors.New("disk on fire")); got != nil {
 		t.Errorf("unknown error mapped to %+v", got)
 	}
-	if got := jsonrpcError(rpc.ErrInvalidDataParams); got != nil {
+	if got := jsonrpcError(rpctypes.ErrInvalidDataParams); got != nil {
 		t.Errorf("JSON-RPC error mapped to %+v", got)
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"github.com/ethereum/go-ethereum/core/tracing"
 	"github.com/ethereum/go-ethereum/core/vm"
 	"github.com/holiman/uint256"
+
+	"github.com/basaltchain/basalt/rpc/rpctypes"
 )
 
 // StateOverrides is the optional third parameter of eth_call and
@@ -40,7 +42,7 @@ func (o *StateOverrides) UnmarshalJSON(data []byte) error {
 	}
 	out := make(StateOverrides, 0, len(raw))
 	for key, val := range raw {
-		b, err := lenientHex(key, common.AddressLength)
+		b, err := rpctypes.LenientHex(key, common.AddressLength)
 		if err != nil {
 			return errBadParam
 		}
@@ -50,7 +52,7 @@ func (o *StateOverrides) UnmarshalJSON(data []byte) error {
 			Code             *string           `json:"code"`
 			State            map[string]string `json:"state"`
 			StateDiff        map[string]string `json:"stateDiff"`
-			MovePrecompileTo *Address          `json:"movePrecompileToAddress"`
+			MovePrecompileTo *rpctypes.Address `json:"movePrecompileToAddress"`
 		}
 		if string(val) != "null" {
 			if err := json.Unmarshal(val, &fields); err != nil {
@@ -97,8 +99,8 @@ func storageMap(in map[string]string) (map[common.Hash]common.Hash, error) {
 	}
 	out := make(map[common.Hash]common.Hash, len(in))
 	for k, v := range in {
-		kb, err1 := lenientHex(k, common.HashLength)
-		vb, err2 := lenientHex(v, common.HashLength)
+		kb, err1 := rpctypes.LenientHex(k, common.HashLength)
+		vb, err2 := rpctypes.LenientHex(v, common.HashLength)
 		if err1 != nil || err2 != nil {
 			return nil, errBadParam
 		}
@@ -155,7 +157,7 @@ type UnsignedLong uint64
 // UnmarshalJSON implements json.Unmarshaler.
 func (u *UnsignedLong) UnmarshalJSON(data []byte) error {
 	var s string
-	if err := unquote(data, &s); err != nil {
+	if err := rpctypes.Unquote(data, &s); err != nil {
 		n, err := strconv.ParseUint(strings.TrimSpace(string(data)), 10, 64)
 		if err != nil {
 			return errBadParam

@@ -1,74 +1,21 @@
 package api
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"math/big"
 	"strings"
 
-	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
+
+	"github.com/basaltchain/basalt/rpc/rpctypes"
 )
 
 // Parameter types that read JSON the way Besu's Jackson types do. Their
 // decoders return plain errors, so the method's declared parameter error
-// (rpc.Method.ParamErrors) is what the caller sees.
+// (rpctypes.Method.ParamErrors) is what the caller sees.
 
 var errBadParam = errors.New("bad parameter")
-
-// unquote reads a JSON string into s, without reflection for the common
-// case of a string with no escapes (every hex parameter).
-func unquote(data []byte, s *string) error {
-	if n := len(data); n >= 2 && data[0] == '"' && data[n-1] == '"' && bytes.IndexByte(data[1:n-1], '\\') < 0 && bytes.IndexByte(data[1:n-1], '"') < 0 {
-		*s = string(data[1 : n-1])
-		return nil
-	}
-	return json.Unmarshal(data, s)
-}
-
-// Address is an account address read like Besu's Address.fromHexString:
-// 0x optional, odd length allowed, fewer than 40 digits left-padded.
-type Address common.Address
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (a *Address) UnmarshalJSON(data []byte) error {
-	if string(data) == "null" {
-		return errBadParam
-	}
-	var s string
-	if err := unquote(data, &s); err != nil {
-		return errBadParam
-	}
-	b, err := lenientHex(s, common.AddressLength)
-	if err != nil {
-		return errBadParam
-	}
-	*a = Address(common.BytesToAddress(b))
-	return nil
-}
-
-// Hash is a 32-byte hash read like Besu's Hash.fromHexString: 0x optional,
-// exactly 64 digits.
-type Hash common.Hash
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (h *Hash) UnmarshalJSON(data []byte) error {
-	var s string
-	if err := unquote(data, &s); err != nil {
-		return errBadParam
-	}
-	s = strings.TrimPrefix(strings.TrimPrefix(s, "0x"), "0X")
-	if len(s) != 64 {
-		return errBadParam
-	}
-	b, err := lenientHex(s, common.HashLength)
-	if err != nil {
-		return errBadParam
-	}
-	*h = Hash(common.BytesToHash(b))
-	return nil
-}
 
 // Bytes is hex data read like Besu's Bytes.fromHexString: 0x optional, an
 // even number of digits.
@@ -77,7 +24,7 @@ type Bytes []byte
 // UnmarshalJSON implements json.Unmarshaler.
 func (b *Bytes) UnmarshalJSON(data []byte) error {
 	var s string
-	if err := unquote(data, &s); err != nil {
+	if err := rpctypes.Unquote(data, &s); err != nil {
 		return errBadParam
 	}
 	out, err := evenHex(s)
@@ -100,10 +47,10 @@ type RawTransaction struct {
 // UnmarshalJSON implements json.Unmarshaler.
 func (r *RawTransaction) UnmarshalJSON(data []byte) error {
 	var s string
-	if string(data) == "null" || unquote(data, &s) != nil {
+	if string(data) == "null" || rpctypes.Unquote(data, &s) != nil {
 		return errBadParam
 	}
-	out, err := lenientHex(s, (len(s)+1)/2)
+	out, err := rpctypes.LenientHex(s, (len(s)+1)/2)
 	if err != nil {
 		return errBadParam
 	}
@@ -116,7 +63,7 @@ func evenHex(s string) ([]byte, error) {
 	if len(body)%2 == 1 {
 		return nil, errBadParam
 	}
-	return lenientHex(body, len(body)/2)
+	return rpctypes.LenientHex(body, len(body)/2)
 }
 
 // Quantity is an unsigned 256-bit integer read like Besu's UInt256 and Wei
@@ -147,7 +94,7 @@ func (u *Uint64Param) UnmarshalJSON(data []byte) error {
 	if s == "null" {
 		return errBadParam
 	}
-	b, err := lenientHex(s, 8)
+	b, err := rpctypes.LenientHex(s, 8)
 	if err != nil || strings.TrimPrefix(strings.TrimPrefix(s, "0x"), "0X") == "" {
 		return errBadParam
 	}
@@ -163,7 +110,7 @@ func (u *Uint64Param) UnmarshalJSON(data []byte) error {
 // most bits bits.
 func parseQuantityJSON(data []byte, bits int) (*big.Int, error) {
 	var s string
-	if err := unquote(data, &s); err != nil {
+	if err := rpctypes.Unquote(data, &s); err != nil {
 		var num json.Number
 		if err := json.Unmarshal(data, &num); err != nil {
 			return nil, errBadParam
@@ -178,7 +125,7 @@ func parseQuantityJSON(data []byte, bits int) (*big.Int, error) {
 	if body == "" {
 		return nil, errBadParam
 	}
-	b, err := lenientHex(body, (bits+7)/8)
+	b, err := rpctypes.LenientHex(body, (bits+7)/8)
 	if err != nil {
 		return nil, errBadParam
 	}
@@ -193,8 +140,8 @@ type UintIndex uint32
 func (u *UintIndex) UnmarshalJSON(data []byte) error {
 	var s string
 	var n int64
-	if err := unquote(data, &s); err == nil {
-		v, err := javaLongDecode(s)
+	if err := rpctypes.Unquote(data, &s); err == nil {
+		v, err := rpctypes.DecodeLong(s)
 		if err != nil {
 			return errBadParam
 		}

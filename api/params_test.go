@@ -16,31 +16,8 @@ import (
 	"github.com/ethereum/go-ethereum/params"
 	"github.com/holiman/uint256"
 
-	"github.com/basaltchain/basalt/rpc"
+	"github.com/basaltchain/basalt/rpc/rpctypes"
 )
-
-// Java's Long.decode, which Besu's block parameters use.
-func TestJavaLongDecode(t *testing.T) {
-	ok := []struct {
-		in   string
-		want int64
-	}{
-		{"0", 0}, {"25", 25}, {"0x19", 25}, {"0X19", 25}, {"#19", 25}, {"031", 25},
-		{"-0x10", -16}, {"+7", 7}, {"-5", -5}, {"0x7fffffffffffffff", 1<<63 - 1},
-		{"-9223372036854775808", -1 << 63},
-	}
-	for _, c := range ok {
-		got, err := javaLongDecode(c.in)
-		if err != nil || got != c.want {
-			t.Errorf("javaLongDecode(%q) = %d, %v; want %d", c.in, got, err, c.want)
-		}
-	}
-	for _, in := range []string{"", "0x", "-", "0x-1", "--1", "08", "0x8000000000000000", "1e3", "0xg", " 1", "latest"} {
-		if got, err := javaLongDecode(in); err == nil {
-			t.Errorf("javaLongDecode(%q) = %d, want an error", in, got)
-		}
-	}
-}
 
 func TestBlockParam(t *testing.T) {
 	hash := common.HexToHash("0xb73cee02246c6f32ac0f459934e89102c2ce904d966a4fc2ab6309c3e104b9cb")
@@ -48,11 +25,11 @@ func TestBlockParam(t *testing.T) {
 		in   string
 		want BlockParam
 	}{
-		{`"latest"`, BlockParam{Tag: tagLatest}},
-		{`"PENDING"`, BlockParam{Tag: tagPending}},
-		{`"earliest"`, BlockParam{Tag: tagEarliest}},
-		{`"safe"`, BlockParam{Tag: tagSafe}},
-		{`"finalized"`, BlockParam{Tag: tagFinalized}},
+		{`"latest"`, BlockParam{Tag: rpctypes.TagLatest}},
+		{`"PENDING"`, BlockParam{Tag: rpctypes.TagPending}},
+		{`"earliest"`, BlockParam{Tag: rpctypes.TagEarliest}},
+		{`"safe"`, BlockParam{Tag: rpctypes.TagSafe}},
+		{`"finalized"`, BlockParam{Tag: rpctypes.TagFinalized}},
 		{`"0x19"`, BlockParam{Number: 25}},
 		{`"25"`, BlockParam{Number: 25}},
 		{`"-0x10"`, BlockParam{Number: -16}},
@@ -82,32 +59,14 @@ func TestBlockParam(t *testing.T) {
 	for _, in := range bad {
 		var got BlockParam
 		err := got.UnmarshalJSON([]byte(in))
-		if !errors.Is(err, rpc.ErrInvalidBlockParams) {
+		if !errors.Is(err, rpctypes.ErrInvalidBlockParams) {
 			t.Errorf("%s: got %+v, %v; want Invalid block param", in, got, err)
 		}
 	}
 }
 
-func TestBlockNumber(t *testing.T) {
-	for in, want := range map[string]BlockNumber{
-		`"latest"`: {Tag: tagLatest}, `"0x1"`: {Number: 1}, `"-0x10"`: {Number: -16},
-		`"0x20202020202020"`: {Number: 0x20202020202020}, `7`: {Number: 7},
-	} {
-		var got BlockNumber
-		if err := json.Unmarshal([]byte(in), &got); err != nil || got != want {
-			t.Errorf("%s: got %+v, %v; want %+v", in, got, err, want)
-		}
-	}
-	for _, in := range []string{`"0x02020202020202020202020202"`, `"invalidtag"`, `{}`, `"0x"`} {
-		var got BlockNumber
-		if err := json.Unmarshal([]byte(in), &got); err == nil {
-			t.Errorf("%s: got %+v, want an error", in, got)
-		}
-	}
-}
-
 func TestLenientParams(t *testing.T) {
-	var a Address
+	var a rpctypes.Address
 	for in, want := range map[string]common.Address{
 		`"a94f5374fce5edbc8e2a8697c15331677e6ebf0b"`:   common.HexToAddress("0xa94f5374fce5edbc8e2a8697c15331677e6ebf0b"),
 		`"0xA94F5374fce5edbc8e2a8697c15331677e6ebf0b"`: common.HexToAddress("0xa94f5374fce5edbc8e2a8697c15331677e6ebf0b"),
@@ -123,7 +82,7 @@ func TestLenientParams(t *testing.T) {
 			t.Errorf("address %s accepted", in)
 		}
 	}
-	var h Hash
+	var h rpctypes.Hash
 	for _, in := range []string{`"0x0"`, `"0x10aaf14a53caf27552325374429d3558398a36d3682ede6603c2c6511896e9"`, `5`} {
 		if err := h.UnmarshalJSON([]byte(in)); err == nil {
 			t.Errorf("hash %s accepted", in)

@@ -4,7 +4,7 @@ import (
 	"errors"
 
 	"github.com/basaltchain/basalt/permissioning"
-	"github.com/basaltchain/basalt/rpc"
+	"github.com/basaltchain/basalt/rpc/rpctypes"
 )
 
 // Perm is the PERM method group: the local accounts and nodes allowlists.
@@ -14,11 +14,11 @@ type Perm struct{ b *Backend }
 // documents give (perm_*Whitelist, answering 1.3.x's "whitelist" messages)
 // or current Besu's (perm_*Allowlist, answering its "allowlist" messages).
 // perm_reloadPermissionsFromFile has one name; it comes with the 1.3.x set.
-func permGroup(b *Backend, current bool) rpc.Group {
+func permGroup(b *Backend, current bool) rpctypes.Group {
 	p := &Perm{b}
-	list := []*rpc.Error{rpc.ErrInvalidParams}
+	list := []*rpctypes.Error{rpctypes.ErrInvalidParams}
 	if current {
-		return rpc.Group{Name: rpc.GroupPerm, Errors: permErrors(allowlistErrors), Methods: []rpc.Method{
+		return rpctypes.Group{Name: rpctypes.GroupPerm, Errors: permErrors(allowlistErrors), Methods: []rpctypes.Method{
 			{Name: "perm_addAccountsToAllowlist", Fn: p.AddAccounts, ParamErrors: list},
 			{Name: "perm_removeAccountsFromAllowlist", Fn: p.RemoveAccounts, ParamErrors: list},
 			{Name: "perm_getAccountsAllowlist", Fn: p.Accounts},
@@ -27,7 +27,7 @@ func permGroup(b *Backend, current bool) rpc.Group {
 			{Name: "perm_getNodesAllowlist", Fn: p.Nodes},
 		}}
 	}
-	return rpc.Group{Name: rpc.GroupPerm, Errors: permErrors(whitelistErrors), Methods: []rpc.Method{
+	return rpctypes.Group{Name: rpctypes.GroupPerm, Errors: permErrors(whitelistErrors), Methods: []rpctypes.Method{
 		{Name: "perm_addAccountsToWhitelist", Fn: p.AddAccounts, ParamErrors: list},
 		{Name: "perm_removeAccountsFromWhitelist", Fn: p.RemoveAccounts, ParamErrors: list},
 		{Name: "perm_getAccountsWhitelist", Fn: p.Accounts},
@@ -70,8 +70,8 @@ func (p *Perm) Reload() error { return p.lists().Reload() }
 
 // permErrors maps the allowlists' errors with table, after the backend's
 // common mapping for anything else.
-func permErrors(table []permError) func(error) *rpc.Error {
-	return func(err error) *rpc.Error {
+func permErrors(table []permError) func(error) *rpctypes.Error {
+	return func(err error) *rpctypes.Error {
 		for _, e := range table {
 			if errors.Is(err, e.err) {
 				return e.wire
@@ -83,51 +83,51 @@ func permErrors(table []permError) func(error) *rpc.Error {
 
 type permError struct {
 	err  error
-	wire *rpc.Error
+	wire *rpctypes.Error
 }
 
 // whitelistErrors are Besu 1.3.x's answers (JsonRpcError), which the
 // perm_*Whitelist names give.
 var whitelistErrors = []permError{
-	{permissioning.ErrAccountsNotEnabled, rpc.NewError(-32000, "Account whitelisting has not been enabled")},
-	{permissioning.ErrAccountsEmpty, rpc.ErrAccountAllowlistEmptyEntry},
-	{permissioning.ErrAccountInvalid, rpc.ErrAccountAllowlistInvalidEntry},
-	{permissioning.ErrAccountsDuplicated, rpc.ErrAccountAllowlistDuplicatedEntry},
-	{permissioning.ErrAccountExisting, rpc.NewError(-32000, "Cannot add an existing account to whitelist")},
-	{permissioning.ErrAccountAbsent, rpc.NewError(-32000, "Cannot remove an absent account from whitelist")},
-	{permissioning.ErrNodesNotEnabled, rpc.NewError(-32000, "Node whitelisting has not been enabled")},
-	{permissioning.ErrNodesEmpty, rpc.ErrNodeAllowlistEmptyEntry},
-	{permissioning.ErrNodeInvalid, rpc.ErrNodeAllowlistInvalidEntry},
-	{permissioning.ErrNodesDuplicated, rpc.ErrNodeAllowlistDuplicatedEntry},
-	{permissioning.ErrNodeExisting, rpc.NewError(-32000, "Cannot add an existing node to whitelist")},
-	{permissioning.ErrNodeAbsent, rpc.NewError(-32000, "Cannot remove an absent node from whitelist")},
-	{permissioning.ErrFixedNode, rpc.NewError(-32000, "Cannot remove a fixed node (bootnode or static node) from whitelist")},
-	{permissioning.ErrPersistFailure, rpc.NewError(-32000, "Unable to persist changes to whitelist configuration file. Changes reverted")},
-	{permissioning.ErrFileSync, rpc.NewError(-32000, "The permissioning whitelist configuration file is out of sync.  The changes have been applied, but not persisted to disk")},
-	{permissioning.ErrReload, rpc.NewError(-32000, "Error reloading permissions file. Please use perm_getAccountsWhitelist and perm_getNodesWhitelist to review the current state of the whitelists")},
-	{permissioning.ErrNotEnabled, rpc.NewError(-32000, "Node/Account whitelisting has not been enabled")},
-	{permissioning.ErrP2PDisabled, rpc.ErrP2PDisabled},
+	{permissioning.ErrAccountsNotEnabled, rpctypes.NewError(-32000, "Account whitelisting has not been enabled")},
+	{permissioning.ErrAccountsEmpty, rpctypes.ErrAccountAllowlistEmptyEntry},
+	{permissioning.ErrAccountInvalid, rpctypes.ErrAccountAllowlistInvalidEntry},
+	{permissioning.ErrAccountsDuplicated, rpctypes.ErrAccountAllowlistDuplicatedEntry},
+	{permissioning.ErrAccountExisting, rpctypes.NewError(-32000, "Cannot add an existing account to whitelist")},
+	{permissioning.ErrAccountAbsent, rpctypes.NewError(-32000, "Cannot remove an absent account from whitelist")},
+	{permissioning.ErrNodesNotEnabled, rpctypes.NewError(-32000, "Node whitelisting has not been enabled")},
+	{permissioning.ErrNodesEmpty, rpctypes.ErrNodeAllowlistEmptyEntry},
+	{permissioning.ErrNodeInvalid, rpctypes.ErrNodeAllowlistInvalidEntry},
+	{permissioning.ErrNodesDuplicated, rpctypes.ErrNodeAllowlistDuplicatedEntry},
+	{permissioning.ErrNodeExisting, rpctypes.NewError(-32000, "Cannot add an existing node to whitelist")},
+	{permissioning.ErrNodeAbsent, rpctypes.NewError(-32000, "Cannot remove an absent node from whitelist")},
+	{permissioning.ErrFixedNode, rpctypes.NewError(-32000, "Cannot remove a fixed node (bootnode or static node) from whitelist")},
+	{permissioning.ErrPersistFailure, rpctypes.NewError(-32000, "Unable to persist changes to whitelist configuration file. Changes reverted")},
+	{permissioning.ErrFileSync, rpctypes.NewError(-32000, "The permissioning whitelist configuration file is out of sync.  The changes have been applied, but not persisted to disk")},
+	{permissioning.ErrReload, rpctypes.NewError(-32000, "Error reloading permissions file. Please use perm_getAccountsWhitelist and perm_getNodesWhitelist to review the current state of the whitelists")},
+	{permissioning.ErrNotEnabled, rpctypes.NewError(-32000, "Node/Account whitelisting has not been enabled")},
+	{permissioning.ErrP2PDisabled, rpctypes.ErrP2PDisabled},
 }
 
 // allowlistErrors are current Besu's answers (RpcErrorType), which the
 // perm_*Allowlist names give.
 var allowlistErrors = []permError{
-	{permissioning.ErrAccountsNotEnabled, rpc.ErrAccountAllowlistNotEnabled},
-	{permissioning.ErrAccountsEmpty, rpc.ErrAccountAllowlistEmptyEntry},
-	{permissioning.ErrAccountInvalid, rpc.ErrAccountAllowlistInvalidEntry},
-	{permissioning.ErrAccountsDuplicated, rpc.ErrAccountAllowlistDuplicatedEntry},
-	{permissioning.ErrAccountExisting, rpc.ErrAccountAllowlistExistingEntry},
-	{permissioning.ErrAccountAbsent, rpc.ErrAccountAllowlistAbsentEntry},
-	{permissioning.ErrNodesNotEnabled, rpc.ErrNodeAllowlistNotEnabled},
-	{permissioning.ErrNodesEmpty, rpc.ErrNodeAllowlistEmptyEntry},
-	{permissioning.ErrNodeInvalid, rpc.ErrNodeAllowlistInvalidEntry},
-	{permissioning.ErrNodesDuplicated, rpc.ErrNodeAllowlistDuplicatedEntry},
-	{permissioning.ErrNodeExisting, rpc.ErrNodeAllowlistExistingEntry},
-	{permissioning.ErrNodeAbsent, rpc.ErrNodeAllowlistMissingEntry},
-	{permissioning.ErrFixedNode, rpc.ErrNodeAllowlistFixedNodeCannotBeRemoved},
-	{permissioning.ErrPersistFailure, rpc.ErrAllowlistPersistFailure},
-	{permissioning.ErrFileSync, rpc.ErrAllowlistFileSync},
-	{permissioning.ErrReload, rpc.ErrAllowlistReloadError},
-	{permissioning.ErrNotEnabled, rpc.ErrPermissioningNotEnabled},
-	{permissioning.ErrP2PDisabled, rpc.ErrP2PDisabled},
+	{permissioning.ErrAccountsNotEnabled, rpctypes.ErrAccountAllowlistNotEnabled},
+	{permissioning.ErrAccountsEmpty, rpctypes.ErrAccountAllowlistEmptyEntry},
+	{permissioning.ErrAccountInvalid, rpctypes.ErrAccountAllowlistInvalidEntry},
+	{permissioning.ErrAccountsDuplicated, rpctypes.ErrAccountAllowlistDuplicatedEntry},
+	{permissioning.ErrAccountExisting, rpctypes.ErrAccountAllowlistExistingEntry},
+	{permissioning.ErrAccountAbsent, rpctypes.ErrAccountAllowlistAbsentEntry},
+	{permissioning.ErrNodesNotEnabled, rpctypes.ErrNodeAllowlistNotEnabled},
+	{permissioning.ErrNodesEmpty, rpctypes.ErrNodeAllowlistEmptyEntry},
+	{permissioning.ErrNodeInvalid, rpctypes.ErrNodeAllowlistInvalidEntry},
+	{permissioning.ErrNodesDuplicated, rpctypes.ErrNodeAllowlistDuplicatedEntry},
+	{permissioning.ErrNodeExisting, rpctypes.ErrNodeAllowlistExistingEntry},
+	{permissioning.ErrNodeAbsent, rpctypes.ErrNodeAllowlistMissingEntry},
+	{permissioning.ErrFixedNode, rpctypes.ErrNodeAllowlistFixedNodeCannotBeRemoved},
+	{permissioning.ErrPersistFailure, rpctypes.ErrAllowlistPersistFailure},
+	{permissioning.ErrFileSync, rpctypes.ErrAllowlistFileSync},
+	{permissioning.ErrReload, rpctypes.ErrAllowlistReloadError},
+	{permissioning.ErrNotEnabled, rpctypes.ErrPermissioningNotEnabled},
+	{permissioning.ErrP2PDisabled, rpctypes.ErrP2PDisabled},
 }

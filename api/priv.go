@@ -14,6 +14,7 @@ import (
 
 	"github.com/basaltchain/basalt/privacy"
 	"github.com/basaltchain/basalt/rpc"
+	"github.com/basaltchain/basalt/rpc/rpctypes"
 )
 
 // Priv serves the EEA and PRIV groups (reference/privacy.md §10) on the
@@ -27,50 +28,50 @@ type Priv struct {
 // PrivGroups returns the EEA and PRIV groups. Without a privacy service
 // (--privacy-enabled=false) every method answers -50100 "Privacy is not
 // enabled", as Besu's do.
-func PrivGroups(b *Backend) []rpc.Group {
+func PrivGroups(b *Backend) []rpctypes.Group {
 	groups := privGroups(b)
 	if b.Privacy == nil {
 		disabled := func() error { return privacy.ErrDisabled }
 		for g := range groups {
 			for m := range groups[g].Methods {
-				groups[g].Methods[m] = rpc.Method{Name: groups[g].Methods[m].Name, Fn: disabled, AllowExtraParams: true}
+				groups[g].Methods[m] = rpctypes.Method{Name: groups[g].Methods[m].Name, Fn: disabled, AllowExtraParams: true}
 			}
 		}
 	}
 	return groups
 }
 
-func privGroups(b *Backend) []rpc.Group {
+func privGroups(b *Backend) []rpctypes.Group {
 	p := &Priv{b: b, s: b.Privacy, fil: newPrivFilters()}
 	// Besu's getRequiredParameter answers a missing or non-string raw
 	// transaction "Invalid transaction params"; so does Basalt for hex that
 	// does not decode (Besu: -50100 "Unable to decode…"), naming what is
 	// wrong. Bytes that are hex but no private transaction are -50100.
-	raw := []*rpc.Error{rpc.ErrInvalidTransactionParams}
-	return []rpc.Group{
-		{Name: rpc.GroupEEA, Errors: privError, Methods: []rpc.Method{
+	raw := []*rpctypes.Error{rpctypes.ErrInvalidTransactionParams}
+	return []rpctypes.Group{
+		{Name: rpctypes.GroupEEA, Errors: privError, Methods: []rpctypes.Method{
 			// Besu reads the one parameter it needs (getRequiredParameter);
 			// more are ignored.
 			{Name: "eea_sendRawTransaction", Fn: p.SendRawTransaction, ParamErrors: raw, AllowExtraParams: true},
 		}},
-		{Name: rpc.GroupPriv, Errors: privError, Methods: []rpc.Method{
+		{Name: rpctypes.GroupPriv, Errors: privError, Methods: []rpctypes.Method{
 			{Name: "priv_distributeRawTransaction", Fn: p.DistributeRawTransaction, ParamErrors: raw, AllowExtraParams: true},
-			{Name: "priv_getTransactionCount", Fn: p.GetTransactionCount, ParamErrors: []*rpc.Error{rpc.ErrInvalidParams, rpc.ErrInvalidParams}},
-			{Name: "priv_getEeaTransactionCount", Fn: p.GetEeaTransactionCount, ParamErrors: []*rpc.Error{rpc.ErrInvalidParams, rpc.ErrInvalidParams, rpc.ErrInvalidParams}},
-			{Name: "priv_getPrivateTransaction", Fn: p.GetPrivateTransaction, ParamErrors: []*rpc.Error{rpc.ErrInvalidTransactionHashParams}},
-			{Name: "priv_getTransactionReceipt", Fn: p.GetTransactionReceipt, ParamErrors: []*rpc.Error{rpc.ErrInvalidTransactionHashParams}},
+			{Name: "priv_getTransactionCount", Fn: p.GetTransactionCount, ParamErrors: []*rpctypes.Error{rpctypes.ErrInvalidParams, rpctypes.ErrInvalidParams}},
+			{Name: "priv_getEeaTransactionCount", Fn: p.GetEeaTransactionCount, ParamErrors: []*rpctypes.Error{rpctypes.ErrInvalidParams, rpctypes.ErrInvalidParams, rpctypes.ErrInvalidParams}},
+			{Name: "priv_getPrivateTransaction", Fn: p.GetPrivateTransaction, ParamErrors: []*rpctypes.Error{rpctypes.ErrInvalidTransactionHashParams}},
+			{Name: "priv_getTransactionReceipt", Fn: p.GetTransactionReceipt, ParamErrors: []*rpctypes.Error{rpctypes.ErrInvalidTransactionHashParams}},
 			{Name: "priv_createPrivacyGroup", Fn: p.CreatePrivacyGroup},
 			{Name: "priv_deletePrivacyGroup", Fn: p.DeletePrivacyGroup},
 			{Name: "priv_findPrivacyGroup", Fn: p.FindPrivacyGroup},
-			{Name: "priv_call", Fn: p.Call, ParamErrors: []*rpc.Error{rpc.ErrInvalidParams, rpc.ErrInvalidCallParams, rpc.ErrInvalidBlockParams}},
-			{Name: "priv_getCode", Fn: p.GetCode, ParamErrors: []*rpc.Error{rpc.ErrInvalidParams, rpc.ErrInvalidAddressParams, rpc.ErrInvalidBlockParams}},
-			{Name: "priv_getLogs", Fn: p.GetLogs, ParamErrors: []*rpc.Error{rpc.ErrInvalidParams, rpc.ErrInvalidFilterParams}},
+			{Name: "priv_call", Fn: p.Call, ParamErrors: []*rpctypes.Error{rpctypes.ErrInvalidParams, rpctypes.ErrInvalidCallParams, rpctypes.ErrInvalidBlockParams}},
+			{Name: "priv_getCode", Fn: p.GetCode, ParamErrors: []*rpctypes.Error{rpctypes.ErrInvalidParams, rpctypes.ErrInvalidAddressParams, rpctypes.ErrInvalidBlockParams}},
+			{Name: "priv_getLogs", Fn: p.GetLogs, ParamErrors: []*rpctypes.Error{rpctypes.ErrInvalidParams, rpctypes.ErrInvalidFilterParams}},
 			{Name: "priv_getPrivacyPrecompileAddress", Fn: p.GetPrivacyPrecompileAddress},
-			{Name: "priv_newFilter", Fn: p.NewFilter, ParamErrors: []*rpc.Error{rpc.ErrInvalidParams, rpc.ErrInvalidFilterParams}},
+			{Name: "priv_newFilter", Fn: p.NewFilter, ParamErrors: []*rpctypes.Error{rpctypes.ErrInvalidParams, rpctypes.ErrInvalidFilterParams}},
 			{Name: "priv_uninstallFilter", Fn: p.UninstallFilter},
 			{Name: "priv_getFilterChanges", Fn: p.GetFilterChanges},
 			{Name: "priv_getFilterLogs", Fn: p.GetFilterLogs},
-			{Name: "priv_subscribe", Fn: p.Subscribe, ParamErrors: []*rpc.Error{rpc.ErrInvalidParams, rpc.ErrInvalidSubscriptionParams, rpc.ErrInvalidSubscriptionParams}},
+			{Name: "priv_subscribe", Fn: p.Subscribe, ParamErrors: []*rpctypes.Error{rpctypes.ErrInvalidParams, rpctypes.ErrInvalidSubscriptionParams, rpctypes.ErrInvalidSubscriptionParams}},
 			{Name: "priv_unsubscribe", Fn: p.Unsubscribe},
 		}},
 	}
@@ -84,25 +85,25 @@ var (
 		privacy.ErrFindGroup, privacy.ErrNonce, privacy.ErrGroupNotFound}
 	privShared = []struct {
 		err  error
-		wire *rpc.Error
+		wire *rpctypes.Error
 	}{
-		{privacy.ErrNonceTooLow, rpc.ErrNonceTooLow},
-		{privacy.ErrNonceTooHigh, rpc.ErrNonceTooHigh},
-		{privacy.ErrWrongChainID, rpc.ErrWrongChainID},
-		{privacy.ErrChainIDNotSupported, rpc.ErrReplayProtectedSignaturesNotSupported},
-		{privacy.ErrInvalidSignature, rpc.ErrInvalidTransactionSignature},
-		{privacy.ErrInvalidParams, rpc.ErrInvalidParams},
-		{privacy.ErrNoTenant, rpc.ErrUnauthorized},
+		{privacy.ErrNonceTooLow, rpctypes.ErrNonceTooLow},
+		{privacy.ErrNonceTooHigh, rpctypes.ErrNonceTooHigh},
+		{privacy.ErrWrongChainID, rpctypes.ErrWrongChainID},
+		{privacy.ErrChainIDNotSupported, rpctypes.ErrReplayProtectedSignaturesNotSupported},
+		{privacy.ErrInvalidSignature, rpctypes.ErrInvalidTransactionSignature},
+		{privacy.ErrInvalidParams, rpctypes.ErrInvalidParams},
+		{privacy.ErrNoTenant, rpctypes.ErrUnauthorized},
 	}
 )
 
 // privError maps the privacy service's errors (Besu's codes: -50100 with
 // its message, -50200 with the manager's code), then the others as every
 // group does.
-func privError(err error) *rpc.Error {
+func privError(err error) *rpctypes.Error {
 	var ee *privacy.EnclaveError
 	if errors.As(err, &ee) {
-		return rpc.NewError(-50200, ee.Code)
+		return rpctypes.NewError(-50200, ee.Code)
 	}
 	for _, s := range privShared {
 		if errors.Is(err, s.err) {
@@ -111,7 +112,7 @@ func privError(err error) *rpc.Error {
 	}
 	for _, s := range privSentinels {
 		if errors.Is(err, s) {
-			return rpc.NewError(-50100, s.Error())
+			return rpctypes.NewError(-50100, s.Error())
 		}
 	}
 	return jsonrpcError(err)
@@ -279,7 +280,7 @@ type CreateGroupArgs struct {
 // CreatePrivacyGroup is priv_createPrivacyGroup.
 func (p *Priv) CreatePrivacyGroup(ctx context.Context, args CreateGroupArgs) (string, error) {
 	if args.Addresses == nil {
-		return "", rpc.ErrInvalidParams
+		return "", rpctypes.ErrInvalidParams
 	}
 	key, err := p.tenant(ctx)
 	if err != nil {
@@ -323,7 +324,7 @@ func (p *Priv) FindPrivacyGroup(ctx context.Context, members []string) ([]Privac
 func groupID(id string) (common.Hash, error) {
 	g, err := privacy.DecodeGroupID(id)
 	if err != nil {
-		return common.Hash{}, rpc.ErrInvalidParams
+		return common.Hash{}, rpctypes.ErrInvalidParams
 	}
 	return g, nil
 }
@@ -345,7 +346,7 @@ func (p *Priv) Call(ctx context.Context, group string, args PrivCallArgs, block 
 		return nil, err
 	}
 	if args.To == nil {
-		return nil, rpc.ErrInvalidCallParams
+		return nil, rpctypes.ErrInvalidCallParams
 	}
 	header, hash, err := p.b.headerFor(block)
 	if header == nil || err != nil {
@@ -409,11 +410,11 @@ func (p *Priv) GetCode(group string, addr common.Address, block BlockParam) (*he
 // logQuery resolves a filter object's blocks for the service.
 func (p *Priv) logQuery(args FilterArgs) privacy.LogQuery {
 	head := p.s.Head()
-	resolve := func(b *BlockNumber, def uint64) uint64 {
+	resolve := func(b *rpctypes.BlockNumber, def uint64) uint64 {
 		switch {
 		case b == nil:
 			return def
-		case b.Tag == tagEarliest:
+		case b.Tag == rpctypes.TagEarliest:
 			return 0
 		case b.Tag != "":
 			return head

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/basaltchain/basalt/privacy"
-	"github.com/basaltchain/basalt/rpc"
+	"github.com/basaltchain/basalt/rpc/rpctypes"
 )
 
 // TestPrivErrors: the privacy service's errors answer Besu's codes and
@@ -27,14 +27,14 @@ func TestPrivErrors(t *testing.T) {
 		{privacy.ErrNonceTooHigh, -32006, "Nonce too high"},
 		{privacy.ErrInvalidSignature, -32002, "Invalid signature"},
 		{privacy.ErrWrongChainID, -32000, "Wrong chainId"},
-		{privacy.ErrNoTenant, rpc.CodeUnauthorized, "Unauthorized"},
+		{privacy.ErrNoTenant, rpctypes.CodeUnauthorized, "Unauthorized"},
 	} {
 		got := privError(tc.err)
 		if got == nil || got.Code != tc.code || got.Message != tc.message {
 			t.Errorf("%v: %+v, want %d %s", tc.err, got, tc.code, tc.message)
 		}
 	}
-	if got := privError(ErrPoolDisabled); got != rpc.ErrTxPoolDisabled {
+	if got := privError(ErrPoolDisabled); got != rpctypes.ErrTxPoolDisabled {
 		t.Errorf("other errors: %+v", got)
 	}
 }

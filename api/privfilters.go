@@ -12,6 +12,7 @@ import (
 
 	"github.com/basaltchain/basalt/privacy"
 	"github.com/basaltchain/basalt/rpc"
+	"github.com/basaltchain/basalt/rpc/rpctypes"
 )
 
 // privFilters are the polling private log filters (priv_newFilter and
@@ -77,7 +78,7 @@ func (p *Priv) filter(group, id string) (*privFilter, error) {
 	f := p.fil.byID[id]
 	p.fil.mu.Unlock()
 	if f == nil || f.group != g {
-		return nil, rpc.ErrFilterNotFound
+		return nil, rpctypes.ErrFilterNotFound
 	}
 	return f, nil
 }
@@ -110,7 +111,7 @@ func (p *Priv) GetFilterChanges(ctx context.Context, group, id string) ([]*LogJS
 }
 
 // fixedBlock is a filter bound given as a number.
-func fixedBlock(b *BlockNumber) (uint64, bool) {
+func fixedBlock(b *rpctypes.BlockNumber) (uint64, bool) {
 	if b == nil || b.Tag != "" {
 		return 0, false
 	}
@@ -164,12 +165,12 @@ func (p *Priv) Subscribe(ctx context.Context, group string, kind string, opts *j
 		return "", err
 	}
 	if kind != "logs" {
-		return "", rpc.ErrInvalidSubscriptionParams
+		return "", rpctypes.ErrInvalidSubscriptionParams
 	}
 	var args FilterArgs
 	if opts != nil && !isNull(*opts) {
 		if err := args.UnmarshalJSON(*opts); err != nil {
-			return "", rpc.ErrInvalidSubscriptionParams
+			return "", rpctypes.ErrInvalidSubscriptionParams
 		}
 	}
 	id := newFilterID()

@@ -6,6 +6,8 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
+
+	"github.com/basaltchain/basalt/rpc/rpctypes"
 )
 
 // StorageKeys is eth_getProof's list of storage slots: Besu's String[] of
@@ -54,7 +56,7 @@ type StorageResult struct {
 // GetProof is eth_getProof: the account's Merkle proof and those of the
 // given storage slots in the state after the block. A missing account
 // proves its absence and lists no storage proofs, as in Besu.
-func (e *Eth) GetProof(addr Address, keys StorageKeys, p BlockParam) (*ProofResult, error) {
+func (e *Eth) GetProof(addr rpctypes.Address, keys StorageKeys, p BlockParam) (*ProofResult, error) {
 	if len(keys) > maxProofKeys {
 		return nil, invalidParams(ParamStorageKeys, "")
 	}

@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 
 	"github.com/basaltchain/basalt/rpc"
+
+	"github.com/basaltchain/basalt/rpc/rpctypes"
 )
 
 // Register adds the methods of every group to r. The node passes the groups
 // of its services (Groups) followed by those of its consensus engine.
-func Register(r *rpc.Registry, groups ...rpc.Group) error {
+func Register(r *rpc.Registry, groups ...rpctypes.Group) error {
 	return r.RegisterGroups(groups)
 }
 
@@ -16,16 +18,16 @@ func Register(r *rpc.Registry, groups ...rpc.Group) error {
 // (with the filter methods when b.Filters is set), NET, WEB3, MINER, ADMIN,
 // TXPOOL, DEBUG (but debug_metrics, which the node adds) and PERM. Groups provided by a consensus engine (CLIQUE, IBFT, QBFT) are not
 // among them.
-func Groups(b *Backend) []rpc.Group {
+func Groups(b *Backend) []rpctypes.Group {
 	e, n, w, m := &Eth{b}, &Net{b}, &Web3{b}, &Miner{b}
 	var (
-		addr    = rpc.ErrInvalidAddressParams
-		block   = rpc.ErrInvalidBlockParams
-		hash    = rpc.ErrInvalidBlockHashParams
-		txHash  = rpc.ErrInvalidTransactionHashParams
-		full    = rpc.ErrInvalidReturnCompleteTxParams
-		call    = rpc.ErrInvalidCallParams
-		uncleIx = rpc.ErrInvalidBlockIndexParams
+		addr    = rpctypes.ErrInvalidAddressParams
+		block   = rpctypes.ErrInvalidBlockParams
+		hash    = rpctypes.ErrInvalidBlockHashParams
+		txHash  = rpctypes.ErrInvalidTransactionHashParams
+		full    = rpctypes.ErrInvalidReturnCompleteTxParams
+		call    = rpctypes.ErrInvalidCallParams
+		uncleIx = rpctypes.ErrInvalidBlockIndexParams
 		// Besu's block-parameter methods read the block first, so with a
 		// block parameter missing or bad that is the error reported.
 		blockSecond = []int{1, 0}
@@ -34,11 +36,11 @@ func Groups(b *Backend) []rpc.Group {
 		// methods and eth_call optional, meaning "latest"; Besu requires
 		// it. An omitted (or null) one is "latest", and a request that
 		// fails on another parameter still gets Besu's error, which names
-		// the block parameter it reads first (see rpc.Method.ParamDefaults).
+		// the block parameter it reads first (see rpctypes.Method.ParamDefaults).
 		latestSecond = []json.RawMessage{1: json.RawMessage(`"latest"`)}
 		latestThird  = []json.RawMessage{2: json.RawMessage(`"latest"`)}
 	)
-	eth := []rpc.Method{
+	eth := []rpctypes.Method{
 		{Name: "eth_chainId", Fn: e.ChainID},
 		{Name: "eth_protocolVersion", Fn: e.ProtocolVersion},
 		{Name: "eth_syncing", Fn: e.Syncing},
@@ -47,59 +49,59 @@ func Groups(b *Backend) []rpc.Group {
 		{Name: "eth_gasPrice", Fn: e.GasPrice},
 		{Name: "eth_maxPriorityFeePerGas", Fn: e.MaxPriorityFeePerGas},
 		{Name: "eth_blobBaseFee", Fn: e.BlobBaseFee},
-		{Name: "eth_feeHistory", Fn: e.FeeHistory, ParamErrors: []*rpc.Error{rpc.ErrInvalidBlockCountParams, block, rpc.ErrInvalidRewardPercentilesParams}},
+		{Name: "eth_feeHistory", Fn: e.FeeHistory, ParamErrors: []*rpctypes.Error{rpctypes.ErrInvalidBlockCountParams, block, rpctypes.ErrInvalidRewardPercentilesParams}},
 		{Name: "eth_config", Fn: e.Config},
-		{Name: "eth_getBalance", Fn: e.GetBalance, ParamErrors: []*rpc.Error{addr, block}, ParamOrder: blockSecond, ParamDefaults: latestSecond},
-		{Name: "eth_getTransactionCount", Fn: e.GetTransactionCount, ParamErrors: []*rpc.Error{addr, block}, ParamOrder: blockSecond, ParamDefaults: latestSecond},
-		{Name: "eth_getCode", Fn: e.GetCode, ParamErrors: []*rpc.Error{addr, block}, ParamOrder: blockSecond, ParamDefaults: latestSecond},
-		{Name: "eth_getStorageAt", Fn: e.GetStorageAt, ParamErrors: []*rpc.Error{addr, rpc.ErrInvalidPositionParams, block}, ParamOrder: blockThird, ParamDefaults: latestThird},
-		{Name: "eth_getProof", Fn: e.GetProof, ParamErrors: []*rpc.Error{addr, rpc.ErrInvalidStorageKeysParams, block}, ParamOrder: blockThird, ParamDefaults: latestThird},
-		{Name: "eth_sendRawTransaction", Fn: e.SendRawTransaction, ParamErrors: []*rpc.Error{rpc.ErrInvalidTransactionParams}, ExactParamCount: true},
+		{Name: "eth_getBalance", Fn: e.GetBalance, ParamErrors: []*rpctypes.Error{addr, block}, ParamOrder: blockSecond, ParamDefaults: latestSecond},
+		{Name: "eth_getTransactionCount", Fn: e.GetTransactionCount, ParamErrors: []*rpctypes.Error{addr, block}, ParamOrder: blockSecond, ParamDefaults: latestSecond},
+		{Name: "eth_getCode", Fn: e.GetCode, ParamErrors: []*rpctypes.Error{addr, block}, ParamOrder: blockSecond, ParamDefaults: latestSecond},
+		{Name: "eth_getStorageAt", Fn: e.GetStorageAt, ParamErrors: []*rpctypes.Error{addr, rpctypes.ErrInvalidPositionParams, block}, ParamOrder: blockThird, ParamDefaults: latestThird},
+		{Name: "eth_getProof", Fn: e.GetProof, ParamErrors: []*rpctypes.Error{addr, rpctypes.ErrInvalidStorageKeysParams, block}, ParamOrder: blockThird, ParamDefaults: latestThird},
+		{Name: "eth_sendRawTransaction", Fn: e.SendRawTransaction, ParamErrors: []*rpctypes.Error{rpctypes.ErrInvalidTransactionParams}, ExactParamCount: true},
 		{Name: "eth_sendTransaction", Fn: e.SendTransaction, AllowExtraParams: true},
-		{Name: "eth_getTransactionByHash", Fn: e.GetTransactionByHash, ParamErrors: []*rpc.Error{txHash}, ExactParamCount: true},
-		{Name: "eth_getTransactionReceipt", Fn: e.GetTransactionReceipt, ParamErrors: []*rpc.Error{txHash}},
-		{Name: "eth_getBlockReceipts", Fn: e.GetBlockReceipts, ParamErrors: []*rpc.Error{block}},
-		{Name: "eth_getBlockByNumber", Fn: e.GetBlockByNumber, ParamErrors: []*rpc.Error{rpc.ErrInvalidBlockNumberParams, full}},
-		{Name: "eth_getBlockByHash", Fn: e.GetBlockByHash, ParamErrors: []*rpc.Error{hash, full}},
-		{Name: "eth_getBlockTransactionCountByHash", Fn: e.GetBlockTransactionCountByHash, ParamErrors: []*rpc.Error{hash}},
-		{Name: "eth_getBlockTransactionCountByNumber", Fn: e.GetBlockTransactionCountByNumber, ParamErrors: []*rpc.Error{block}},
-		{Name: "eth_getUncleCountByBlockHash", Fn: e.GetUncleCountByBlockHash, ParamErrors: []*rpc.Error{hash}},
-		{Name: "eth_getUncleCountByBlockNumber", Fn: e.GetUncleCountByBlockNumber, ParamErrors: []*rpc.Error{block}},
-		{Name: "eth_getTransactionByBlockHashAndIndex", Fn: e.GetTransactionByBlockHashAndIndex, ParamErrors: []*rpc.Error{txHash, rpc.ErrInvalidTransactionIDParams}},
-		{Name: "eth_getTransactionByBlockNumberAndIndex", Fn: e.GetTransactionByBlockNumberAndIndex, ParamErrors: []*rpc.Error{block, rpc.ErrInvalidTransactionIndexParams}},
-		{Name: "eth_getUncleByBlockHashAndIndex", Fn: e.GetUncleByBlockHashAndIndex, ParamErrors: []*rpc.Error{hash, uncleIx}},
-		{Name: "eth_getUncleByBlockNumberAndIndex", Fn: e.GetUncleByBlockNumberAndIndex, ParamErrors: []*rpc.Error{block, uncleIx}},
-		{Name: "eth_call", Fn: e.Call, ParamErrors: []*rpc.Error{call, block, call}, ParamOrder: blockSecond, ParamDefaults: latestSecond},
-		{Name: "eth_estimateGas", Fn: e.EstimateGas, ParamErrors: []*rpc.Error{call, block, call}, ParamOrder: blockSecond},
-		{Name: "eth_simulateV1", Fn: e.SimulateV1, ParamErrors: []*rpc.Error{rpc.ErrInvalidParams, block}, ParamDefaults: latestSecond},
+		{Name: "eth_getTransactionByHash", Fn: e.GetTransactionByHash, ParamErrors: []*rpctypes.Error{txHash}, ExactParamCount: true},
+		{Name: "eth_getTransactionReceipt", Fn: e.GetTransactionReceipt, ParamErrors: []*rpctypes.Error{txHash}},
+		{Name: "eth_getBlockReceipts", Fn: e.GetBlockReceipts, ParamErrors: []*rpctypes.Error{block}},
+		{Name: "eth_getBlockByNumber", Fn: e.GetBlockByNumber, ParamErrors: []*rpctypes.Error{rpctypes.ErrInvalidBlockNumberParams, full}},
+		{Name: "eth_getBlockByHash", Fn: e.GetBlockByHash, ParamErrors: []*rpctypes.Error{hash, full}},
+		{Name: "eth_getBlockTransactionCountByHash", Fn: e.GetBlockTransactionCountByHash, ParamErrors: []*rpctypes.Error{hash}},
+		{Name: "eth_getBlockTransactionCountByNumber", Fn: e.GetBlockTransactionCountByNumber, ParamErrors: []*rpctypes.Error{block}},
+		{Name: "eth_getUncleCountByBlockHash", Fn: e.GetUncleCountByBlockHash, ParamErrors: []*rpctypes.Error{hash}},
+		{Name: "eth_getUncleCountByBlockNumber", Fn: e.GetUncleCountByBlockNumber, ParamErrors: []*rpctypes.Error{block}},
+		{Name: "eth_getTransactionByBlockHashAndIndex", Fn: e.GetTransactionByBlockHashAndIndex, ParamErrors: []*rpctypes.Error{txHash, rpctypes.ErrInvalidTransactionIDParams}},
+		{Name: "eth_getTransactionByBlockNumberAndIndex", Fn: e.GetTransactionByBlockNumberAndIndex, ParamErrors: []*rpctypes.Error{block, rpctypes.ErrInvalidTransactionIndexParams}},
+		{Name: "eth_getUncleByBlockHashAndIndex", Fn: e.GetUncleByBlockHashAndIndex, ParamErrors: []*rpctypes.Error{hash, uncleIx}},
+		{Name: "eth_getUncleByBlockNumberAndIndex", Fn: e.GetUncleByBlockNumberAndIndex, ParamErrors: []*rpctypes.Error{block, uncleIx}},
+		{Name: "eth_call", Fn: e.Call, ParamErrors: []*rpctypes.Error{call, block, call}, ParamOrder: blockSecond, ParamDefaults: latestSecond},
+		{Name: "eth_estimateGas", Fn: e.EstimateGas, ParamErrors: []*rpctypes.Error{call, block, call}, ParamOrder: blockSecond},
+		{Name: "eth_simulateV1", Fn: e.SimulateV1, ParamErrors: []*rpctypes.Error{rpctypes.ErrInvalidParams, block}, ParamDefaults: latestSecond},
 		{Name: "eth_baseFee", Fn: e.BaseFee},
 		{Name: "eth_capabilities", Fn: e.Capabilities},
-		{Name: "eth_getStorageValues", Fn: e.GetStorageValues, ParamErrors: []*rpc.Error{rpc.ErrInvalidParams, block}, ParamDefaults: latestSecond},
-		{Name: "eth_fillTransaction", Fn: e.FillTransaction, ParamErrors: []*rpc.Error{call}},
-		{Name: "eth_createAccessList", Fn: e.CreateAccessList, ParamErrors: []*rpc.Error{call, block, call}, ParamOrder: blockSecond},
+		{Name: "eth_getStorageValues", Fn: e.GetStorageValues, ParamErrors: []*rpctypes.Error{rpctypes.ErrInvalidParams, block}, ParamDefaults: latestSecond},
+		{Name: "eth_fillTransaction", Fn: e.FillTransaction, ParamErrors: []*rpctypes.Error{call}},
+		{Name: "eth_createAccessList", Fn: e.CreateAccessList, ParamErrors: []*rpctypes.Error{call, block, call}, ParamOrder: blockSecond},
 		{Name: "eth_mining", Fn: e.Mining},
 		{Name: "eth_hashrate", Fn: e.Hashrate},
 		{Name: "eth_coinbase", Fn: e.Coinbase},
 		{Name: "eth_getWork", Fn: e.GetWork},
-		{Name: "eth_submitWork", Fn: e.SubmitWork, ParamErrors: []*rpc.Error{rpc.ErrInvalidNonceParams, rpc.ErrInvalidPowHashParams, rpc.ErrInvalidParams}},
-		{Name: "eth_submitHashrate", Fn: e.SubmitHashrate, ParamErrors: []*rpc.Error{rpc.ErrInvalidHashRateParams, rpc.ErrInvalidSealerIDParams}},
+		{Name: "eth_submitWork", Fn: e.SubmitWork, ParamErrors: []*rpctypes.Error{rpctypes.ErrInvalidNonceParams, rpctypes.ErrInvalidPowHashParams, rpctypes.ErrInvalidParams}},
+		{Name: "eth_submitHashrate", Fn: e.SubmitHashrate, ParamErrors: []*rpctypes.Error{rpctypes.ErrInvalidHashRateParams, rpctypes.ErrInvalidSealerIDParams}},
 	}
 	eth = append(eth, filterMethods(b)...)
 	// Every group maps the services' domain errors with jsonrpcError.
-	return []rpc.Group{
-		{Name: rpc.GroupEth, Errors: jsonrpcError, Methods: eth},
-		{Name: rpc.GroupNet, Errors: jsonrpcError, Methods: []rpc.Method{
+	return []rpctypes.Group{
+		{Name: rpctypes.GroupEth, Errors: jsonrpcError, Methods: eth},
+		{Name: rpctypes.GroupNet, Errors: jsonrpcError, Methods: []rpctypes.Method{
 			{Name: "net_version", Fn: n.Version},
 			{Name: "net_listening", Fn: n.Listening},
 			{Name: "net_peerCount", Fn: n.PeerCount},
 			{Name: "net_enode", Fn: n.Enode},
 			{Name: "net_services", Fn: n.Services},
 		}},
-		{Name: rpc.GroupWeb3, Errors: jsonrpcError, Methods: []rpc.Method{
+		{Name: rpctypes.GroupWeb3, Errors: jsonrpcError, Methods: []rpctypes.Method{
 			{Name: "web3_clientVersion", Fn: w.ClientVersion},
-			{Name: "web3_sha3", Fn: w.Sha3, ParamErrors: []*rpc.Error{rpc.ErrInvalidDataParams}, ExactParamCount: true},
+			{Name: "web3_sha3", Fn: w.Sha3, ParamErrors: []*rpctypes.Error{rpctypes.ErrInvalidDataParams}, ExactParamCount: true},
 		}},
-		{Name: rpc.GroupMiner, Errors: jsonrpcError, Methods: []rpc.Method{
+		{Name: rpctypes.GroupMiner, Errors: jsonrpcError, Methods: []rpctypes.Method{
 			{Name: "miner_start", Fn: m.Start},
 			{Name: "miner_stop", Fn: m.Stop},
 		}},

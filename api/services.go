@@ -10,6 +10,8 @@ import (
 
 	"github.com/basaltchain/basalt/filters"
 	"github.com/basaltchain/basalt/txpool"
+
+	"github.com/basaltchain/basalt/rpc/rpctypes"
 )
 
 // This file holds the services both front ends call with Go values: a
@@ -50,7 +52,7 @@ func (b *Backend) SendRawTransaction(ctx context.Context, raw []byte) (common.Ha
 // ContextPool is a TxPool whose local submissions take the request's
 // context: the node's journaled pool, which leaves the journal's write (and
 // fsync) of a JSON-RPC batch's transactions until every element is handled
-// (rpc.DeferUntilReply), so the batch shares one.
+// (rpctypes.DeferUntilReply), so the batch shares one.
 type ContextPool interface {
 	AddLocalContext(ctx context.Context, tx *types.Transaction) error
 }
@@ -127,11 +129,11 @@ type CallRequest struct {
 func (r *CallRequest) callArgs() *CallArgs {
 	a := &CallArgs{}
 	if r.From != nil {
-		from := Address(*r.From)
+		from := rpctypes.Address(*r.From)
 		a.From = &from
 	}
 	if r.To != nil {
-		to := Address(*r.To)
+		to := rpctypes.Address(*r.To)
 		a.To = &to
 	}
 	if r.Gas != nil {

@@ -17,7 +17,8 @@ import (
 	"github.com/ethereum/go-ethereum/trie"
 
 	"github.com/basaltchain/basalt/chain"
-	"github.com/basaltchain/basalt/consensus"
+
+	"github.com/basaltchain/basalt/consensus/feemarket"
 )
 
 // eth_simulateV1 (execution-apis src/eth/execute.yaml): a sequence of
@@ -333,7 +334,7 @@ func (s *multiSim) header(pb plannedBlock, parent *types.Header, parentHash comm
 		case ov.BaseFeePerGas != nil:
 			h.BaseFee = new(big.Int).Set(ov.BaseFeePerGas.ToInt())
 		case s.opts.Validation:
-			h.BaseFee = consensus.CalcBaseFee(s.cfg, parent)
+			h.BaseFee = feemarket.CalcBaseFee(s.cfg, parent)
 		default:
 			// Without validation calls name no price and must not fail on
 			// one: the base fee reads zero unless overridden.

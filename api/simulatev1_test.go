@@ -9,6 +9,7 @@ import (
 
 	"github.com/basaltchain/basalt/chain"
 	"github.com/basaltchain/basalt/rpc"
+	"github.com/basaltchain/basalt/rpc/rpctypes"
 	"github.com/basaltchain/basalt/testsupport/chaintest"
 )
 
@@ -23,7 +24,7 @@ func newSimServer(t testing.TB) *rpc.Server {
 	if err := Register(reg, Groups(&Backend{Chain: c.Chain, NetworkID: 1337, SimulateMaxBlocks: 16, SimulateGasCap: 10_000_000})...); err != nil {
 		t.Fatal(err)
 	}
-	srv, err := rpc.NewServer(reg, rpc.Config{APIs: []string{rpc.GroupEth}})
+	srv, err := rpc.NewServer(reg, rpc.Config{APIs: []string{rpctypes.GroupEth}})
 	if err != nil {
 		t.Fatal(err)
 	}

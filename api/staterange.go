@@ -14,6 +14,8 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/basaltchain/basalt/chain"
+
+	"github.com/basaltchain/basalt/rpc/rpctypes"
 )
 
 // maxRangeResults bounds the entries of one debug_storageRangeAt or
@@ -39,7 +41,7 @@ type StorageRange struct {
 // hashed-key order from startKey, in the state after the transaction at
 // txIndex of the block (as Besu; past the block's last transaction, the
 // block's post-state).
-func (d *Debug) StorageRangeAt(ctx context.Context, blockHash Hash, txIndex UintIndex, addr Address, startKey RangeKey, limit UintIndex) (*StorageRange, error) {
+func (d *Debug) StorageRangeAt(ctx context.Context, blockHash rpctypes.Hash, txIndex UintIndex, addr rpctypes.Address, startKey RangeKey, limit UintIndex) (*StorageRange, error) {
 	h := common.Hash(blockHash)
 	block := d.b.Chain.GetBlockByHash(h)
 	if block == nil {
@@ -220,7 +222,7 @@ type RangeKey common.Hash
 // UnmarshalJSON implements json.Unmarshaler.
 func (k *RangeKey) UnmarshalJSON(data []byte) error {
 	var s string
-	if err := unquote(data, &s); err != nil {
+	if err := rpctypes.Unquote(data, &s); err != nil {
 		return errBadParam
 	}
 	s = strings.TrimPrefix(strings.TrimPrefix(s, "0x"), "0X")

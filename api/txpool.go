@@ -13,7 +13,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 
-	"github.com/basaltchain/basalt/rpc"
+	"github.com/basaltchain/basalt/rpc/rpctypes"
 )
 
 // TxPoolAPI serves the TXPOOL group: Besu's txpool_besu* methods (the API
@@ -23,9 +23,9 @@ import (
 type TxPoolAPI struct{ b *Backend }
 
 // txPoolGroup returns the TXPOOL group on b's pool.
-func txPoolGroup(b *Backend) rpc.Group {
+func txPoolGroup(b *Backend) rpctypes.Group {
 	p := &TxPoolAPI{b}
-	return rpc.Group{Name: rpc.GroupTxPool, Errors: jsonrpcError, Methods: []rpc.Method{
+	return rpctypes.Group{Name: rpctypes.GroupTxPool, Errors: jsonrpcError, Methods: []rpctypes.Method{
 		{Name: "txpool_besuStatistics", Fn: p.BesuStatistics},
 		{Name: "txpool_besuTransactions", Fn: p.BesuTransactions},
 		// The API documents' txpool_clientStatistics and
@@ -33,10 +33,10 @@ func txPoolGroup(b *Backend) rpc.Group {
 		{Name: "txpool_basaltStatistics", Fn: p.BesuStatistics},
 		{Name: "txpool_basaltTransactions", Fn: p.BesuTransactions},
 		{Name: "txpool_besuPendingTransactions", Fn: p.BesuPendingTransactions,
-			ParamErrors: []*rpc.Error{rpc.ErrInvalidTransactionLimitParams, rpc.ErrInvalidPendingTransactionsParams}},
+			ParamErrors: []*rpctypes.Error{rpctypes.ErrInvalidTransactionLimitParams, rpctypes.ErrInvalidPendingTransactionsParams}},
 		{Name: "txpool_status", Fn: p.Status},
 		{Name: "txpool_content", Fn: p.Content},
-		{Name: "txpool_contentFrom", Fn: p.ContentFrom, ParamErrors: []*rpc.Error{rpc.ErrInvalidAddressParams}},
+		{Name: "txpool_contentFrom", Fn: p.ContentFrom, ParamErrors: []*rpctypes.Error{rpctypes.ErrInvalidAddressParams}},
 		{Name: "txpool_inspect", Fn: p.Inspect},
 	}}
 }
@@ -113,7 +113,7 @@ func (l *TxLimit) UnmarshalJSON(data []byte) error {
 	}
 	n, err := strconv.ParseInt(s, 0, 32)
 	if err != nil || n < 0 {
-		return rpc.ErrInvalidTransactionLimitParams
+		return rpctypes.ErrInvalidTransactionLimitParams
 	}
 	*l = TxLimit(n)
 	return nil
@@ -147,7 +147,7 @@ type PendingFilters []PendingFilter
 // UnmarshalJSON implements json.Unmarshaler; any unknown field, predicate
 // or bad value is Besu's "Invalid pending transactions params".
 func (f *PendingFilters) UnmarshalJSON(data []byte) error {
-	bad := rpc.ErrInvalidPendingTransactionsParams
+	bad := rpctypes.ErrInvalidPendingTransactionsParams
 	var fields map[string]map[string]string
 	if err := json.Unmarshal(data, &fields); err != nil {
 		return bad

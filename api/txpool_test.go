@@ -17,6 +17,7 @@ import (
 
 	"github.com/basaltchain/basalt/chain"
 	"github.com/basaltchain/basalt/rpc"
+	"github.com/basaltchain/basalt/rpc/rpctypes"
 	"github.com/basaltchain/basalt/testsupport/chaintest"
 	"github.com/basaltchain/basalt/txpool"
 )
@@ -74,7 +75,7 @@ func newTxPoolEnv(t testing.TB) *txPoolEnv {
 	if err := Register(reg, Groups(&Backend{Chain: c.Chain, Pool: pool, NetworkID: 1337})...); err != nil {
 		t.Fatal(err)
 	}
-	e.srv, err = rpc.NewServer(reg, rpc.Config{APIs: []string{rpc.GroupTxPool}})
+	e.srv, err = rpc.NewServer(reg, rpc.Config{APIs: []string{rpctypes.GroupTxPool}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +185,7 @@ func TestTxPoolBesuMethods(t *testing.T) {
 		{[]any{1, "x"}, "Invalid pending transactions params"},
 	} {
 		_, err := callPeer(t, e.srv, "txpool_besuPendingTransactions", c.params...)
-		if e, ok := err.(*rpc.Error); !ok || e.Code != -32602 || e.Message != c.msg {
+		if e, ok := err.(*rpctypes.Error); !ok || e.Code != -32602 || e.Message != c.msg {
 			t.Errorf("%v: %v, want -32602 %s", c.params, err, c.msg)
 		}
 	}
@@ -242,7 +243,7 @@ func TestTxPoolGethMethods(t *testing.T) {
 	if got := string(e.result(t, "txpool_contentFrom", common.Address{})); got != `{"pending":{},"queued":{}}` {
 		t.Errorf("txpool_contentFrom of a stranger = %s", got)
 	}
-	if _, err := callPeer(t, e.srv, "txpool_contentFrom", "0x12"); err == nil || err.(*rpc.Error).Code != -32602 {
+	if _, err := callPeer(t, e.srv, "txpool_contentFrom", "0x12"); err == nil || err.(*rpctypes.Error).Code != -32602 {
 		t.Errorf("bad address: %v", err)
 	}
 

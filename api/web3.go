@@ -6,7 +6,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/crypto"
 
-	"github.com/basaltchain/basalt/rpc"
+	"github.com/basaltchain/basalt/rpc/rpctypes"
 )
 
 // Web3 is the WEB3 method group.
@@ -19,11 +19,11 @@ func (w *Web3) ClientVersion() string { return w.b.ClientVersion }
 // data (the empty string hashes no data, as in Besu).
 func (w *Web3) Sha3(data string) (hexutil.Bytes, error) {
 	if data != "" && !strings.HasPrefix(data, "0x") {
-		return nil, rpc.ErrInvalidDataParams
+		return nil, rpctypes.ErrInvalidDataParams
 	}
 	b, err := evenHex(data)
 	if err != nil {
-		return nil, rpc.ErrInvalidDataParams
+		return nil, rpctypes.ErrInvalidDataParams
 	}
 	return crypto.Keccak256(b), nil
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/basaltchain/basalt/internal/cliconf"
 	"github.com/basaltchain/basalt/internal/httpmw"
 	"github.com/basaltchain/basalt/metrics"
-	"github.com/basaltchain/basalt/rpc"
+	"github.com/basaltchain/basalt/rpc/rpctypes"
 )
 
 // Option kinds, named for the table below (see cliconf.Kind).
@@ -148,7 +148,7 @@ func Defaults() *Config {
 // --rpc-ws-api accept: all of Besu's, as the JSON-RPC server knows them,
 // including groups this node may not serve (the node names those at
 // start-up).
-var rpcAPIGroups = rpc.KnownGroups
+var rpcAPIGroups = rpctypes.KnownGroups
 
 // options returns the table of every option, in no particular order (help
 // sorts them). Adding an option is adding an entry here and a field to

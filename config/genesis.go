@@ -13,7 +13,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/params"
 
-	"github.com/basaltchain/basalt/consensus"
+	"github.com/basaltchain/basalt/consensus/feemarket"
 )
 
 // Genesis is a parsed genesis file: go-ethereum's genesis specification (fork
@@ -201,7 +201,7 @@ func ParseGenesis(data []byte) (*Genesis, error) {
 		// Besu's ZeroBaseFeeMarket: every London block after the genesis
 		// has base fee 0. The genesis keeps Besu's (baseFeePerGas, else
 		// 1 gwei when London is at 0), or the genesis hash would differ.
-		consensus.SetZeroBaseFee(g.Core.Config)
+		feemarket.SetZeroBaseFee(g.Core.Config)
 	}
 	return g, nil
 }

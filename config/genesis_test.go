@@ -16,7 +16,7 @@ import (
 	"github.com/ethereum/go-ethereum/params"
 	"github.com/ethereum/go-ethereum/rlp"
 
-	"github.com/basaltchain/basalt/consensus"
+	"github.com/basaltchain/basalt/consensus/feemarket"
 )
 
 // Shared test data lives outside the repository; tests skip when it is absent.
@@ -421,8 +421,8 @@ func TestEnginesAndExtras(t *testing.T) {
 	if g.ContractSizeLimit != 2147483647 || g.EVMStackSize != 2048 || !g.ZeroBaseFee {
 		t.Errorf("extras %d %d %v", g.ContractSizeLimit, g.EVMStackSize, g.ZeroBaseFee)
 	}
-	if !consensus.IsZeroBaseFee(g.Core.Config) || g.Core.BaseFee != nil {
-		t.Errorf("zeroBaseFee: marked %v, genesis base fee %v", consensus.IsZeroBaseFee(g.Core.Config), g.Core.BaseFee)
+	if !feemarket.IsZeroBaseFee(g.Core.Config) || g.Core.BaseFee != nil {
+		t.Errorf("zeroBaseFee: marked %v, genesis base fee %v", feemarket.IsZeroBaseFee(g.Core.Config), g.Core.BaseFee)
 	}
 
 	g = mustParse(t, `{"config": {"chainId": 1, "clique": {"blockperiodseconds": 5}}, `+minimalHeader+`}`)

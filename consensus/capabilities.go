@@ -8,8 +8,6 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/p2p"
-
-	"github.com/basaltchain/basalt/rpc"
 )
 
 // Capabilities are what an engine can do beyond Engine. Each is an optional
@@ -18,7 +16,9 @@ import (
 // package asks which engine it runs on:
 //
 //   - PoW: remote mining (eth_getWork, eth_submitWork) and hash rates;
-//   - APIProvider: the engine's JSON-RPC groups (CLIQUE, IBFT, QBFT);
+//   - the engine's JSON-RPC groups (CLIQUE, IBFT, QBFT): an engine with a
+//     method APIs(ChainHeadReader) []rpctypes.Group, looked up by the node
+//     (node/engine.go), so that this package imports no JSON-RPC types;
 //   - ProtocolProvider: devp2p sub-protocols run beside eth (IBFT's);
 //   - Scheduler: when the node may seal on a parent (Clique's turn and
 //     delays, the beacon's stop at the merge);
@@ -27,16 +27,16 @@ import (
 //     node produces blocks without --miner-enabled;
 //   - ForkChooser: an engine that breaks ties of total difficulty
 //     (Clique's EIP-3436 rules);
-//   - Instrumented: an engine exporting metrics of its own (metrics.go).
+//   - metrics.Instrumented: an engine exporting metrics of its own.
 //
 // An engine wrapping another (beacon around ethash) implements Wrapper; the
 // node then finds the inner engine's capabilities too, see Wrapper. The
 // seams a Producer runs on are Host (host.go), Clock (clock.go) and
-// Transport (transport.go).
+// the sub-protocol Transport of p2p/subprotocol.
 
 // Wrapper is an engine that wraps another one, as beacon wraps ethash for
 // chains that went through the merge. The node looks up capabilities on the
-// outer engine first and then on Inner: the outermost PoW, APIProvider,
+// outer engine first and then on Inner: the outermost PoW, JSON-RPC groups,
 // ProtocolProvider and Producer win, while every layer's Scheduler is
 // consulted (each may refuse or delay sealing).
 type Wrapper interface {
@@ -71,18 +71,10 @@ type ChainHeadReader interface {
 	GetHeaderByHash(hash common.Hash) *types.Header
 }
 
-// APIProvider is an engine that serves JSON-RPC method groups of its own
-// (Clique's CLIQUE, IBFT 2.0's IBFT, QBFT's QBFT). The node registers them
-// beside the groups of its services; --rpc-http-api / --rpc-ws-api enable
-// them like any other group.
-type APIProvider interface {
-	// APIs returns the engine's groups, reading the chain through chain.
-	APIs(chain ChainHeadReader) []rpc.Group
-}
-
 // ProtocolProvider is an engine that talks to its peers over devp2p
 // sub-protocols of its own (IBFT 2.0's IBF/1), run beside eth on every
-// connection. Transport is a ready-made adapter for one such protocol.
+// connection. p2p/subprotocol.Transport is a ready-made adapter for one
+// such protocol.
 type ProtocolProvider interface {
 	// Protocols returns the sub-protocols; their names must differ from
 	// "eth".

@@ -9,7 +9,7 @@ import (
 
 // Host is what the node offers a Producer: the seams between a pure
 // consensus core and the world (STYLE.md §1). Its transport is the engine's
-// own ProtocolProvider (see Transport).
+// own ProtocolProvider (see p2p/subprotocol.Transport).
 type Host interface {
 	// Clock is the time source and timer factory production runs on.
 	Clock() Clock

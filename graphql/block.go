@@ -9,8 +9,9 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/rlp"
 
-	"github.com/basaltchain/basalt/consensus"
 	"github.com/basaltchain/basalt/filters"
+
+	"github.com/basaltchain/basalt/consensus/feemarket"
 )
 
 // Block resolves the schema's Block: a stored block, or one of its ommers
@@ -177,7 +178,7 @@ func (b *Block) NextBaseFeePerGas() *BigInt {
 	if !cfg.IsLondon(new(big.Int).Add(b.header.Number, common.Big1)) {
 		return nil
 	}
-	return optBigInt(consensus.CalcBaseFee(cfg, b.header))
+	return optBigInt(feemarket.CalcBaseFee(cfg, b.header))
 }
 
 // Timestamp is the block time in Unix seconds.

@@ -52,7 +52,7 @@ var (
 
 	// Consensus holds the metrics consensus engines export (BFT rounds,
 	// Clique votes). Besu has no such category; Basalt's engines register
-	// their metrics here (see consensus.Instrumented).
+	// their metrics here (see Instrumented).
 	Consensus = Category{"CONSENSUS", "consensus", BesuPrefix}
 )
 

@@ -14,7 +14,8 @@ import (
 	"github.com/ethereum/go-ethereum/trie"
 
 	"github.com/basaltchain/basalt/chain"
-	"github.com/basaltchain/basalt/consensus"
+
+	"github.com/basaltchain/basalt/consensus/feemarket"
 )
 
 // TxIterator walks pending transactions in inclusion order: by price across
@@ -107,7 +108,7 @@ func Build(ctx context.Context, c *chain.Chain, parent *types.Header, parentHash
 		Extra:      extra,
 	}
 	if cfg.IsLondon(header.Number) {
-		header.BaseFee = consensus.CalcBaseFee(cfg, parent)
+		header.BaseFee = feemarket.CalcBaseFee(cfg, parent)
 		if !cfg.IsLondon(parent.Number) {
 			header.GasLimit = parent.GasLimit * cfg.ElasticityMultiplier()
 		}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/basaltchain/basalt/consensus"
 	"github.com/basaltchain/basalt/metrics"
-	"github.com/basaltchain/basalt/rpc"
+	"github.com/basaltchain/basalt/rpc/rpctypes"
 )
 
 // engineCaps are the capabilities of the node's consensus engine beyond
@@ -23,7 +23,7 @@ type engineCaps struct {
 	pow       consensus.PoW
 	scheduler consensus.Scheduler
 	producer  consensus.Producer
-	apis      consensus.APIProvider
+	apis      apiProvider
 	protocols consensus.ProtocolProvider
 	// sealer, when set, seals with the node key (Clique): the node runs the
 	// miner without --miner-enabled and defaults the coinbase to the key.
@@ -31,7 +31,18 @@ type engineCaps struct {
 	// forkChooser breaks ties of total difficulty in the chain store.
 	forkChooser consensus.ForkChooser
 	// instrumented are every layer that exports metrics of its own.
-	instrumented []consensus.Instrumented
+	instrumented []metrics.Instrumented
+}
+
+// apiProvider is an engine that serves JSON-RPC method groups of its own
+// (Clique's CLIQUE, IBFT 2.0's IBFT, QBFT's QBFT). The node registers them
+// beside the groups of its services; --rpc-http-api / --rpc-ws-api enable
+// them like any other group. It is declared here, where it is looked up,
+// rather than beside the other capabilities in consensus, so that the
+// interface package imports no JSON-RPC types.
+type apiProvider interface {
+	// APIs returns the engine's groups, reading the chain through chain.
+	APIs(chain consensus.ChainHeadReader) []rpctypes.Group
 }
 
 // capabilitiesOf looks the capability interfaces up on the engine and, for a
@@ -50,7 +61,7 @@ func capabilitiesOf(e consensus.Engine) engineCaps {
 		if c, ok := e.(consensus.Producer); ok && caps.producer == nil {
 			caps.producer = c
 		}
-		if c, ok := e.(consensus.APIProvider); ok && caps.apis == nil {
+		if c, ok := e.(apiProvider); ok && caps.apis == nil {
 			caps.apis = c
 		}
 		if c, ok := e.(consensus.ProtocolProvider); ok && caps.protocols == nil {
@@ -65,7 +76,7 @@ func capabilitiesOf(e consensus.Engine) engineCaps {
 		if c, ok := e.(consensus.Scheduler); ok {
 			schedulers = append(schedulers, c)
 		}
-		if c, ok := e.(consensus.Instrumented); ok {
+		if c, ok := e.(metrics.Instrumented); ok {
 			caps.instrumented = append(caps.instrumented, c)
 		}
 		w, ok := e.(consensus.Wrapper)
@@ -93,8 +104,8 @@ func (c engineCaps) setMetrics(r *metrics.Registry) {
 }
 
 // rpcGroups returns the engine's JSON-RPC groups (none without an
-// APIProvider).
-func (c engineCaps) rpcGroups(chain consensus.ChainHeadReader) []rpc.Group {
+// apiProvider).
+func (c engineCaps) rpcGroups(chain consensus.ChainHeadReader) []rpctypes.Group {
 	if c.apis == nil {
 		return nil
 	}
@@ -132,9 +143,9 @@ func (s schedulerChain) NextSeal(chain consensus.ChainReader, parent *types.Head
 // engineGroups are the JSON-RPC groups only a consensus engine provides, by
 // the engine (as named in the log) that serves them.
 var engineGroups = map[string]string{
-	rpc.GroupClique: "clique",
-	rpc.GroupIBFT:   "ibft2",
-	rpc.GroupQBFT:   "qbft",
+	rpctypes.GroupClique: "clique",
+	rpctypes.GroupIBFT:   "ibft2",
+	rpctypes.GroupQBFT:   "qbft",
 }
 
 // unavailableReason says why the node has no method in an enabled group.

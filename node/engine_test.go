@@ -21,7 +21,7 @@ import (
 	"github.com/basaltchain/basalt/config"
 	"github.com/basaltchain/basalt/consensus"
 	"github.com/basaltchain/basalt/consensus/ethash"
-	"github.com/basaltchain/basalt/rpc"
+	"github.com/basaltchain/basalt/rpc/rpctypes"
 )
 
 // The dev engine is beacon around ethash: proof of work comes from the
@@ -65,8 +65,8 @@ type layer struct {
 }
 
 func (l *layer) Inner() consensus.Engine { return l.inner }
-func (l *layer) APIs(consensus.ChainHeadReader) []rpc.Group {
-	return []rpc.Group{{Name: l.name}}
+func (l *layer) APIs(consensus.ChainHeadReader) []rpctypes.Group {
+	return []rpctypes.Group{{Name: l.name}}
 }
 func (l *layer) Protocols() []p2p.Protocol { return []p2p.Protocol{{Name: l.name}} }
 func (l *layer) Produce(context.Context, consensus.Host) error {
@@ -140,8 +140,8 @@ type cliqueLike struct{ consensus.Engine }
 
 func (e cliqueLike) Inner() consensus.Engine { return e.Engine }
 
-func (e cliqueLike) APIs(chain consensus.ChainHeadReader) []rpc.Group {
-	return []rpc.Group{{Name: rpc.GroupClique, Methods: []rpc.Method{
+func (e cliqueLike) APIs(chain consensus.ChainHeadReader) []rpctypes.Group {
+	return []rpctypes.Group{{Name: rpctypes.GroupClique, Methods: []rpctypes.Method{
 		{Name: "clique_getSigners", Fn: func() ([]common.Address, error) {
 			return []common.Address{{0x51}}, nil
 		}},

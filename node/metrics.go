@@ -5,6 +5,7 @@ import (
 	"github.com/basaltchain/basalt/config"
 	"github.com/basaltchain/basalt/metrics"
 	"github.com/basaltchain/basalt/rpc"
+	"github.com/basaltchain/basalt/rpc/rpctypes"
 )
 
 // newRegistry returns the node's metrics registry: nil (every metric a
@@ -79,8 +80,8 @@ func (n *Node) rpcTimer() func(string) rpc.Observer {
 
 // debugMetricsGroup is the DEBUG group's debug_metrics: the registry in
 // Besu's nested shape ({} with metrics off, as in Besu).
-func debugMetricsGroup(r *metrics.Registry) rpc.Group {
-	return rpc.Group{Name: rpc.GroupDebug, Methods: []rpc.Method{{Name: "debug_metrics", Fn: r.DebugMetrics}}}
+func debugMetricsGroup(r *metrics.Registry) rpctypes.Group {
+	return rpctypes.Group{Name: rpctypes.GroupDebug, Methods: []rpctypes.Method{{Name: "debug_metrics", Fn: r.DebugMetrics}}}
 }
 
 // startMetrics starts the metrics service (--metrics-enabled) or the pushes

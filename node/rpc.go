@@ -9,6 +9,7 @@ import (
 	"github.com/basaltchain/basalt/config"
 	"github.com/basaltchain/basalt/rpc"
 	"github.com/basaltchain/basalt/rpc/auth"
+	"github.com/basaltchain/basalt/rpc/rpctypes"
 )
 
 // rpcServers owns the JSON-RPC front ends (HTTP and WebSocket listeners)
@@ -102,7 +103,7 @@ func warnUnavailableGroups(reg *rpc.Registry, cfg config.RPCConfig, log *slog.Lo
 	warned := map[string]bool{}
 	for _, g := range enabled {
 		g = strings.ToUpper(g)
-		if g == rpc.GroupRPC || warned[g] || slices.Contains(registered, g) {
+		if g == rpctypes.GroupRPC || warned[g] || slices.Contains(registered, g) {
 			continue
 		}
 		warned[g] = true
@@ -114,7 +115,7 @@ func warnUnavailableGroups(reg *rpc.Registry, cfg config.RPCConfig, log *slog.Lo
 // rpc.Config.APIs reads it).
 func apisOrDefault(apis []string) []string {
 	if apis == nil {
-		return rpc.DefaultAPIs
+		return rpctypes.DefaultAPIs
 	}
 	return apis
 }

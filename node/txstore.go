@@ -12,7 +12,7 @@ import (
 	"github.com/basaltchain/basalt/api"
 	"github.com/basaltchain/basalt/config"
 	"github.com/basaltchain/basalt/privacy"
-	"github.com/basaltchain/basalt/rpc"
+	"github.com/basaltchain/basalt/rpc/rpctypes"
 	"github.com/basaltchain/basalt/txjournal"
 	"github.com/basaltchain/basalt/txpool"
 )
@@ -184,7 +184,7 @@ func (p journaledPool) AddLocal(tx *types.Transaction) error {
 
 // AddLocalContext is AddLocal for a JSON-RPC request: in a batch the wait
 // for the journal is left until every element is handled
-// (rpc.DeferUntilReply), so the batch's transactions share one fsync
+// (rpctypes.DeferUntilReply), so the batch's transactions share one fsync
 // instead of taking one each; the batch's answer still goes out only once
 // they are on disk, and an element whose record fails gets the error and
 // leaves the pool.
@@ -193,7 +193,7 @@ func (p journaledPool) AddLocalContext(ctx context.Context, tx *types.Transactio
 	if err != nil {
 		return err
 	}
-	if rpc.DeferUntilReply(ctx, durable) {
+	if rpctypes.DeferUntilReply(ctx, durable) {
 		return nil
 	}
 	return durable()

@@ -10,9 +10,10 @@ import (
 	gethp2p "github.com/ethereum/go-ethereum/p2p"
 	"github.com/ethereum/go-ethereum/p2p/enode"
 
-	"github.com/basaltchain/basalt/consensus"
 	"github.com/basaltchain/basalt/p2p/eth"
 	"github.com/basaltchain/basalt/testsupport/chaingen"
+
+	"github.com/basaltchain/basalt/p2p/subprotocol"
 )
 
 func noop(*gethp2p.Peer, gethp2p.MsgReadWriter) error { return nil }
@@ -64,8 +65,8 @@ func TestEngineSubProtocol(t *testing.T) {
 		from enode.ID
 		text string
 	}
-	newTransport := func(got chan<- message) *consensus.Transport {
-		return consensus.NewTransport("tst", 1, 2, func(from enode.ID, msg gethp2p.Msg) error {
+	newTransport := func(got chan<- message) *subprotocol.Transport {
+		return subprotocol.NewTransport("tst", 1, 2, func(from enode.ID, msg gethp2p.Msg) error {
 			var s string
 			if err := msg.Decode(&s); err != nil {
 				return err

@@ -24,9 +24,7 @@ import (
 	"github.com/basaltchain/basalt/privacy/enclave"
 	"github.com/basaltchain/basalt/privacy/privstate"
 	"github.com/basaltchain/basalt/privacy/privtx"
-	ptmenclave "github.com/basaltchain/basalt/ptm/enclave"
-	"github.com/basaltchain/basalt/ptm/keys"
-	"github.com/basaltchain/basalt/ptm/payload"
+	"github.com/basaltchain/basalt/ptm/groupid"
 )
 
 // Pool is what the service needs from the transaction pool.
@@ -236,14 +234,14 @@ func GroupOf(tx *privtx.Transaction) (common.Hash, error) {
 
 // LegacyGroup is the legacy privacy group ID of from and for.
 func LegacyGroup(from []byte, to [][]byte) (common.Hash, error) {
-	members := make([]keys.PublicKey, 0, len(to)+1)
+	members := make([][32]byte, 0, len(to)+1)
 	for _, k := range append([][]byte{from}, to...) {
-		if len(k) != len(keys.PublicKey{}) {
+		if len(k) != 32 {
 			return common.Hash{}, ErrInvalidParams
 		}
-		members = append(members, keys.PublicKey(k))
+		members = append(members, [32]byte(k))
 	}
-	return common.Hash(ptmenclave.GroupID(members, nil, payload.Legacy)), nil
+	return common.Hash(groupid.ID(members, nil)), nil
 }
 
 // distribute sends raw to the manager: to privateFor (legacy), or to the

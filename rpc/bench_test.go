@@ -31,6 +31,8 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
+
+	"github.com/basaltchain/basalt/rpc/rpctypes"
 )
 
 const benchClients = 64
@@ -55,7 +57,7 @@ type benchBlockParam struct {
 func (p *benchBlockParam) UnmarshalJSON(in []byte) error {
 	var s string
 	if err := json.Unmarshal(in, &s); err != nil {
-		return ErrInvalidBlockNumberParams
+		return rpctypes.ErrInvalidBlockNumberParams
 	}
 	switch s {
 	case "latest", "earliest", "pending", "safe", "finalized":
@@ -64,7 +66,7 @@ func (p *benchBlockParam) UnmarshalJSON(in []byte) error {
 	}
 	n, err := hexutil.DecodeUint64(s)
 	if err != nil {
-		return ErrInvalidBlockNumberParams
+		return rpctypes.ErrInvalidBlockNumberParams
 	}
 	p.number = n
 	return nil
@@ -85,13 +87,13 @@ func benchRegistry(tb testing.TB) *Registry {
 	var head atomic.Uint64
 	head.Store(0x1234)
 	reg := NewRegistry()
-	err := reg.RegisterGroup(GroupEth, []Method{
+	err := reg.RegisterGroup(rpctypes.GroupEth, []rpctypes.Method{
 		{Name: "eth_blockNumber", Fn: func() (hexutil.Uint64, error) {
 			return hexutil.Uint64(head.Load()), nil
 		}},
 		{Name: "eth_getBalance", Fn: func(ctx context.Context, addr common.Address, block benchBlockParam) (*hexutil.Big, error) {
 			return (*hexutil.Big)(addr.Big()), nil
-		}, ParamErrors: []*Error{ErrInvalidAddressParams, ErrInvalidBlockNumberParams}},
+		}, ParamErrors: []*rpctypes.Error{rpctypes.ErrInvalidAddressParams, rpctypes.ErrInvalidBlockNumberParams}},
 	})
 	if err != nil {
 		tb.Fatal(err)

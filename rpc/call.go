@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"reflect"
 	"runtime/debug"
+
+	"github.com/basaltchain/basalt/rpc/rpctypes"
 )
 
 // maxInlineArgs is how many arguments fit the stack array used to build the
@@ -13,7 +15,7 @@ const maxInlineArgs = 8
 
 // decodeArgs decodes the raw params array into the method's arguments,
 // appending them to in. It returns the parameter error to answer with, if any.
-func (m *method) decodeArgs(params []byte, in []reflect.Value) ([]reflect.Value, *Error) {
+func (m *method) decodeArgs(params []byte, in []reflect.Value) ([]reflect.Value, *rpctypes.Error) {
 	var it arrayIter
 	if params != nil {
 		it = newArrayIter(params)
@@ -31,7 +33,7 @@ func (m *method) decodeArgs(params []byte, in []reflect.Value) ([]reflect.Value,
 	}
 	if !m.allowExtra {
 		if _, more := it.next(); more {
-			return in, ErrInvalidParamCount
+			return in, rpctypes.ErrInvalidParamCount
 		}
 	}
 	return in, nil
@@ -39,7 +41,7 @@ func (m *method) decodeArgs(params []byte, in []reflect.Value) ([]reflect.Value,
 
 // decodeCollected gathers the raw params first, for methods that check the
 // count before decoding, decode out of order or have parameter defaults.
-func (m *method) decodeCollected(it arrayIter, in []reflect.Value) ([]reflect.Value, *Error) {
+func (m *method) decodeCollected(it arrayIter, in []reflect.Value) ([]reflect.Value, *rpctypes.Error) {
 	var buf [maxInlineArgs][]byte
 	raws := buf[:0]
 	for range m.args {
@@ -51,7 +53,7 @@ func (m *method) decodeCollected(it arrayIter, in []reflect.Value) ([]reflect.Va
 	}
 	_, more := it.next()
 	if m.exactCount && (more || len(raws) != len(m.args)) {
-		return in, ErrInvalidParamCount
+		return in, rpctypes.ErrInvalidParamCount
 	}
 	var vbuf [maxInlineArgs]reflect.Value
 	vals := vbuf[:0]
@@ -84,31 +86,31 @@ func (m *method) decodeCollected(it arrayIter, in []reflect.Value) ([]reflect.Va
 			if defaulted >= 0 {
 				// A server requiring the parameter would have stopped
 				// there (see Method.ParamDefaults).
-				return in, m.paramError(defaulted, nil, ErrInvalidParamCount)
+				return in, m.paramError(defaulted, nil, rpctypes.ErrInvalidParamCount)
 			}
 			return in, perr
 		}
 		vals[i] = v
 	}
 	if more && !m.allowExtra {
-		return in, ErrInvalidParamCount
+		return in, rpctypes.ErrInvalidParamCount
 	}
 	return append(in, vals...), nil
 }
 
 // decodeArg decodes argument i from raw; present is false when the params
 // array has no element at i.
-func (m *method) decodeArg(i int, raw []byte, present bool) (reflect.Value, *Error) {
+func (m *method) decodeArg(i int, raw []byte, present bool) (reflect.Value, *rpctypes.Error) {
 	a := &m.args[i]
 	if !present {
 		if i < m.required {
-			return reflect.Value{}, m.paramError(i, nil, ErrInvalidParamCount)
+			return reflect.Value{}, m.paramError(i, nil, rpctypes.ErrInvalidParamCount)
 		}
 		return reflect.Zero(a.typ), nil
 	}
 	if isNull(raw) {
 		if !a.nullable {
-			return reflect.Value{}, m.paramError(i, nil, ErrInvalidParams)
+			return reflect.Value{}, m.paramError(i, nil, rpctypes.ErrInvalidParams)
 		}
 		return reflect.Zero(a.typ), nil
 	}
@@ -120,7 +122,7 @@ func (m *method) decodeArg(i int, raw []byte, present bool) (reflect.Value, *Err
 		err = json.Unmarshal(raw, pv.Interface())
 	}
 	if err != nil {
-		return reflect.Value{}, m.paramError(i, err, ErrInvalidParams)
+		return reflect.Value{}, m.paramError(i, err, rpctypes.ErrInvalidParams)
 	}
 	if a.ptr {
 		return pv, nil
@@ -133,7 +135,7 @@ func isNull(raw []byte) bool { return len(raw) == 4 && string(raw) == "null" }
 
 // paramError picks the error for parameter i: one the decoder returned, else
 // the method's declared one, else def.
-func (m *method) paramError(i int, err error, def *Error) *Error {
+func (m *method) paramError(i int, err error, def *rpctypes.Error) *rpctypes.Error {
 	if err != nil {
 		if re := asError(err); re != nil {
 			return re
@@ -152,7 +154,7 @@ type callResult struct {
 	err      error  // the handler's error, or nil
 	panicked any    // recovered panic value, or nil
 	stack    string // stack of the panic
-	paramErr *Error
+	paramErr *rpctypes.Error
 }
 
 // invoke decodes the arguments and calls the handler, recovering a panic.

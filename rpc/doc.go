@@ -9,10 +9,10 @@
 // group (see Method for the accepted signatures):
 //
 //	reg := rpc.NewRegistry()
-//	err := reg.RegisterGroup(rpc.GroupEth, []rpc.Method{
+//	err := reg.RegisterGroup(rpctypes.GroupEth, []rpctypes.Method{
 //		{Name: "eth_blockNumber", Fn: eth.BlockNumber},
 //		{Name: "eth_getBalance", Fn: eth.GetBalance, // func(ctx, common.Address, BlockParam) (*hexutil.Big, error)
-//			ParamErrors: []*rpc.Error{rpc.ErrInvalidAddressParams, rpc.ErrInvalidBlockNumberParams},
+//			ParamErrors: []*rpctypes.Error{rpctypes.ErrInvalidAddressParams, rpctypes.ErrInvalidBlockNumberParams},
 //			ParamOrder:  []int{1, 0}}, // Besu reads the block first
 //	})
 //
@@ -24,8 +24,8 @@
 // "Invalid number of params" before anything is decoded.
 //
 // A handler answers a specific JSON-RPC error by returning an *Error (see
-// errors.go for Besu's catalogue, e.g. rpc.ErrFilterNotFound, or
-// rpc.InvalidParams("reason")); any other error, and a panic, answers
+// rpctypes/errors.go for Besu's catalogue, e.g. rpctypes.ErrFilterNotFound, or
+// rpctypes.InvalidParams("reason")); any other error, and a panic, answers
 // -32603 "Internal error" and is logged.
 //
 // # Serving

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/basaltchain/basalt/rpc/rpctypes"
 )
 
 // Responses are written by appending to a byte slice, member by member, so
@@ -22,7 +24,7 @@ const (
 )
 
 // appendError appends a complete error response.
-func appendError(dst, id []byte, e *Error) []byte {
+func appendError(dst, id []byte, e *rpctypes.Error) []byte {
 	dst = append(dst, respPrefix...)
 	dst = append(dst, id...)
 	dst = append(dst, errorInfix...)

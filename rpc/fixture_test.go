@@ -15,6 +15,8 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
+
+	"github.com/basaltchain/basalt/rpc/rpctypes"
 )
 
 // blockNum is a parameter type that reports its own error, like the
@@ -24,7 +26,7 @@ type blockNum uint64
 func (b *blockNum) UnmarshalJSON(in []byte) error {
 	var s string
 	if err := json.Unmarshal(in, &s); err != nil {
-		return ErrInvalidBlockNumberParams
+		return rpctypes.ErrInvalidBlockNumberParams
 	}
 	if s == "latest" {
 		*b = 42
@@ -32,7 +34,7 @@ func (b *blockNum) UnmarshalJSON(in []byte) error {
 	}
 	n, err := hexutil.DecodeUint64(s)
 	if err != nil {
-		return ErrInvalidBlockNumberParams
+		return rpctypes.ErrInvalidBlockNumberParams
 	}
 	*b = blockNum(n)
 	return nil
@@ -57,7 +59,7 @@ func testRegistry(t testing.TB) *Registry {
 			t.Fatal(err)
 		}
 	}
-	must(reg.RegisterGroup(GroupEth, []Method{
+	must(reg.RegisterGroup(rpctypes.GroupEth, []rpctypes.Method{
 		{Name: "eth_blockNumber", Fn: func() (hexutil.Uint64, error) { return 0x2a, nil }},
 		{Name: "eth_getBalance", Fn: func(ctx context.Context, addr common.Address, block string) (*hexutil.Big, error) {
 			return (*hexutil.Big)(addr.Big()), nil
@@ -72,29 +74,29 @@ func testRegistry(t testing.TB) *Registry {
 			return &testBlock{Number: hexutil.Uint64(n)}, nil
 		}},
 		{Name: "eth_paramErrs", Fn: func(a common.Address, b hexutil.Uint64) bool { return true },
-			ParamErrors: []*Error{ErrInvalidAddressParams, ErrInvalidBlockIndexParams}},
+			ParamErrors: []*rpctypes.Error{rpctypes.ErrInvalidAddressParams, rpctypes.ErrInvalidBlockIndexParams}},
 		{Name: "eth_extra", Fn: func(a string) string { return a }, AllowExtraParams: true},
 		{Name: "eth_ordered", Fn: func(a common.Address, b blockNum) string { return a.Hex() },
-			ParamErrors: []*Error{ErrInvalidAddressParams, ErrInvalidBlockParams}, ParamOrder: []int{1}},
+			ParamErrors: []*rpctypes.Error{rpctypes.ErrInvalidAddressParams, rpctypes.ErrInvalidBlockParams}, ParamOrder: []int{1}},
 		{Name: "eth_defaulted", Fn: func(a common.Address, b blockNum, c *int) string { return fmt.Sprint(a.Hex(), " ", b, " ", c != nil) },
-			ParamErrors: []*Error{ErrInvalidAddressParams, ErrInvalidBlockParams}, ParamOrder: []int{1},
+			ParamErrors: []*rpctypes.Error{rpctypes.ErrInvalidAddressParams, rpctypes.ErrInvalidBlockParams}, ParamOrder: []int{1},
 			ParamDefaults: []json.RawMessage{1: json.RawMessage(`"latest"`)}},
 		{Name: "eth_defaultedInOrder", Fn: func(a common.Address, b blockNum) string { return fmt.Sprint(a.Hex(), " ", b) },
-			ParamErrors:   []*Error{ErrInvalidAddressParams, ErrInvalidBlockParams},
+			ParamErrors:   []*rpctypes.Error{rpctypes.ErrInvalidAddressParams, rpctypes.ErrInvalidBlockParams},
 			ParamDefaults: []json.RawMessage{1: json.RawMessage(`"latest"`)}},
 		{Name: "eth_exact", Fn: func(a string, b *string) string { return a },
-			ParamErrors: []*Error{ErrInvalidTransactionHashParams}, ExactParamCount: true},
+			ParamErrors: []*rpctypes.Error{rpctypes.ErrInvalidTransactionHashParams}, ExactParamCount: true},
 		{Name: "eth_panic", Fn: func() (string, error) { panic("boom") }},
 		{Name: "eth_fail", Fn: func() (string, error) { return "", errors.New("disk on fire") }},
-		{Name: "eth_rpcErr", Fn: func() (string, error) { return "", fmt.Errorf("lookup: %w", ErrFilterNotFound) }},
+		{Name: "eth_rpcErr", Fn: func() (string, error) { return "", fmt.Errorf("lookup: %w", rpctypes.ErrFilterNotFound) }},
 		{Name: "eth_revert", Fn: func() (string, error) {
 			data := hexutil.MustDecode("0x08c379a0" +
 				"0000000000000000000000000000000000000000000000000000000000000020" +
 				"0000000000000000000000000000000000000000000000000000000000000004" +
 				"6e6f706500000000000000000000000000000000000000000000000000000000")
-			return "", Revert(data)
+			return "", rpctypes.Revert(data)
 		}},
-		{Name: "eth_invalidRequest", Fn: func() error { return ErrInvalidRequest }},
+		{Name: "eth_invalidRequest", Fn: func() error { return rpctypes.ErrInvalidRequest }},
 		{Name: "eth_success", Fn: func() error { return nil }},
 		{Name: "eth_nothing", Fn: func() {}},
 		{Name: "eth_text", Fn: func() string { return "a\"b<c>&\u2028\x01é" }},
@@ -120,7 +122,7 @@ func testRegistry(t testing.TB) *Registry {
 			return ""
 		}},
 	}))
-	must(reg.Register(GroupAdmin, "admin_peers", func() []string { return []string{} }))
+	must(reg.Register(rpctypes.GroupAdmin, "admin_peers", func() []string { return []string{} }))
 	must(reg.Register("", "net_version", func() string { return "1337" }))
 	must(reg.Register("web3", "web3_clientVersion", func() string { return "basalt/test" }))
 	return reg

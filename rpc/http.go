@@ -10,6 +10,8 @@ import (
 	"strconv"
 
 	"github.com/basaltchain/basalt/internal/httpmw"
+
+	"github.com/basaltchain/basalt/rpc/rpctypes"
 )
 
 // DefaultMaxRequestBytes is the default cap on a request body. (Current Besu
@@ -75,7 +77,7 @@ func NewHTTPHandler(s *Server, cfg HTTPConfig) http.Handler {
 	rpc := &httpHandler{s: s, limit: limit, pretty: cfg.PrettyJSON}
 	if limit > 0 {
 		rpc.tooLarge = appendError(nil, nullID,
-			ErrInvalidRequest.WithReason(fmt.Sprintf("request body larger than %d bytes", limit)))
+			rpctypes.ErrInvalidRequest.WithReason(fmt.Sprintf("request body larger than %d bytes", limit)))
 	}
 	post := httpmw.Chain(rpc, cfg.RPCMiddleware...)
 	live, ready := healthHandler(cfg.Liveness), healthHandler(cfg.Readiness)
@@ -231,6 +233,6 @@ func writeJSON(w http.ResponseWriter, status int, body []byte) {
 // null id, for middleware that refuses a request before its body is read
 // (e.g. a missing token: WriteError(w, http.StatusUnauthorized,
 // ErrUnauthorized)).
-func WriteError(w http.ResponseWriter, status int, e *Error) {
+func WriteError(w http.ResponseWriter, status int, e *rpctypes.Error) {
 	writeJSON(w, status, appendError(nil, nullID, e))
 }

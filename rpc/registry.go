@@ -10,66 +10,20 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/basaltchain/basalt/rpc/rpctypes"
 )
 
-// Method describes one JSON-RPC method for Registry.RegisterGroup.
-type Method struct {
-	// Name is the full method name, e.g. "eth_getBalance".
-	Name string
-
-	// Fn is a plain Go function:
-	//
-	//	func([ctx context.Context,] a A, b B, c *C) (R, error)
-	//
-	// The context argument is optional. Parameters are decoded positionally
-	// from the request's params array with encoding/json (a type implementing
-	// json.Unmarshaler decodes itself). Trailing pointer parameters are
-	// optional: absent or null gives nil; see ParamDefaults for optional
-	// parameters with a default value. A JSON null for any other pointer,
-	// slice, map or interface parameter gives its zero value; for other types
-	// it is a parameter error. The results may be (R, error), R alone, error
-	// alone, or nothing; a method without an R result answers "Success", like
-	// Besu's JsonRpcSuccessResponse without a result.
-	//
-	// Returning an *Error (or an error wrapping one) answers with it; any
-	// other error answers -32603 "Internal error", as does a panic.
-	Fn any
-
-	// ParamErrors optionally gives, by parameter position (not counting the
-	// context), the error answered when that parameter is missing or cannot
-	// be decoded, e.g. ErrInvalidAddressParams. A decoder that returns an
-	// *Error itself wins over this; without either a missing parameter
-	// answers ErrInvalidParamCount and an undecodable one ErrInvalidParams.
-	ParamErrors []*Error
-
-	// AllowExtraParams makes the method ignore params beyond its arguments
-	// instead of answering ErrInvalidParamCount.
-	AllowExtraParams bool
-
-	// ExactParamCount makes a params array whose length differs from the
-	// number of arguments (optional ones included) answer
-	// ErrInvalidParamCount before anything is decoded, like the Besu methods
-	// that check the parameter count first (eth_sendRawTransaction).
-	ExactParamCount bool
-
-	// ParamOrder optionally gives the order, by parameter position, in which
-	// the parameters are decoded, so that the first one reported as missing
-	// or invalid is the one Besu reports: its block-parameter methods read
-	// the block first (eth_getBalance: []int{1, 0}). Positions left out are
-	// decoded afterwards, in order.
-	ParamOrder []int
-
-	// ParamDefaults optionally gives, by parameter position, the JSON value
-	// a parameter takes when the params array ends before it or holds null
-	// there (e.g. `"latest"` for a block parameter the spec makes optional).
-	// Only trailing parameters may have one: every parameter after one with
-	// a default has a default too or is a pointer. When another parameter
-	// then fails to decode, the answer is the error of the first defaulted
-	// parameter in decoding order, if it comes before the failing one: the
-	// error a server that requires the parameter (Besu, reading its block
-	// parameter first) gives, so a default only turns requests that fail
-	// for want of that parameter alone into answers.
-	ParamDefaults []json.RawMessage
+// RegisterGroups registers each group's methods with RegisterGroup, in
+// order; a group may appear more than once (the filter methods join ETH).
+// It stops at the first error; the groups before it stay registered.
+func (r *Registry) RegisterGroups(groups []rpctypes.Group) error {
+	for _, g := range groups {
+		if err := r.register(g.Name, g.Methods, g.Errors); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Registry is the table of all methods the node implements, by API group.
@@ -90,7 +44,7 @@ func NewRegistry() *Registry {
 // group (case-insensitive, e.g. "eth" or "ETH"; "" derives the group from the
 // name's prefix with GroupOf).
 func (r *Registry) Register(group, name string, fn any) error {
-	return r.RegisterGroup(group, []Method{{Name: name, Fn: fn}})
+	return r.RegisterGroup(group, []rpctypes.Method{{Name: name, Fn: fn}})
 }
 
 // MustRegister is Register that panics on error; for start-up code whose
@@ -103,17 +57,17 @@ func (r *Registry) MustRegister(group, name string, fn any) {
 
 // RegisterGroup adds the methods of one API group's table. Either all are
 // added or, on error, none.
-func (r *Registry) RegisterGroup(group string, methods []Method) error {
+func (r *Registry) RegisterGroup(group string, methods []rpctypes.Method) error {
 	return r.register(group, methods, nil)
 }
 
 // register is RegisterGroup with the group's error mapping (Group.Errors).
-func (r *Registry) register(group string, methods []Method, mapErr func(error) *Error) error {
+func (r *Registry) register(group string, methods []rpctypes.Method, mapErr func(error) *rpctypes.Error) error {
 	built := make([]*method, 0, len(methods))
 	for _, m := range methods {
 		g := group
 		if g == "" {
-			g = GroupOf(m.Name)
+			g = rpctypes.GroupOf(m.Name)
 		}
 		g = strings.ToUpper(g)
 		if !validGroupName(g) {
@@ -189,7 +143,7 @@ type method struct {
 	hasCtx      bool
 	args        []argInfo
 	required    int // number of leading arguments that must be present
-	paramErrs   []*Error
+	paramErrs   []*rpctypes.Error
 	defaults    []json.RawMessage // by position; nil entries have none
 	allowExtra  bool
 	exactCount  bool
@@ -199,7 +153,7 @@ type method struct {
 	resultNil   bool
 	resultText  bool // R implements encoding.TextMarshaler and not json.Marshaler
 	resultIsAny bool
-	mapErr      func(error) *Error // Group.Errors of the group it came in
+	mapErr      func(error) *rpctypes.Error // Group.Errors of the group it came in
 }
 
 // argInfo describes one decoded argument.
@@ -219,7 +173,7 @@ var (
 	textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
 )
 
-func newMethod(group string, m Method) (*method, error) {
+func newMethod(group string, m rpctypes.Method) (*method, error) {
 	if m.Name == "" {
 		return nil, fmt.Errorf("rpc: register: empty method name")
 	}

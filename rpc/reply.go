@@ -1,38 +1,16 @@
 package rpc
 
-import "context"
+import (
+	"context"
 
-// replyKey is the context key under which a batch element's handler finds
-// where to leave work for before the reply (DeferUntilReply).
-type replyKey struct{}
+	"github.com/basaltchain/basalt/rpc/rpctypes"
+)
 
-// deferred is the work one batch element's handler left for before the
-// reply. An element's handler runs on one goroutine, so it needs no lock.
-type deferred struct{ fns []func() error }
-
-// withDeferred returns ctx carrying a fresh deferred for the batch elements
-// one worker handles in turn.
-func withDeferred(ctx context.Context) (*deferred, context.Context) {
-	d := new(deferred)
-	return d, context.WithValue(ctx, replyKey{}, d)
-}
-
-// DeferUntilReply registers fn to run once every element of the batch
-// being answered has been handled, before the batch's response is written.
-// The work of all elements runs in request order on one goroutine, so work
-// that batches well runs once for the whole batch (the first transaction's
-// journal write makes every later one's durable too). An error from fn
-// replaces its element's answer with that error, mapped as the handler's
-// own errors are. Outside a batch — a single request, an in-process call —
-// it returns false and the caller does the work itself, before answering.
-// The handler must call it from the goroutine it was called on.
-func DeferUntilReply(ctx context.Context, fn func() error) bool {
-	d, ok := ctx.Value(replyKey{}).(*deferred)
-	if !ok {
-		return false
-	}
-	d.fns = append(d.fns, fn)
-	return true
+// withDeferred returns ctx carrying a fresh rpctypes.ReplyWork for the
+// batch elements one worker handles in turn.
+func withDeferred(ctx context.Context) (*rpctypes.ReplyWork, context.Context) {
+	d := new(rpctypes.ReplyWork)
+	return d, rpctypes.WithReplyWork(ctx, d)
 }
 
 // pendingReply is a batch element whose answer waits for deferred work:
@@ -60,7 +38,7 @@ func settle(pending []*pendingReply) map[int][]byte {
 			}
 			e := p.m.wireError(err)
 			if e == nil {
-				e = ErrInternal
+				e = rpctypes.ErrInternal
 			}
 			if failed == nil {
 				failed = make(map[int][]byte)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/basaltchain/basalt/rpc/rpctypes"
 )
 
 // TestDeferUntilReply: in a batch, work a handler defers runs once every
@@ -26,7 +28,7 @@ func TestDeferUntilReply(t *testing.T) {
 		mu.Unlock()
 	}
 	reg := NewRegistry()
-	err := reg.RegisterGroups([]Group{{Name: GroupEth, Methods: []Method{
+	err := reg.RegisterGroups([]rpctypes.Group{{Name: rpctypes.GroupEth, Methods: []rpctypes.Method{
 		{Name: "eth_put", Fn: func(ctx context.Context, arg string) (string, error) {
 			note("h:" + arg)
 			work := func() error {
@@ -36,7 +38,7 @@ func TestDeferUntilReply(t *testing.T) {
 				}
 				return nil
 			}
-			if !DeferUntilReply(ctx, work) {
+			if !rpctypes.DeferUntilReply(ctx, work) {
 				if err := work(); err != nil {
 					return "", err
 				}
@@ -44,9 +46,9 @@ func TestDeferUntilReply(t *testing.T) {
 			}
 			return "later:" + arg, nil
 		}},
-	}, Errors: func(err error) *Error {
+	}, Errors: func(err error) *rpctypes.Error {
 		if errors.Is(err, errDisk) {
-			return &Error{Code: -32000, Message: "journal: " + err.Error()}
+			return &rpctypes.Error{Code: -32000, Message: "journal: " + err.Error()}
 		}
 		return nil
 	}}})

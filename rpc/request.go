@@ -1,6 +1,10 @@
 package rpc
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/basaltchain/basalt/rpc/rpctypes"
+)
 
 // request is one JSON-RPC request object, as raw slices of the message. The
 // slices alias the message buffer and are only valid while it is.
@@ -13,7 +17,7 @@ type request struct {
 	method []byte
 	params []byte // raw params array; nil when absent or null
 	// err is the envelope error (-32600) to answer with, if any.
-	err *Error
+	err *rpctypes.Error
 }
 
 // notification reports whether the request gets no response: it is a valid
@@ -111,15 +115,15 @@ func parseRequest(b []byte, i int, r *request) int {
 	}
 	switch {
 	case idBad:
-		r.err = ErrInvalidRequest
+		r.err = rpctypes.ErrInvalidRequest
 	case !hasMethod || paramsBad:
-		r.err = ErrInvalidRequest
+		r.err = rpctypes.ErrInvalidRequest
 	case methodPlain:
 		r.method = methodRaw[1 : len(methodRaw)-1]
 	default:
 		var name string
 		if json.Unmarshal(methodRaw, &name) != nil {
-			r.err = ErrInvalidRequest
+			r.err = rpctypes.ErrInvalidRequest
 		}
 		r.method = []byte(name)
 	}

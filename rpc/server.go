@@ -13,6 +13,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/basaltchain/basalt/rpc/rpctypes"
 )
 
 // Defaults of Config.
@@ -113,16 +115,16 @@ func NewServer(reg *Registry, cfg Config) (*Server, error) {
 
 	apis := cfg.APIs
 	if apis == nil {
-		apis = DefaultAPIs
+		apis = rpctypes.DefaultAPIs
 	}
 	registered := reg.Groups()
-	on := map[string]bool{GroupRPC: true}
+	on := map[string]bool{rpctypes.GroupRPC: true}
 	for _, a := range apis {
 		g := strings.ToUpper(strings.TrimSpace(a))
-		if g == "" || g == GroupRPC {
+		if g == "" || g == rpctypes.GroupRPC {
 			continue // RPC is always on
 		}
-		if !slices.Contains(KnownGroups, g) && !slices.Contains(registered, g) {
+		if !slices.Contains(rpctypes.KnownGroups, g) && !slices.Contains(registered, g) {
 			return nil, fmt.Errorf("rpc: unknown API group %q", a)
 		}
 		if !on[g] {
@@ -205,14 +207,14 @@ type outcome struct {
 func (s *Server) process(ctx context.Context, msg []byte, dst []byte) ([]byte, outcome) {
 	i := skipSpace(msg, 0)
 	if i == len(msg) {
-		return appendError(dst, nullID, ErrParse), outcome{status: http.StatusBadRequest}
+		return appendError(dst, nullID, rpctypes.ErrParse), outcome{status: http.StatusBadRequest}
 	}
 	switch msg[i] {
 	case '{':
 		var req request
 		end := parseRequest(msg, i, &req)
 		if end < 0 || skipSpace(msg, end) != len(msg) {
-			return appendError(dst, nullID, ErrParse), outcome{status: http.StatusBadRequest}
+			return appendError(dst, nullID, rpctypes.ErrParse), outcome{status: http.StatusBadRequest}
 		}
 		out, status := s.dispatch(ctx, &req, dst, true)
 		return out, outcome{status: status}
@@ -222,20 +224,20 @@ func (s *Server) process(ctx context.Context, msg []byte, dst []byte) ([]byte, o
 		spans, end := splitBatch(msg, i, (*sp)[:0])
 		*sp = spans
 		if end < 0 || skipSpace(msg, end) != len(msg) {
-			return appendError(dst, nullID, ErrParse), outcome{status: http.StatusBadRequest}
+			return appendError(dst, nullID, rpctypes.ErrParse), outcome{status: http.StatusBadRequest}
 		}
 		if len(spans) == 0 {
-			return appendError(dst, nullID, ErrInvalidRequest), outcome{status: http.StatusBadRequest, batch: true}
+			return appendError(dst, nullID, rpctypes.ErrInvalidRequest), outcome{status: http.StatusBadRequest, batch: true}
 		}
 		if s.maxBatch > 0 && len(spans) > s.maxBatch {
-			return appendError(dst, nullID, ErrExceedsBatchLimit), outcome{status: http.StatusOK, batch: true}
+			return appendError(dst, nullID, rpctypes.ErrExceedsBatchLimit), outcome{status: http.StatusOK, batch: true}
 		}
 		out, status := s.runBatch(ctx, msg, spans, dst)
 		return out, outcome{status: status, batch: true}
 	}
 	// A scalar is valid JSON but neither a request nor a batch; Besu
 	// answers it, like malformed JSON, with a parse error.
-	return appendError(dst, nullID, ErrParse), outcome{status: http.StatusBadRequest}
+	return appendError(dst, nullID, rpctypes.ErrParse), outcome{status: http.StatusBadRequest}
 }
 
 // dispatch answers one parsed request, appending the response to dst, and
@@ -252,14 +254,14 @@ func (s *Server) dispatch(ctx context.Context, req *request, dst []byte, single 
 	id := req.id
 	m := s.enabled[string(req.method)]
 	if m == nil {
-		e := ErrMethodNotFound
-		if _, ok := s.disabled[string(req.method)]; ok || IsKnownMethod(string(req.method)) {
-			e = ErrMethodNotEnabled
+		e := rpctypes.ErrMethodNotFound
+		if _, ok := s.disabled[string(req.method)]; ok || rpctypes.IsKnownMethod(string(req.method)) {
+			e = rpctypes.ErrMethodNotEnabled
 		}
 		return appendError(dst, id, e), http.StatusOK
 	}
 	if s.auth != nil && !s.auth.Authorize(ctx, m.name) {
-		return appendError(dst, id, ErrUnauthorized), http.StatusUnauthorized
+		return appendError(dst, id, rpctypes.ErrUnauthorized), http.StatusUnauthorized
 	}
 	if s.timers != nil {
 		// Deferred before the panic handler below, so it runs after it and
@@ -276,26 +278,26 @@ func (s *Server) dispatch(ctx context.Context, req *request, dst []byte, single 
 	defer func() {
 		if p := recover(); p != nil {
 			s.log.Error("JSON-RPC method panicked", "method", m.name, "panic", p, "stack", string(debug.Stack()))
-			out, status = appendError(dst[:mark], id, ErrInternal), http.StatusOK
+			out, status = appendError(dst[:mark], id, rpctypes.ErrInternal), http.StatusOK
 		}
 	}()
 	res := m.invoke(ctx, req.params)
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		// Past the deadline the request has timed out whatever the handler
 		// made of it (Besu answers from a timer with a null id).
-		return appendError(dst, nullID, ErrTimeout), http.StatusRequestTimeout
+		return appendError(dst, nullID, rpctypes.ErrTimeout), http.StatusRequestTimeout
 	}
-	var e *Error
+	var e *rpctypes.Error
 	switch {
 	case res.paramErr != nil:
 		e = res.paramErr
 	case res.panicked != nil:
 		s.log.Error("JSON-RPC method panicked", "method", m.name, "panic", res.panicked, "stack", res.stack)
-		e = ErrInternal
+		e = rpctypes.ErrInternal
 	case res.err != nil:
 		if e = m.wireError(res.err); e == nil {
 			s.log.Error("JSON-RPC method failed", "method", m.name, "err", res.err)
-			e = ErrInternal
+			e = rpctypes.ErrInternal
 		}
 	default:
 		var err error
@@ -303,7 +305,7 @@ func (s *Server) dispatch(ctx context.Context, req *request, dst []byte, single 
 			return out, http.StatusOK
 		}
 		s.log.Error("JSON-RPC result cannot be encoded", "method", m.name, "err", err)
-		e = ErrInternal
+		e = rpctypes.ErrInternal
 	}
 	return appendError(dst, id, e), statusFor(e)
 }
@@ -311,7 +313,7 @@ func (s *Server) dispatch(ctx context.Context, req *request, dst []byte, single 
 // wireError is the error answered for a handler's err: the group's mapping
 // of it (Group.Errors), else the *Error in its chain; nil when neither
 // gives one.
-func (m *method) wireError(err error) *Error {
+func (m *method) wireError(err error) *rpctypes.Error {
 	if m.mapErr != nil {
 		if e := m.mapErr(err); e != nil {
 			return e
@@ -321,8 +323,8 @@ func (m *method) wireError(err error) *Error {
 }
 
 // asError returns the *Error in err's chain, or nil.
-func asError(err error) *Error {
-	var e *Error
+func asError(err error) *rpctypes.Error {
+	var e *rpctypes.Error
 	if errors.As(err, &e) {
 		return e
 	}
@@ -332,11 +334,11 @@ func asError(err error) *Error {
 // statusFor is the HTTP status of a single request answered with e, as in
 // current Besu: 400 for parse errors and invalid requests, 401 for
 // unauthorized, 200 for every other error.
-func statusFor(e *Error) int {
+func statusFor(e *rpctypes.Error) int {
 	switch {
-	case e.Is(ErrParse), e.Is(ErrInvalidRequest):
+	case e.Is(rpctypes.ErrParse), e.Is(rpctypes.ErrInvalidRequest):
 		return http.StatusBadRequest
-	case e.Is(ErrUnauthorized):
+	case e.Is(rpctypes.ErrUnauthorized):
 		return http.StatusUnauthorized
 	}
 	return http.StatusOK
@@ -374,23 +376,23 @@ func splitBatch(b []byte, i int, spans []span) ([]span, int) {
 }
 
 // element answers one batch element. Work its handler deferred until the
-// reply (DeferUntilReply) comes back as a pendingReply, nil when none. ctx
-// carries d (withDeferred), which the calling worker reuses element after
-// element.
-func (s *Server) element(ctx context.Context, d *deferred, b []byte, dst []byte) ([]byte, *pendingReply) {
+// reply (rpctypes.DeferUntilReply) comes back as a pendingReply, nil when
+// none. ctx carries d (withDeferred), which the calling worker reuses
+// element after element.
+func (s *Server) element(ctx context.Context, d *rpctypes.ReplyWork, b []byte, dst []byte) ([]byte, *pendingReply) {
 	if b[0] != '{' {
-		return appendError(dst, nullID, ErrInvalidRequest), nil
+		return appendError(dst, nullID, rpctypes.ErrInvalidRequest), nil
 	}
 	var req request
 	if parseRequest(b, 0, &req) < 0 { // cannot happen: the batch was validated
-		return appendError(dst, nullID, ErrInvalidRequest), nil
+		return appendError(dst, nullID, rpctypes.ErrInvalidRequest), nil
 	}
-	d.fns = d.fns[:0]
+	d.Reset()
 	out, _ := s.dispatch(ctx, &req, dst, false)
-	if len(d.fns) == 0 {
+	if len(d.Funcs()) == 0 {
 		return out, nil
 	}
-	return out, &pendingReply{fns: append([]func() error(nil), d.fns...), id: req.responseID(), m: s.enabled[string(req.method)]}
+	return out, &pendingReply{fns: append([]func() error(nil), d.Funcs()...), id: req.responseID(), m: s.enabled[string(req.method)]}
 }
 
 // runBatch answers the elements of a batch, concurrently when allowed, and
@@ -432,7 +434,7 @@ func (s *Server) runBatch(ctx context.Context, msg []byte, spans []span, dst []b
 		dst = s.runBatchConcurrent(ctx, msg, spans, workers, dst)
 	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return appendError(dst[:start], nullID, ErrTimeout), http.StatusRequestTimeout
+		return appendError(dst[:start], nullID, rpctypes.ErrTimeout), http.StatusRequestTimeout
 	}
 	return append(dst, ']'), http.StatusOK
 }

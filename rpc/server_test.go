@@ -2,7 +2,6 @@ package rpc
 
 import (
 	"context"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +12,8 @@ import (
 	"time"
 
 	"github.com/basaltchain/basalt/internal/httpmw"
+
+	"github.com/basaltchain/basalt/rpc/rpctypes"
 )
 
 const (
@@ -297,7 +298,7 @@ func TestAuthorizer(t *testing.T) {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			user := r.Header.Get("X-User")
 			if user == "" {
-				WriteError(w, http.StatusUnauthorized, ErrUnauthorized)
+				WriteError(w, http.StatusUnauthorized, rpctypes.ErrUnauthorized)
 				return
 			}
 			next.ServeHTTP(w, r.WithContext(WithCaller(r.Context(), &Caller{User: user})))
@@ -512,35 +513,35 @@ func TestRegister(t *testing.T) {
 		func() chan int { return nil },
 	}
 	for i, fn := range bad {
-		if err := reg.Register(GroupEth, fmt.Sprintf("eth_bad%d", i), fn); err == nil {
+		if err := reg.Register(rpctypes.GroupEth, fmt.Sprintf("eth_bad%d", i), fn); err == nil {
 			t.Errorf("handler %d (%T) accepted", i, fn)
 		}
 	}
 	latest := json.RawMessage(`"latest"`)
-	for name, m := range map[string]Method{
+	for name, m := range map[string]rpctypes.Method{
 		"default before a required param": {Fn: func(a, b string) {}, ParamDefaults: []json.RawMessage{latest}},
 		"default with exact count":        {Fn: func(a, b string) {}, ParamDefaults: []json.RawMessage{1: latest}, ExactParamCount: true},
 		"default not JSON":                {Fn: func(a, b string) {}, ParamDefaults: []json.RawMessage{1: json.RawMessage(`latest`)}},
 		"more defaults than params":       {Fn: func(a string) {}, ParamDefaults: []json.RawMessage{1: latest}},
 	} {
 		m.Name = "eth_defaults"
-		if err := reg.RegisterGroup(GroupEth, []Method{m}); err == nil {
+		if err := reg.RegisterGroup(rpctypes.GroupEth, []rpctypes.Method{m}); err == nil {
 			t.Errorf("%s accepted", name)
 		}
 	}
-	if err := reg.RegisterGroup(GroupEth, []Method{{Name: "eth_defaults", Fn: func(a, b string, c *int) {}, ParamDefaults: []json.RawMessage{1: latest}}}); err != nil {
+	if err := reg.RegisterGroup(rpctypes.GroupEth, []rpctypes.Method{{Name: "eth_defaults", Fn: func(a, b string, c *int) {}, ParamDefaults: []json.RawMessage{1: latest}}}); err != nil {
 		t.Errorf("default before a pointer refused: %v", err)
 	}
 	if err := reg.Register("e-t-h", "eth_x", func() {}); err == nil {
 		t.Error("invalid group accepted")
 	}
-	if err := reg.Register(GroupEth, "eth_x", func() {}); err != nil {
+	if err := reg.Register(rpctypes.GroupEth, "eth_x", func() {}); err != nil {
 		t.Fatal(err)
 	}
-	if err := reg.Register(GroupEth, "eth_x", func() {}); err == nil {
+	if err := reg.Register(rpctypes.GroupEth, "eth_x", func() {}); err == nil {
 		t.Error("duplicate accepted")
 	}
-	err := reg.RegisterGroup(GroupEth, []Method{{Name: "eth_y", Fn: func() {}}, {Name: "eth_y", Fn: func() {}}})
+	err := reg.RegisterGroup(rpctypes.GroupEth, []rpctypes.Method{{Name: "eth_y", Fn: func() {}}, {Name: "eth_y", Fn: func() {}}})
 	if err == nil {
 		t.Error("duplicate within a table accepted")
 	}
@@ -558,64 +559,17 @@ func TestRegister(t *testing.T) {
 	}
 }
 
-func TestGroupOf(t *testing.T) {
-	for name, want := range map[string]string{
-		"eth_getBalance": "ETH", "privx_findOnChainPrivacyGroup": "PRIV", "txpool_besuStatistics": "TXPOOL",
-		"rpc_modules": "RPC", "acme_x": "ACME", "nounderscore": "", "_x": "",
-	} {
-		if got := GroupOf(name); got != want {
-			t.Errorf("GroupOf(%q) = %q, want %q", name, got, want)
-		}
-	}
-	// Every method of the API documents is known.
-	for _, m := range []string{"admin_addPeer", "clique_proposals", "debug_storageRangeAt", "ibft_getPendingVotes",
-		"perm_reloadPermissionsFromFile", "perm_addAccountsToWhitelist", "txpool_besuTransactions", "eea_sendRawTransaction",
-		"eth_getWork", "net_services", "miner_stop", "web3_sha3", "priv_getPrivacyPrecompileAddress"} {
-		if !IsKnownMethod(m) {
-			t.Errorf("%s not known", m)
-		}
-	}
-}
-
-func TestErrors(t *testing.T) {
-	e := InvalidParams("bad hex")
-	if e.Message != "Invalid params (bad hex)" || e.Code != -32602 {
-		t.Errorf("InvalidParams: %+v", e)
-	}
-	if !errors.Is(e, ErrInvalidParams) || errors.Is(e, ErrInvalidParamCount) {
-		t.Error("Is with reason")
-	}
-	if !errors.Is(fmt.Errorf("x: %w", ErrTimeout), ErrTimeout) || errors.Is(ErrTimeout, ErrInternal) {
-		t.Error("Is")
-	}
-	if ErrInvalidParams.Message != "Invalid params" {
-		t.Error("WithReason modified the shared error")
-	}
-	for _, tc := range []struct {
-		data, msg string
-	}{
-		{"0x", "Execution reverted"},
-		{"0x1234", "Execution reverted"},
-		{"0x08c379a0", "Execution reverted (ABI decode error)"},
-		{"0x08c379a0" + strings.Repeat("00", 31) + "20" + strings.Repeat("00", 31) + "ff", "Execution reverted (ABI decode error)"},
-	} {
-		raw, _ := hexDecode(tc.data)
-		if got := Revert(raw); got.Message != tc.msg || got.Data != tc.data {
-			t.Errorf("Revert(%s) = %q %v, want %q", tc.data, got.Message, got.Data, tc.msg)
-		}
-	}
-	if got := string(appendError(nil, []byte("1"), ErrNonceTooLow.WithData(map[string]int{"a": 1}))); got !=
+// An error object with data carries it in "data", unless it cannot be
+// encoded.
+func TestErrorData(t *testing.T) {
+	if got := string(appendError(nil, []byte("1"), rpctypes.ErrNonceTooLow.WithData(map[string]int{"a": 1}))); got !=
 		`{"jsonrpc":"2.0","id":1,"error":{"code":-32001,"message":"Nonce too low","data":{"a":1}}}` {
 		t.Errorf("error with data: %s", got)
 	}
-	if got := string(appendError(nil, []byte("1"), ErrNonceTooLow.WithData(func() {}))); got !=
+	if got := string(appendError(nil, []byte("1"), rpctypes.ErrNonceTooLow.WithData(func() {}))); got !=
 		`{"jsonrpc":"2.0","id":1,"error":{"code":-32001,"message":"Nonce too low"}}` {
 		t.Errorf("error with unencodable data: %s", got)
 	}
-}
-
-func hexDecode(s string) ([]byte, error) {
-	return hex.DecodeString(strings.TrimPrefix(s, "0x"))
 }
 
 // A group's error mapping (Group.Errors) turns what its methods return into
@@ -623,20 +577,20 @@ func hexDecode(s string) ([]byte, error) {
 // parameter errors do not pass through it.
 func TestGroupErrors(t *testing.T) {
 	errDomain := errors.New("domain condition")
-	mapped := NewError(-32099, "Mapped")
-	mapErr := func(err error) *Error {
+	mapped := rpctypes.NewError(-32099, "Mapped")
+	mapErr := func(err error) *rpctypes.Error {
 		if errors.Is(err, errDomain) {
 			return mapped
 		}
 		return nil
 	}
 	reg := NewRegistry()
-	err := reg.RegisterGroups([]Group{{Name: GroupEth, Errors: mapErr, Methods: []Method{
+	err := reg.RegisterGroups([]rpctypes.Group{{Name: rpctypes.GroupEth, Errors: mapErr, Methods: []rpctypes.Method{
 		{Name: "eth_domain", Fn: func() (string, error) { return "", fmt.Errorf("wrapped: %w", errDomain) }},
-		{Name: "eth_wire", Fn: func() (string, error) { return "", ErrNonceTooLow }},
+		{Name: "eth_wire", Fn: func() (string, error) { return "", rpctypes.ErrNonceTooLow }},
 		{Name: "eth_plain", Fn: func() (string, error) { return "", errors.New("boom") }},
-		{Name: "eth_param", Fn: func(n int) (string, error) { return "", errDomain }, ParamErrors: []*Error{ErrInvalidNonceParams}},
-	}}, {Name: GroupNet, Methods: []Method{
+		{Name: "eth_param", Fn: func(n int) (string, error) { return "", errDomain }, ParamErrors: []*rpctypes.Error{rpctypes.ErrInvalidNonceParams}},
+	}}, {Name: rpctypes.GroupNet, Methods: []rpctypes.Method{
 		// Another group without a mapping answers the domain error as an
 		// internal error.
 		{Name: "net_domain", Fn: func() (string, error) { return "", errDomain }},
@@ -644,7 +598,7 @@ func TestGroupErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := NewServer(reg, Config{APIs: []string{GroupEth, GroupNet}, Logger: quietLogger})
+	srv, err := NewServer(reg, Config{APIs: []string{rpctypes.GroupEth, rpctypes.GroupNet}, Logger: quietLogger})
 	if err != nil {
 		t.Fatal(err)
 	}

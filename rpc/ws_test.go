@@ -15,18 +15,20 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/basaltchain/basalt/internal/httpmw"
+
+	"github.com/basaltchain/basalt/rpc/rpctypes"
 )
 
 // wsTestRegistry is the test registry plus methods that push notifications.
 func wsTestRegistry(t testing.TB, notified chan<- bool, closed chan<- struct{}) *Registry {
 	reg := testRegistry(t)
 	floodReady := make(chan Notifier, 1)
-	err := reg.RegisterGroup(GroupEth, []Method{
+	err := reg.RegisterGroup(rpctypes.GroupEth, []rpctypes.Method{
 		// eth_notifyMe answers "ok", then pushes n notifications.
 		{Name: "eth_notifyMe", Fn: func(ctx context.Context, n int) (string, error) {
 			nt := NotifierFrom(ctx)
 			if nt == nil {
-				return "", ErrMethodNotFound
+				return "", rpctypes.ErrMethodNotFound
 			}
 			AfterResponse(ctx, func() {
 				for i := range n {

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 
-	"github.com/basaltchain/basalt/rpc"
+	"github.com/basaltchain/basalt/rpc/rpctypes"
 	"github.com/basaltchain/basalt/signer/downstream"
 )
 
@@ -62,7 +62,7 @@ func (s *Server) serveBatch(w http.ResponseWriter, r *http.Request, body []byte)
 		return
 	}
 	if len(elems) > s.maxBatch {
-		writeReply(w, errorReplyStatus(nullID, rpc.ErrExceedsBatchLimit, http.StatusOK))
+		writeReply(w, errorReplyStatus(nullID, rpctypes.ErrExceedsBatchLimit, http.StatusOK))
 		return
 	}
 
@@ -90,13 +90,13 @@ func (s *Server) serveBatch(w http.ResponseWriter, r *http.Request, body []byte)
 			continue
 		}
 		if !it.env.idValid() {
-			add(errorReply(nullID, rpc.ErrInvalidRequest).body)
+			add(errorReply(nullID, rpctypes.ErrInvalidRequest).body)
 			continue
 		}
 		rp := it.local(s, r.Context(), r, &it.env)
 		body := bytes.TrimSpace(rp.body)
 		if len(body) == 0 || body[0] != '{' || !json.Valid(body) {
-			body = errorReply(it.env.responseID(), rpc.ErrInternal).body
+			body = errorReply(it.env.responseID(), rpctypes.ErrInternal).body
 		}
 		add(body)
 	}
@@ -188,7 +188,7 @@ func (s *Server) forwardRest(r *http.Request, items []batchItem, local int) (map
 			}
 		}
 		if _, ok := out[i]; !ok {
-			out[i] = errorReply(items[i].env.ID, rpc.ErrInternal.WithReason("the node's batch answer has no response for this request")).body
+			out[i] = errorReply(items[i].env.ID, rpctypes.ErrInternal.WithReason("the node's batch answer has no response for this request")).body
 		}
 	}
 	return out, nil

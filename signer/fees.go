@@ -10,7 +10,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/core/types"
 
-	"github.com/basaltchain/basalt/rpc"
+	"github.com/basaltchain/basalt/rpc/rpctypes"
 )
 
 // Fees of eth_sendTransaction.
@@ -94,7 +94,7 @@ func (s *Server) fillFees(ctx context.Context, hdr http.Header, id json.RawMessa
 		}
 		fee.Add(fee, a.maxTip)
 		if fee.BitLen() > maxQuantityBits {
-			return errorReplyStatus(id, rpc.ErrInternal.WithReason(fmt.Sprintf(
+			return errorReplyStatus(id, rpctypes.ErrInternal.WithReason(fmt.Sprintf(
 				"maxFeePerGas from the node's base fee %s and priority fee %s exceeds 256 bits", baseFee, a.maxTip)), http.StatusBadGateway)
 		}
 		a.maxFee = fee
@@ -159,7 +159,7 @@ func (s *Server) ask(ctx context.Context, hdr http.Header, id json.RawMessage, h
 	}
 	res, ok := parseResponse(resp.Body)
 	if !ok {
-		return nil, errorReplyStatus(id, rpc.ErrInternal.WithReason(fmt.Sprintf(
+		return nil, errorReplyStatus(id, rpctypes.ErrInternal.WithReason(fmt.Sprintf(
 			"the node's answer to %s is not JSON-RPC (HTTP %d)", method, resp.Status)), http.StatusBadGateway)
 	}
 	if res.Error != nil {
@@ -175,6 +175,6 @@ func (s *Server) ask(ctx context.Context, hdr http.Header, id json.RawMessage, h
 // badAnswer answers (502 -32603) for a node result that is not what the
 // method returns.
 func badAnswer(id json.RawMessage, method, what string, res json.RawMessage) *reply {
-	return errorReplyStatus(id, rpc.ErrInternal.WithReason(fmt.Sprintf(
+	return errorReplyStatus(id, rpctypes.ErrInternal.WithReason(fmt.Sprintf(
 		"the node's answer to %s is %s: %.64s", method, what, res)), http.StatusBadGateway)
 }

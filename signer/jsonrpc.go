@@ -9,7 +9,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
-	"github.com/basaltchain/basalt/rpc"
+	"github.com/basaltchain/basalt/rpc/rpctypes"
 	"github.com/basaltchain/basalt/signer/downstream"
 )
 
@@ -18,23 +18,23 @@ import (
 var (
 	// ErrNoUnlockedAccount answers a from or eth_sign address the signer has
 	// no key for.
-	ErrNoUnlockedAccount = rpc.NewError(-32000, "No unlocked account matches the Sender")
+	ErrNoUnlockedAccount = rpctypes.NewError(-32000, "No unlocked account matches the Sender")
 	// ErrDownstreamConnect answers (HTTP 504) when the request never
 	// reached the node: no connection could be made, or it failed before
 	// the request was written. Nothing was sent, so the client may simply
 	// try again.
-	ErrDownstreamConnect = rpc.NewError(-32000, "Failed to connect to downstream node")
+	ErrDownstreamConnect = rpctypes.NewError(-32000, "Failed to connect to downstream node")
 	// ErrDownstreamTimeout answers (HTTP 504) when the node received the
 	// request but did not answer within --downstream-http-request-timeout.
 	// The outcome is unknown: a transaction may be in the node's pool.
-	ErrDownstreamTimeout = rpc.NewError(-32000, "Connection to downstream node timed out")
+	ErrDownstreamTimeout = rpctypes.NewError(-32000, "Connection to downstream node timed out")
 	// ErrDownstreamLost answers (HTTP 502) when the connection to the node
 	// broke after the request was sent. The outcome is unknown: a
 	// transaction may be in the node's pool, so check its hash (the error's
 	// data) before sending again. EthSigner answers "Failed to connect" here,
 	// which invites a resend that may spend the nonce twice; the code is
 	// Basalt's own.
-	ErrDownstreamLost = rpc.NewError(-32050, "Connection to downstream node lost after the request was sent")
+	ErrDownstreamLost = rpctypes.NewError(-32050, "Connection to downstream node lost after the request was sent")
 )
 
 // outcomeUnknown is the data of ErrDownstreamTimeout and ErrDownstreamLost:
@@ -100,7 +100,7 @@ type reply struct {
 func resultReply(id json.RawMessage, result any) *reply {
 	res, err := json.Marshal(result)
 	if err != nil {
-		return errorReply(id, rpc.ErrInternal)
+		return errorReply(id, rpctypes.ErrInternal)
 	}
 	b := make([]byte, 0, 48+len(id)+len(res))
 	b = append(b, `{"jsonrpc":"2.0","id":`...)
@@ -112,12 +112,12 @@ func resultReply(id json.RawMessage, result any) *reply {
 }
 
 // errorReply answers id with e, with EthSigner's HTTP status for its code.
-func errorReply(id json.RawMessage, e *rpc.Error) *reply {
+func errorReply(id json.RawMessage, e *rpctypes.Error) *reply {
 	return errorReplyStatus(id, e, statusFor(e))
 }
 
 // errorReplyStatus answers id with e and the given HTTP status.
-func errorReplyStatus(id json.RawMessage, e *rpc.Error, status int) *reply {
+func errorReplyStatus(id json.RawMessage, e *rpctypes.Error, status int) *reply {
 	obj := struct {
 		Code    int    `json:"code"`
 		Message string `json:"message"`
@@ -140,21 +140,21 @@ func errorReplyStatus(id json.RawMessage, e *rpc.Error, status int) *reply {
 // 400 for the request errors (parse error, invalid request, invalid
 // params), 200 for the others. Send-transaction calls add one exception:
 // an unknown sender is 400.
-func statusFor(e *rpc.Error) int {
+func statusFor(e *rpctypes.Error) int {
 	switch e.Code {
-	case rpc.CodeParseError, rpc.CodeInvalidRequest, rpc.CodeInvalidParams:
+	case rpctypes.CodeParseError, rpctypes.CodeInvalidRequest, rpctypes.CodeInvalidParams:
 		return http.StatusBadRequest
 	}
 	return http.StatusOK
 }
 
-// asRPCError returns err as an *rpc.Error, or Internal error.
-func asRPCError(err error) *rpc.Error {
-	var e *rpc.Error
+// asRPCError returns err as an *rpctypes.Error, or Internal error.
+func asRPCError(err error) *rpctypes.Error {
+	var e *rpctypes.Error
 	if errors.As(err, &e) {
 		return e
 	}
-	return rpc.ErrInternal
+	return rpctypes.ErrInternal
 }
 
 // transportReply answers a request whose downstream call got no response,
@@ -175,7 +175,7 @@ func transportReplyTx(id json.RawMessage, err error, txHash *common.Hash) *reply
 // transportError is the error and HTTP status for a downstream call that
 // got no response: connect (nothing sent), timed out or lost (outcome
 // unknown).
-func transportError(err error) (*rpc.Error, int) {
+func transportError(err error) (*rpctypes.Error, int) {
 	var de *downstream.Error
 	if errors.As(err, &de) {
 		switch {
@@ -187,7 +187,7 @@ func transportError(err error) (*rpc.Error, int) {
 			return ErrDownstreamLost, http.StatusBadGateway
 		}
 	}
-	return rpc.ErrInternal, http.StatusInternalServerError
+	return rpctypes.ErrInternal, http.StatusInternalServerError
 }
 
 // rpcResponse is a JSON-RPC response from the node.
@@ -217,9 +217,9 @@ func parseResponse(body []byte) (r rpcResponse, ok bool) {
 	return r, true
 }
 
-// rpcError turns a node's error object into an *rpc.Error.
-func (r *rpcResponse) rpcError() *rpc.Error {
-	e := rpc.NewError(r.Error.Code, r.Error.Message)
+// rpcError turns a node's error object into an *rpctypes.Error.
+func (r *rpcResponse) rpcError() *rpctypes.Error {
+	e := rpctypes.NewError(r.Error.Code, r.Error.Message)
 	if len(r.Error.Data) > 0 {
 		e.Data = r.Error.Data
 	}

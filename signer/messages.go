@@ -12,7 +12,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 
-	"github.com/basaltchain/basalt/rpc"
+	"github.com/basaltchain/basalt/rpc/rpctypes"
 	"github.com/basaltchain/basalt/signer/typeddata"
 )
 
@@ -119,7 +119,7 @@ func (s *Server) signDigest(id json.RawMessage, method string, addr common.Addre
 	sig, err := key.Sign(digest)
 	if err != nil {
 		s.log.Error("Signing a message failed", "method", method, "address", addr.Hex(), "err", err)
-		return errorReply(id, rpc.ErrInternal)
+		return errorReply(id, rpctypes.ErrInternal)
 	}
 	sig[64] += 27
 	return resultReply(id, hexutil.Bytes(sig))
@@ -137,7 +137,7 @@ func paramList(raw json.RawMessage) ([]json.RawMessage, bool) {
 // messageBytes decodes a message to sign: a string starting with 0x is
 // hex (what ethers sends, and EthSigner since 21.10.0 reads), any other
 // string its UTF-8 bytes.
-func messageBytes(raw json.RawMessage) ([]byte, *rpc.Error) {
+func messageBytes(raw json.RawMessage) ([]byte, *rpctypes.Error) {
 	msg, e := jsonString(raw, "message")
 	if e != nil {
 		return nil, e

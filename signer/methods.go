@@ -9,7 +9,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common/hexutil"
 
-	"github.com/basaltchain/basalt/rpc"
+	"github.com/basaltchain/basalt/rpc/rpctypes"
 )
 
 // ethAccounts answers eth_accounts: the configured keys' addresses, lower
@@ -52,7 +52,7 @@ func (s *Server) ethSignTransaction(_ context.Context, _ *http.Request, env *env
 	raw, _, err := s.signEth(key, args, *args.nonce)
 	if err != nil {
 		s.log.Error("eth_signTransaction failed", "from", args.from.Hex(), "err", err)
-		return errorReply(id, rpc.ErrInternal)
+		return errorReply(id, rpctypes.ErrInternal)
 	}
 	return resultReply(id, hexutil.Bytes(raw))
 }

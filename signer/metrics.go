@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/basaltchain/basalt/metrics"
-	"github.com/basaltchain/basalt/rpc"
+	"github.com/basaltchain/basalt/rpc/rpctypes"
 	"github.com/basaltchain/basalt/signer/downstream"
 )
 
@@ -42,7 +42,7 @@ func endpointOf(r *http.Request) []string {
 // signer answers and those Besu knows by name, "other" for the rest (a
 // client must not grow the metrics without bound by inventing names).
 func methodLabel(method string, ours bool) string {
-	if ours || rpc.IsKnownMethod(method) {
+	if ours || rpctypes.IsKnownMethod(method) {
 		return method
 	}
 	return "other"

@@ -12,7 +12,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/crypto"
 
-	"github.com/basaltchain/basalt/rpc"
+	"github.com/basaltchain/basalt/rpc/rpctypes"
 	"github.com/basaltchain/basalt/signer/downstream"
 	"github.com/basaltchain/basalt/signer/keys"
 	"github.com/basaltchain/basalt/signer/nonce"
@@ -71,7 +71,7 @@ func (s *Server) send(ctx context.Context, r *http.Request, env *envelope, priva
 		raw, hash, err := s.sign(key, args, *args.nonce)
 		if err != nil {
 			s.log.Error("Signing failed", "from", args.from.Hex(), "err", err)
-			return errorReply(id, rpc.ErrInternal)
+			return errorReply(id, rpctypes.ErrInternal)
 		}
 		resp, err := s.call(ctx, hdr, id, method, hexutil.Bytes(raw))
 		if err != nil {
@@ -108,7 +108,7 @@ func (s *Server) send(ctx context.Context, r *http.Request, env *envelope, priva
 		if err != nil {
 			sess.Settle(nonce.Free)
 			s.log.Error("Signing failed", "from", args.from.Hex(), "err", err)
-			return errorReply(id, rpc.ErrInternal)
+			return errorReply(id, rpctypes.ErrInternal)
 		}
 		resp, err := s.call(ctx, hdr, id, method, hexutil.Bytes(raw))
 		if err != nil {
@@ -126,7 +126,7 @@ func (s *Server) send(ctx context.Context, r *http.Request, env *envelope, priva
 		}
 		if attempt >= NonceRetries {
 			s.log.Warn("Nonce retries exhausted", "from", args.from.Hex(), "last", reason)
-			return errorReplyStatus(id, rpc.ErrInternal.WithReason("no free nonce after "+
+			return errorReplyStatus(id, rpctypes.ErrInternal.WithReason("no free nonce after "+
 				strconv.Itoa(NonceRetries)+" retries: "+reason), http.StatusBadRequest)
 		}
 		s.log.Debug("Nonce refused, signing again", "from", args.from.Hex(), "nonce", n, "reason", reason)

@@ -18,6 +18,7 @@ import (
 	"github.com/basaltchain/basalt/internal/httpmw"
 	"github.com/basaltchain/basalt/metrics"
 	"github.com/basaltchain/basalt/rpc"
+	"github.com/basaltchain/basalt/rpc/rpctypes"
 	"github.com/basaltchain/basalt/signer/downstream"
 	"github.com/basaltchain/basalt/signer/keys"
 	"github.com/basaltchain/basalt/signer/nonce"
@@ -161,7 +162,7 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool)
 func (s *Server) writeTooLarge(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Connection", "close")
 	rp := errorReplyStatus(nullID,
-		rpc.ErrInvalidRequest.WithReason(fmt.Sprintf("request body larger than %d bytes", s.limit)),
+		rpctypes.ErrInvalidRequest.WithReason(fmt.Sprintf("request body larger than %d bytes", s.limit)),
 		http.StatusRequestEntityTooLarge)
 	writeReply(w, rp)
 }
@@ -229,7 +230,7 @@ func (s *Server) serveJSONRPC(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !env.idValid() {
-		writeReply(w, errorReply(nullID, rpc.ErrInvalidRequest))
+		writeReply(w, errorReply(nullID, rpctypes.ErrInvalidRequest))
 		return
 	}
 	writeReply(w, h(s, r.Context(), r, &env))

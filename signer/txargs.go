@@ -15,7 +15,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/basaltchain/basalt/privacy/privtx"
-	"github.com/basaltchain/basalt/rpc"
+	"github.com/basaltchain/basalt/rpc/rpctypes"
 )
 
 // Defaults for absent fields, as EthSigner and the spec (Document 3) have
@@ -78,8 +78,8 @@ type txArgs struct {
 }
 
 // invalid returns -32602 Invalid params with a reason.
-func invalid(format string, a ...any) *rpc.Error {
-	return rpc.InvalidParams(fmt.Sprintf(format, a...))
+func invalid(format string, a ...any) *rpctypes.Error {
+	return rpctypes.InvalidParams(fmt.Sprintf(format, a...))
 }
 
 // absent reports a missing or null member.
@@ -89,7 +89,7 @@ func absent(raw json.RawMessage) bool {
 
 // txObject extracts the transaction object from params: the object itself
 // or a one-element array holding it (EthSigner accepts both).
-func txObject(params json.RawMessage) (*txFields, *rpc.Error) {
+func txObject(params json.RawMessage) (*txFields, *rpctypes.Error) {
 	p := bytes.TrimSpace(params)
 	if absent(p) {
 		return nil, invalid("a transaction object is required")
@@ -113,13 +113,13 @@ func txObject(params json.RawMessage) (*txFields, *rpc.Error) {
 
 // parseTx validates a transaction object for chainID. private selects the
 // eea_sendTransaction rules.
-func parseTx(params json.RawMessage, chainID *big.Int, private bool) (*txArgs, *rpc.Error) {
+func parseTx(params json.RawMessage, chainID *big.Int, private bool) (*txArgs, *rpctypes.Error) {
 	f, e := txObject(params)
 	if e != nil {
 		return nil, e
 	}
 	a := &txArgs{private: private, gas: DefaultGas, value: new(big.Int)}
-	var err *rpc.Error
+	var err *rpctypes.Error
 
 	if absent(f.From) {
 		return nil, invalid("from is required")
@@ -196,8 +196,8 @@ func parseTx(params json.RawMessage, chainID *big.Int, private bool) (*txArgs, *
 // neither a legacy EIP-155 transaction, EthSigner's only kind. Absent fees
 // stay nil here: eth_sendTransaction asks the node for them (fees.go),
 // eth_signTransaction applies defaultFees.
-func (a *txArgs) parseFees(f *txFields) *rpc.Error {
-	var err *rpc.Error
+func (a *txArgs) parseFees(f *txFields) *rpctypes.Error {
+	var err *rpctypes.Error
 	if !absent(f.MaxFeePerGas) {
 		if a.maxFee, err = quantity(f.MaxFeePerGas, "maxFeePerGas"); err != nil {
 			return err
@@ -266,7 +266,7 @@ func (a *txArgs) feesComplete() bool {
 // defaultFees fills absent fees for a method that does not ask the node
 // (eth_signTransaction) the way the spec and EthSigner do: gasPrice 0. A
 // type 2 transaction has no such default.
-func (a *txArgs) defaultFees(method string) *rpc.Error {
+func (a *txArgs) defaultFees(method string) *rpctypes.Error {
 	switch {
 	case a.feesComplete():
 		return nil
@@ -278,7 +278,7 @@ func (a *txArgs) defaultFees(method string) *rpc.Error {
 }
 
 // parsePrivate checks the eea_sendTransaction fields.
-func (a *txArgs) parsePrivate(f *txFields) *rpc.Error {
+func (a *txArgs) parsePrivate(f *txFields) *rpctypes.Error {
 	if a.value.Sign() != 0 {
 		return invalid("Non-zero value, private transactions cannot transfer ether")
 	}
@@ -301,7 +301,7 @@ func (a *txArgs) parsePrivate(f *txFields) *rpc.Error {
 	if absent(f.PrivateFrom) {
 		return invalid("privateFrom is required")
 	}
-	var err *rpc.Error
+	var err *rpctypes.Error
 	if a.privateFrom, err = tmKey(f.PrivateFrom, "privateFrom"); err != nil {
 		return err
 	}
@@ -339,7 +339,7 @@ func (a *txArgs) parsePrivate(f *txFields) *rpc.Error {
 }
 
 // jsonString decodes a JSON string member.
-func jsonString(raw json.RawMessage, name string) (string, *rpc.Error) {
+func jsonString(raw json.RawMessage, name string) (string, *rpctypes.Error) {
 	var s string
 	if len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
 		return "", invalid("%s must be a string", name)
@@ -348,7 +348,7 @@ func jsonString(raw json.RawMessage, name string) (string, *rpc.Error) {
 }
 
 // address decodes a 20-byte hex address, with or without 0x.
-func address(raw json.RawMessage, name string) (common.Address, *rpc.Error) {
+func address(raw json.RawMessage, name string) (common.Address, *rpctypes.Error) {
 	s, err := jsonString(raw, name)
 	if err != nil {
 		return common.Address{}, err
@@ -407,7 +407,7 @@ func parseQuantity(s string) (*big.Int, bool) {
 }
 
 // quantity decodes a quantity member.
-func quantity(raw json.RawMessage, name string) (*big.Int, *rpc.Error) {
+func quantity(raw json.RawMessage, name string) (*big.Int, *rpctypes.Error) {
 	s, err := jsonString(raw, name)
 	if err != nil {
 		return nil, invalid("%s must be a hex quantity string", name)
@@ -420,7 +420,7 @@ func quantity(raw json.RawMessage, name string) (*big.Int, *rpc.Error) {
 }
 
 // quantity64 decodes a quantity that must fit in 64 bits.
-func quantity64(raw json.RawMessage, name string) (uint64, *rpc.Error) {
+func quantity64(raw json.RawMessage, name string) (uint64, *rpctypes.Error) {
 	n, err := quantity(raw, name)
 	if err != nil {
 		return 0, err
@@ -432,9 +432,9 @@ func quantity64(raw json.RawMessage, name string) (uint64, *rpc.Error) {
 }
 
 // txData decodes data and its alias input; given both, they must agree.
-func txData(data, input json.RawMessage) ([]byte, *rpc.Error) {
+func txData(data, input json.RawMessage) ([]byte, *rpctypes.Error) {
 	var d, in []byte
-	var err *rpc.Error
+	var err *rpctypes.Error
 	if !absent(data) {
 		if d, err = hexData(data, "data"); err != nil {
 			return nil, err
@@ -456,7 +456,7 @@ func txData(data, input json.RawMessage) ([]byte, *rpc.Error) {
 }
 
 // hexData decodes hex bytes, with or without 0x.
-func hexData(raw json.RawMessage, name string) ([]byte, *rpc.Error) {
+func hexData(raw json.RawMessage, name string) ([]byte, *rpctypes.Error) {
 	s, err := jsonString(raw, name)
 	if err != nil {
 		return nil, err
@@ -469,7 +469,7 @@ func hexData(raw json.RawMessage, name string) ([]byte, *rpc.Error) {
 }
 
 // tmKey decodes a Base64 transaction-manager key or privacy group ID.
-func tmKey(raw json.RawMessage, name string) ([]byte, *rpc.Error) {
+func tmKey(raw json.RawMessage, name string) ([]byte, *rpctypes.Error) {
 	s, err := jsonString(raw, name)
 	if err != nil {
 		return nil, err

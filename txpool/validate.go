@@ -10,7 +10,7 @@ import (
 	"github.com/ethereum/go-ethereum/params"
 	"github.com/holiman/uint256"
 
-	"github.com/basaltchain/basalt/consensus"
+	"github.com/basaltchain/basalt/consensus/feemarket"
 )
 
 // headView is what the pool knows about the chain head. It is immutable and
@@ -46,7 +46,7 @@ func newView(cfg *params.ChainConfig, head *types.Header, st State, gen uint64) 
 		v.baseFee, _ = uint256.FromBig(head.BaseFee)
 	case cfg.IsLondon(next) && !cfg.IsLondon(head.Number):
 		// The next block is London's first: its base fee is the initial one.
-		v.baseFee, _ = uint256.FromBig(consensus.CalcBaseFee(cfg, head))
+		v.baseFee, _ = uint256.FromBig(feemarket.CalcBaseFee(cfg, head))
 	}
 	return v
 }

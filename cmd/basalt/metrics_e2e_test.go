@@ -497,7 +497,7 @@ func TestMetricsPush(t *testing.T) {
 }
 
 // Two IBFT 2.0 validators with metrics on: the engine's consensus metrics
-// (through consensus.Instrumented) and the IBF sub-protocol's messages are
+// (through metrics.Instrumented) and the IBF sub-protocol's messages are
 // exported beside the node's.
 func TestIBFTMetrics(t *testing.T) {
 	if testing.Short() {

@@ -40,6 +40,8 @@ import (
 	"github.com/ethereum/go-ethereum/params"
 
 	"github.com/basaltchain/basalt/consensus"
+
+	"github.com/basaltchain/basalt/consensus/feemarket"
 )
 
 // errCannotSeal is the answer to sealing on or after a post-merge block:
@@ -147,7 +149,7 @@ func verifyPoSHeader(config *params.ChainConfig, header, parent *types.Header) e
 	if !config.IsLondon(header.Number) {
 		return errors.New("beacon: post-merge block before London")
 	}
-	if err := consensus.VerifyLondonGas(config, header, parent); err != nil {
+	if err := feemarket.VerifyLondonGas(config, header, parent); err != nil {
 		return fmt.Errorf("beacon: %w", err)
 	}
 	return verifyForkFields(config, header, parent)

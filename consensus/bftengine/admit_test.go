@@ -9,11 +9,12 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
-	"github.com/basaltchain/basalt/consensus"
 	"github.com/basaltchain/basalt/consensus/bft"
 	"github.com/basaltchain/basalt/consensus/bftengine"
 	"github.com/basaltchain/basalt/consensus/ibft2"
 	"github.com/basaltchain/basalt/consensus/qbft"
+
+	"github.com/basaltchain/basalt/p2p/subprotocol"
 )
 
 // The path every consensus message from a peer takes before the core sees
@@ -79,7 +80,7 @@ func TestAdmit(t *testing.T) {
 				}
 				continue
 			}
-			if !errors.Is(err, c.want) || errors.Is(err, consensus.ErrMisbehaved) != c.ban || m != nil {
+			if !errors.Is(err, c.want) || errors.Is(err, subprotocol.ErrMisbehaved) != c.ban || m != nil {
 				t.Errorf("%s, %s: %v (ban %v)", f.Name(), c.name, err, c.ban)
 			}
 		}
@@ -131,7 +132,7 @@ func FuzzAdmit(f *testing.F) {
 		m, err := bftengine.Admit(fm, g, code, data[1:])
 		ref, derr := fm.DecodeMessage(code, data[1:])
 		validator := derr == nil && slices.Contains(g.Validators, ref.Author)
-		banned := errors.Is(err, consensus.ErrMisbehaved)
+		banned := errors.Is(err, subprotocol.ErrMisbehaved)
 		switch {
 		case err == nil:
 			if m == nil || derr != nil || !validator || m.Author != ref.Author ||

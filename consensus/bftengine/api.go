@@ -8,9 +8,8 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 
-	"github.com/basaltchain/basalt/api"
 	"github.com/basaltchain/basalt/consensus"
-	"github.com/basaltchain/basalt/rpc"
+	"github.com/basaltchain/basalt/rpc/rpctypes"
 )
 
 // signerMetricsDefaultRange is how many blocks back getSignerMetrics
@@ -21,8 +20,8 @@ const signerMetricsDefaultRange = 100
 // IbftJsonRpcMethods and QbftJsonRpcMethods): IBFT with ibft_* methods,
 // QBFT with qbft_* ones. During a migration both answer, each for every
 // block, reading a block's extraData in its own protocol's layout.
-func (e *Engine) APIs(chain consensus.ChainHeadReader) []rpc.Group {
-	var groups []rpc.Group
+func (e *Engine) APIs(chain consensus.ChainHeadReader) []rpctypes.Group {
+	var groups []rpctypes.Group
 	seen := map[string]bool{}
 	for _, s := range e.segs {
 		f := s.Format
@@ -32,7 +31,7 @@ func (e *Engine) APIs(chain consensus.ChainHeadReader) []rpc.Group {
 		seen[f.RPCGroup()] = true
 		a := &bftAPI{e: e, chain: chain, qbft: f.RPCPrefix() == "qbft"}
 		p := f.RPCPrefix() + "_"
-		methods := []rpc.Method{
+		methods := []rpctypes.Method{
 			{Name: p + "proposeValidatorVote", Fn: a.proposeValidatorVote},
 			{Name: p + "discardValidatorVote", Fn: a.discardValidatorVote},
 			{Name: p + "getPendingVotes", Fn: a.getPendingVotes},
@@ -41,9 +40,9 @@ func (e *Engine) APIs(chain consensus.ChainHeadReader) []rpc.Group {
 			{Name: p + "getSignerMetrics", Fn: a.getSignerMetrics},
 		}
 		if f.RPCPrefix() == "qbft" {
-			methods = append(methods, rpc.Method{Name: p + "getRequestTimeoutSeconds", Fn: a.getRequestTimeoutSeconds})
+			methods = append(methods, rpctypes.Method{Name: p + "getRequestTimeoutSeconds", Fn: a.getRequestTimeoutSeconds})
 		}
-		groups = append(groups, rpc.Group{Name: f.RPCGroup(), Methods: methods})
+		groups = append(groups, rpctypes.Group{Name: f.RPCGroup(), Methods: methods})
 	}
 	return groups
 }
@@ -64,12 +63,12 @@ type address common.Address
 func (a *address) UnmarshalJSON(data []byte) error {
 	var s string
 	if err := json.Unmarshal(data, &s); err != nil {
-		return rpc.ErrInvalidAddressParams
+		return rpctypes.ErrInvalidAddressParams
 	}
 	s = strings.TrimPrefix(strings.TrimPrefix(s, "0x"), "0X")
 	b, err := hexutil.Decode("0x" + s)
 	if err != nil || len(b) != common.AddressLength {
-		return rpc.ErrInvalidAddressParams
+		return rpctypes.ErrInvalidAddressParams
 	}
 	*a = address(common.BytesToAddress(b))
 	return nil
@@ -94,7 +93,7 @@ func (a *bftAPI) getPendingVotes() map[string]bool {
 }
 
 // header resolves a block parameter to a canonical header.
-func (a *bftAPI) header(b api.BlockNumber) *types.Header {
+func (a *bftAPI) header(b rpctypes.BlockNumber) *types.Header {
 	switch b.Tag {
 	case "latest", "pending", "safe", "finalized":
 		return a.chain.CurrentHeader()
@@ -107,7 +106,7 @@ func (a *bftAPI) header(b api.BlockNumber) *types.Header {
 	return a.chain.GetHeaderByNumber(uint64(b.Number))
 }
 
-func (a *bftAPI) getValidatorsByBlockNumber(b api.BlockNumber) ([]common.Address, error) {
+func (a *bftAPI) getValidatorsByBlockNumber(b rpctypes.BlockNumber) ([]common.Address, error) {
 	if a.qbft && b.Tag == "pending" {
 		// Besu: the validators after the head, those of the pending block.
 		v, err := a.e.ValidatorsAfter(a.chain, a.chain.CurrentHeader())
@@ -115,7 +114,7 @@ func (a *bftAPI) getValidatorsByBlockNumber(b api.BlockNumber) ([]common.Address
 	}
 	h := a.header(b)
 	if h == nil {
-		return nil, rpc.ErrInvalidBlockParams
+		return nil, rpctypes.ErrInvalidBlockParams
 	}
 	return a.validatorList(h)
 }
@@ -123,7 +122,7 @@ func (a *bftAPI) getValidatorsByBlockNumber(b api.BlockNumber) ([]common.Address
 func (a *bftAPI) getValidatorsByBlockHash(hash common.Hash) ([]common.Address, error) {
 	h := a.chain.GetHeaderByHash(hash)
 	if h == nil {
-		return nil, rpc.ErrInvalidBlockHashParams
+		return nil, rpctypes.ErrInvalidBlockHashParams
 	}
 	return a.validatorList(h)
 }
@@ -154,7 +153,7 @@ func nonNil(v []common.Address) []common.Address {
 // internal hides an engine error behind the JSON-RPC internal error.
 func internal(err error) error {
 	if err != nil {
-		return rpc.ErrInternal
+		return rpctypes.ErrInternal
 	}
 	return nil
 }
@@ -169,11 +168,11 @@ type signerMetric struct {
 // getSignerMetrics counts the blocks each validator proposed between
 // fromBlock (default: 100 blocks before toBlock) and toBlock (default:
 // latest), listing the validators of toBlock first.
-func (a *bftAPI) getSignerMetrics(from, to *api.BlockNumber) ([]signerMetric, error) {
+func (a *bftAPI) getSignerMetrics(from, to *rpctypes.BlockNumber) ([]signerMetric, error) {
 	toH := a.chain.CurrentHeader()
 	if to != nil {
 		if toH = a.header(*to); toH == nil {
-			return nil, rpc.ErrInvalidBlockParams
+			return nil, rpctypes.ErrInvalidBlockParams
 		}
 	}
 	last := toH.Number.Uint64()
@@ -184,7 +183,7 @@ func (a *bftAPI) getSignerMetrics(from, to *api.BlockNumber) ([]signerMetric, er
 	if from != nil {
 		fh := a.header(*from)
 		if fh == nil || fh.Number.Uint64() > last {
-			return nil, rpc.ErrInvalidBlockParams
+			return nil, rpctypes.ErrInvalidBlockParams
 		}
 		first = fh.Number.Uint64()
 	}

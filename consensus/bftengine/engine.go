@@ -23,6 +23,10 @@ import (
 	"github.com/basaltchain/basalt/consensus"
 	"github.com/basaltchain/basalt/consensus/bft"
 	"github.com/basaltchain/basalt/consensus/driver"
+
+	"github.com/basaltchain/basalt/consensus/feemarket"
+
+	"github.com/basaltchain/basalt/p2p/subprotocol"
 )
 
 // allowedFutureBlockTime is how far ahead of the local clock a block's
@@ -81,7 +85,7 @@ type Engine struct {
 	// gate is what the sub-protocols admit messages against (set by the
 	// driver on each head); bans are the peers they caught misbehaving.
 	gate    atomic.Pointer[Gate]
-	bans    *consensus.BanList
+	bans    *subprotocol.BanList
 	metrics map[string]driver.Metrics // by Format.Key (SetMetrics)
 
 	closeOnce sync.Once
@@ -117,7 +121,7 @@ func New(segs []Segment, opts Options) (*Engine, error) {
 		queue = max(queue, s.Config.MessageQueueLimit)
 	}
 	e.inbox = make(chan driver.Inbound, max(1, int(queue)))
-	e.bans = consensus.NewBanList(e.clock, banDuration, maxBans)
+	e.bans = subprotocol.NewBanList(e.clock, banDuration, maxBans)
 	for _, s := range segs {
 		if !slices.ContainsFunc(e.nets, func(n *network) bool { return n.format.ProtocolName() == s.Format.ProtocolName() }) {
 			e.nets = append(e.nets, newNetwork(s.Format, s.Config, e.inbox, &e.gate, e.bans))
@@ -216,7 +220,7 @@ func (e *Engine) VerifyHeader(chain consensus.ChainReader, header, parent *types
 	if header.Time > uint64(e.clock.Now().Unix())+allowedFutureBlockTime {
 		return consensus.ErrFutureBlock
 	}
-	if err := consensus.VerifyGas(chain.Config(), header, parent); err != nil {
+	if err := feemarket.VerifyGas(chain.Config(), header, parent); err != nil {
 		return err
 	}
 	if err := consensus.VerifyForkFields(chain.Config(), header, parent); err != nil {

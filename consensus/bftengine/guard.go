@@ -8,8 +8,9 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
-	"github.com/basaltchain/basalt/consensus"
 	"github.com/basaltchain/basalt/consensus/bft"
+
+	"github.com/basaltchain/basalt/p2p/subprotocol"
 )
 
 // Verdicts of Admit on a message that is dropped without blame: an honest
@@ -43,7 +44,7 @@ func (g *Gate) isValidator(a common.Address) bool {
 // (no height yet) every decoded message goes on. The verdicts:
 //
 //   - nil: queue m for the core;
-//   - an error wrapping consensus.ErrMisbehaved: ban the peer. The
+//   - an error wrapping subprotocol.ErrMisbehaved: ban the peer. The
 //     signature does not recover (bft.ErrBadSignature), or the author is
 //     not a validator of the current height, whose set is known for sure
 //     (bft.ErrNotValidator). An honest peer relays only what its core
@@ -58,7 +59,7 @@ func Admit(f Format, g *Gate, code uint64, data []byte) (*bft.Message, error) {
 	m, err := f.DecodeMessage(code, data)
 	if err != nil {
 		if errors.Is(err, bft.ErrBadSignature) {
-			return nil, fmt.Errorf("%w: %w", consensus.ErrMisbehaved, err)
+			return nil, fmt.Errorf("%w: %w", subprotocol.ErrMisbehaved, err)
 		}
 		return nil, err
 	}
@@ -71,7 +72,7 @@ func Admit(f Format, g *Gate, code uint64, data []byte) (*bft.Message, error) {
 		return nil, ErrStaleMessage
 	case seq == g.Sequence:
 		if !g.isValidator(m.Author) {
-			return nil, fmt.Errorf("%w: %w: %s %s of height %d", consensus.ErrMisbehaved, bft.ErrNotValidator,
+			return nil, fmt.Errorf("%w: %w: %s %s of height %d", subprotocol.ErrMisbehaved, bft.ErrNotValidator,
 				m.Kind, m.Author.Hex(), seq)
 		}
 	case seq > g.Sequence+g.MaxDistance:

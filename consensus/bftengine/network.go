@@ -17,9 +17,10 @@ import (
 	"github.com/ethereum/go-ethereum/rlp"
 
 	"github.com/basaltchain/basalt/config"
-	"github.com/basaltchain/basalt/consensus"
 	"github.com/basaltchain/basalt/consensus/bft"
 	"github.com/basaltchain/basalt/consensus/driver"
+
+	"github.com/basaltchain/basalt/p2p/subprotocol"
 )
 
 // maxMessageSize bounds a consensus message (a proposal carries a block).
@@ -51,7 +52,7 @@ const (
 // (messagequeuelimit), each peer holding at most its share of it.
 type network struct {
 	format    Format
-	transport *consensus.Transport
+	transport *subprotocol.Transport
 	inbox     chan<- driver.Inbound
 	gate      *atomic.Pointer[Gate] // the engine's
 	received  *lru.Cache[common.Hash, struct{}]
@@ -62,7 +63,7 @@ type network struct {
 	queued  map[enode.ID]int
 }
 
-func newNetwork(f Format, cfg *config.IBFT2Config, inbox chan<- driver.Inbound, gate *atomic.Pointer[Gate], bans *consensus.BanList) *network {
+func newNetwork(f Format, cfg *config.IBFT2Config, inbox chan<- driver.Inbound, gate *atomic.Pointer[Gate], bans *subprotocol.BanList) *network {
 	n := &network{
 		format:   f,
 		inbox:    inbox,
@@ -72,7 +73,7 @@ func newNetwork(f Format, cfg *config.IBFT2Config, inbox chan<- driver.Inbound, 
 		perPeer:  max(minPeerQueue, cap(inbox)/peerQueueShare),
 		queued:   map[enode.ID]int{},
 	}
-	n.transport = consensus.NewTransport(f.ProtocolName(), f.ProtocolVersion(), f.ProtocolLength(), n.handle).WithBans(bans)
+	n.transport = subprotocol.NewTransport(f.ProtocolName(), f.ProtocolVersion(), f.ProtocolLength(), n.handle).WithBans(bans)
 	return n
 }
 

@@ -15,6 +15,8 @@ import (
 	"github.com/basaltchain/basalt/consensus"
 	"github.com/basaltchain/basalt/consensus/bft"
 	"github.com/basaltchain/basalt/consensus/driver"
+
+	"github.com/basaltchain/basalt/p2p/subprotocol"
 )
 
 // plainFormat decodes a message as [sequence, author]: the network's
@@ -46,13 +48,13 @@ func plain(seq uint64, author common.Address, salt uint64) []any {
 type netFixture struct {
 	n     *network
 	inbox chan driver.Inbound
-	bans  *consensus.BanList
+	bans  *subprotocol.BanList
 	clock *consensus.ManualClock
 }
 
 func newNetFixture(queue int) *netFixture {
 	fx := &netFixture{inbox: make(chan driver.Inbound, queue), clock: consensus.NewManualClock(time.Unix(1000, 0))}
-	fx.bans = consensus.NewBanList(fx.clock, banDuration, maxBans)
+	fx.bans = subprotocol.NewBanList(fx.clock, banDuration, maxBans)
 	gate := &atomic.Pointer[Gate]{}
 	gate.Store(&Gate{Sequence: 5, Validators: []common.Address{{1}, {2}}, MaxDistance: 10})
 	fx.n = newNetwork(plainFormat{}, &config.IBFT2Config{DuplicateMessageLimit: 100, GossipedHistoryLimit: 100}, fx.inbox, gate, fx.bans)
@@ -132,7 +134,7 @@ func TestNetworkBansOutsider(t *testing.T) {
 	if err := p2p.Send(rw, 1, plain(5, common.Address{9}, 0)); err != nil {
 		t.Fatal(err)
 	}
-	if err := <-done; !errors.Is(err, consensus.ErrMisbehaved) || !errors.Is(err, bft.ErrNotValidator) {
+	if err := <-done; !errors.Is(err, subprotocol.ErrMisbehaved) || !errors.Is(err, bft.ErrNotValidator) {
 		t.Fatalf("outsider's run ended with %v", err)
 	}
 	if len(fx.inbox) != 0 || !fx.bans.Banned(id) {

@@ -53,7 +53,7 @@ func (e *Engine) Produce(ctx context.Context, host consensus.Host) error {
 	})
 }
 
-// SetMetrics implements consensus.Instrumented: the node hands over its
+// SetMetrics implements metrics.Instrumented: the node hands over its
 // registry before the engine produces (see driver.NewMetrics).
 // Each protocol of the schedule has its own (besu_consensus_ibft2_* and
 // besu_consensus_qbft_* during a migration), and a height reports under

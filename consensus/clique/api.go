@@ -10,9 +10,8 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 
-	"github.com/basaltchain/basalt/api"
 	"github.com/basaltchain/basalt/consensus"
-	"github.com/basaltchain/basalt/rpc"
+	"github.com/basaltchain/basalt/rpc/rpctypes"
 )
 
 // signerMetricsRange is how many blocks clique_getSignerMetrics covers
@@ -41,31 +40,31 @@ var (
 // answer when they find no header; a vote on the zero address -32600
 // "Invalid Request"; an empty metrics range -32602 "Invalid block number
 // params".
-func rpcError(err error) *rpc.Error {
+func rpcError(err error) *rpctypes.Error {
 	switch {
 	case errors.Is(err, ErrUnknownBlock), errors.Is(err, ErrBlockTag):
-		return rpc.ErrInternal
+		return rpctypes.ErrInternal
 	case errors.Is(err, ErrNoVoteSubject):
-		return rpc.ErrInvalidRequest
+		return rpctypes.ErrInvalidRequest
 	case errors.Is(err, ErrEmptyRange):
-		return rpc.ErrInvalidBlockNumberParams
+		return rpctypes.ErrInvalidBlockNumberParams
 	}
 	return nil
 }
 
-// APIs returns the CLIQUE JSON-RPC group (consensus.APIProvider), with
+// APIs returns the CLIQUE JSON-RPC group (the node's apiProvider), with
 // Besu's parameter readers and errors: a bad address is -32602 "Invalid
 // address params", an unknown block -32603 "Internal error" (rpcError).
-func (e *Engine) APIs(chain consensus.ChainHeadReader) []rpc.Group {
+func (e *Engine) APIs(chain consensus.ChainHeadReader) []rpctypes.Group {
 	a := &cliqueAPI{e: e, chain: chain}
-	return []rpc.Group{{Name: rpc.GroupClique, Errors: rpcError, Methods: []rpc.Method{
-		{Name: "clique_getSigners", Fn: a.GetSigners, ParamErrors: []*rpc.Error{rpc.ErrInvalidBlockParams}},
-		{Name: "clique_getSignersAtHash", Fn: a.GetSignersAtHash, ParamErrors: []*rpc.Error{rpc.ErrInvalidBlockHashParams}},
-		{Name: "clique_propose", Fn: a.Propose, ParamErrors: []*rpc.Error{rpc.ErrInvalidAddressParams, rpc.ErrInvalidProposalParams}},
-		{Name: "clique_discard", Fn: a.Discard, ParamErrors: []*rpc.Error{rpc.ErrInvalidAddressParams}},
+	return []rpctypes.Group{{Name: rpctypes.GroupClique, Errors: rpcError, Methods: []rpctypes.Method{
+		{Name: "clique_getSigners", Fn: a.GetSigners, ParamErrors: []*rpctypes.Error{rpctypes.ErrInvalidBlockParams}},
+		{Name: "clique_getSignersAtHash", Fn: a.GetSignersAtHash, ParamErrors: []*rpctypes.Error{rpctypes.ErrInvalidBlockHashParams}},
+		{Name: "clique_propose", Fn: a.Propose, ParamErrors: []*rpctypes.Error{rpctypes.ErrInvalidAddressParams, rpctypes.ErrInvalidProposalParams}},
+		{Name: "clique_discard", Fn: a.Discard, ParamErrors: []*rpctypes.Error{rpctypes.ErrInvalidAddressParams}},
 		{Name: "clique_proposals", Fn: a.Proposals},
 		{Name: "clique_getSignerMetrics", Fn: a.GetSignerMetrics,
-			ParamErrors: []*rpc.Error{rpc.ErrInvalidBlockNumberParams, rpc.ErrInvalidBlockNumberParams}},
+			ParamErrors: []*rpctypes.Error{rpctypes.ErrInvalidBlockNumberParams, rpctypes.ErrInvalidBlockNumberParams}},
 	}}}
 }
 
@@ -86,7 +85,7 @@ func (a *cliqueAPI) signersAfter(header *types.Header) ([]common.Address, error)
 
 // GetSigners is clique_getSigners: the signers after the block (latest
 // when omitted; "earliest" is block 0, every other tag the head).
-func (a *cliqueAPI) GetSigners(block *api.BlockNumber) ([]common.Address, error) {
+func (a *cliqueAPI) GetSigners(block *rpctypes.BlockNumber) ([]common.Address, error) {
 	head := a.chain.CurrentHeader().Number.Uint64()
 	number := int64(head)
 	if block != nil {
@@ -109,7 +108,7 @@ func (a *cliqueAPI) GetSigners(block *api.BlockNumber) ([]common.Address, error)
 
 // GetSignersAtHash is clique_getSignersAtHash: the signers after the block
 // with that hash.
-func (a *cliqueAPI) GetSignersAtHash(hash api.Hash) ([]common.Address, error) {
+func (a *cliqueAPI) GetSignersAtHash(hash rpctypes.Hash) ([]common.Address, error) {
 	header := a.chain.GetHeaderByHash(common.Hash(hash))
 	if header == nil {
 		return nil, ErrUnknownBlock
@@ -120,7 +119,7 @@ func (a *cliqueAPI) GetSignersAtHash(hash api.Hash) ([]common.Address, error) {
 // Propose is clique_propose: the node votes to add (true) or drop (false)
 // the address in the blocks it seals. The zero address, which means "no
 // vote" in a header, is refused (Besu: -32600 "Invalid Request").
-func (a *cliqueAPI) Propose(addr api.Address, authorize bool) (bool, error) {
+func (a *cliqueAPI) Propose(addr rpctypes.Address, authorize bool) (bool, error) {
 	if common.Address(addr) == (common.Address{}) {
 		return false, ErrNoVoteSubject
 	}
@@ -130,7 +129,7 @@ func (a *cliqueAPI) Propose(addr api.Address, authorize bool) (bool, error) {
 
 // Discard is clique_discard: forget the node's proposal about the address
 // (true whether or not there was one, as Besu).
-func (a *cliqueAPI) Discard(addr api.Address) bool {
+func (a *cliqueAPI) Discard(addr rpctypes.Address) bool {
 	a.e.Discard(common.Address(addr))
 	return true
 }
@@ -155,7 +154,7 @@ type SignerMetric struct {
 // with zero counts for every signer after the last block of the range.
 // The genesis block counts as sealed by the zero address, as in Besu.
 // Entries are ordered by address.
-func (a *cliqueAPI) GetSignerMetrics(from, to *api.BlockNumber) ([]SignerMetric, error) {
+func (a *cliqueAPI) GetSignerMetrics(from, to *rpctypes.BlockNumber) ([]SignerMetric, error) {
 	head := int64(a.chain.CurrentHeader().Number.Uint64())
 	start := max(0, head-signerMetricsRange)
 	if from != nil {
@@ -224,7 +223,7 @@ func (a *cliqueAPI) GetSignerMetrics(from, to *api.BlockNumber) ([]SignerMetric,
 // resolveMetricsBlock is Besu's resolveBlockNumber: a number as given,
 // "earliest" 0, "latest" and "pending" the head; "safe" and "finalized"
 // name no number on a Clique chain (ErrBlockTag; Besu fails internally).
-func resolveMetricsBlock(b api.BlockNumber, head int64) (int64, error) {
+func resolveMetricsBlock(b rpctypes.BlockNumber, head int64) (int64, error) {
 	switch b.Tag {
 	case "":
 		return b.Number, nil

@@ -10,6 +10,8 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/basaltchain/basalt/rpc"
+
+	"github.com/basaltchain/basalt/rpc/rpctypes"
 )
 
 // apiServer serves the engine's CLIQUE group over an in-process JSON-RPC
@@ -20,7 +22,7 @@ func apiServer(t *testing.T, n *testNet) *rpc.Server {
 	if err := reg.RegisterGroups(n.engine.APIs(n.chain)); err != nil {
 		t.Fatal(err)
 	}
-	srv, err := rpc.NewServer(reg, rpc.Config{APIs: []string{rpc.GroupClique}})
+	srv, err := rpc.NewServer(reg, rpc.Config{APIs: []string{rpctypes.GroupClique}})
 	if err != nil {
 		t.Fatal(err)
 	}

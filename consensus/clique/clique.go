@@ -19,6 +19,8 @@ import (
 	"github.com/ethereum/go-ethereum/ethdb"
 
 	"github.com/basaltchain/basalt/consensus"
+	"github.com/basaltchain/basalt/metrics"
+	"github.com/basaltchain/basalt/rpc/rpctypes"
 )
 
 const (
@@ -111,12 +113,15 @@ type Engine struct {
 }
 
 var (
-	_ consensus.Engine       = (*Engine)(nil)
-	_ consensus.Scheduler    = (*Engine)(nil)
-	_ consensus.APIProvider  = (*Engine)(nil)
-	_ consensus.KeySealer    = (*Engine)(nil)
-	_ consensus.ForkChooser  = (*Engine)(nil)
-	_ consensus.Instrumented = (*Engine)(nil)
+	_ consensus.Engine    = (*Engine)(nil)
+	_ consensus.Scheduler = (*Engine)(nil)
+	// The node's apiProvider: the CLIQUE group.
+	_ interface {
+		APIs(consensus.ChainHeadReader) []rpctypes.Group
+	} = (*Engine)(nil)
+	_ consensus.KeySealer   = (*Engine)(nil)
+	_ consensus.ForkChooser = (*Engine)(nil)
+	_ metrics.Instrumented  = (*Engine)(nil)
 )
 
 // Errors of header verification.

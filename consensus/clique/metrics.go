@@ -15,7 +15,7 @@ type engineMetrics struct {
 	sealed  *metrics.CounterVec // blocks this node sealed, by turn ("in", "out")
 }
 
-// SetMetrics implements consensus.Instrumented: the node hands over its
+// SetMetrics implements metrics.Instrumented: the node hands over its
 // registry (nil with metrics off) before the engine verifies or seals.
 func (e *Engine) SetMetrics(r *metrics.Registry) {
 	e.metrics = engineMetrics{

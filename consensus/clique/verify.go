@@ -11,6 +11,8 @@ import (
 	"github.com/ethereum/go-ethereum/params"
 
 	"github.com/basaltchain/basalt/consensus"
+
+	"github.com/basaltchain/basalt/consensus/feemarket"
 )
 
 // allowedFutureDrift is how far ahead of the local clock a header's
@@ -60,7 +62,7 @@ func verifyFields(config *params.ChainConfig, cfg Config, header, parent *types.
 	if header.Difficulty.Cmp(DiffInTurn) != 0 && header.Difficulty.Cmp(DiffNoTurn) != 0 {
 		return Extra{}, fmt.Errorf("%w: %v is neither 1 nor 2", errWrongDifficulty, header.Difficulty)
 	}
-	if err := consensus.VerifyGas(config, header, parent); err != nil {
+	if err := feemarket.VerifyGas(config, header, parent); err != nil {
 		return Extra{}, err
 	}
 	if err := verifyForkFields(config, header, parent); err != nil {

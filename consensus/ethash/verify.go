@@ -11,6 +11,8 @@ import (
 	"github.com/ethereum/go-ethereum/params"
 
 	"github.com/basaltchain/basalt/consensus"
+
+	"github.com/basaltchain/basalt/consensus/feemarket"
 )
 
 const (
@@ -73,7 +75,7 @@ func (e *Ethash) verifyHeader(config *params.ChainConfig, header, parent *types.
 	if want := e.CalcDifficulty(config, header.Time, parent); header.Difficulty.Cmp(want) != 0 {
 		return fmt.Errorf("invalid difficulty: have %v, want %v", header.Difficulty, want)
 	}
-	if err := consensus.VerifyGas(config, header, parent); err != nil {
+	if err := feemarket.VerifyGas(config, header, parent); err != nil {
 		return err
 	}
 	if err := verifyForkFields(config, header, parent); err != nil {

@@ -11,7 +11,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 
-	"github.com/basaltchain/basalt/rpc"
+	"github.com/basaltchain/basalt/rpc/rpctypes"
 )
 
 func (c *testChain) CurrentHeader() *types.Header {
@@ -40,7 +40,7 @@ func TestAPI(t *testing.T) {
 		t.Fatalf("address without 0x: %v", err)
 	}
 	a.mustCall(nil, "ibft_discardValidatorVote", `"`+f.vals[0].Hex()+`"`)
-	if _, err := a.call("ibft_proposeValidatorVote", `"0x12"`, "true"); !errors.Is(err, rpc.ErrInvalidAddressParams) {
+	if _, err := a.call("ibft_proposeValidatorVote", `"0x12"`, "true"); !errors.Is(err, rpctypes.ErrInvalidAddressParams) {
 		t.Fatalf("short address: %v", err)
 	}
 	out := `"0x7700000000000000000000000000000000000000"`
@@ -63,7 +63,7 @@ func TestAPI(t *testing.T) {
 	if len(vals) != 4 {
 		t.Fatalf("validators %v", vals)
 	}
-	if _, err := a.call("ibft_getValidatorsByBlockNumber", `"0x63"`); !errors.Is(err, rpc.ErrInvalidBlockParams) {
+	if _, err := a.call("ibft_getValidatorsByBlockNumber", `"0x63"`); !errors.Is(err, rpctypes.ErrInvalidBlockParams) {
 		t.Fatalf("unknown block: %v", err)
 	}
 	vals = nil
@@ -71,7 +71,7 @@ func TestAPI(t *testing.T) {
 	if len(vals) != 4 {
 		t.Fatalf("by hash: %v", vals)
 	}
-	if _, err := a.call("ibft_getValidatorsByBlockHash", `"`+common.Hash{1}.Hex()+`"`); !errors.Is(err, rpc.ErrInvalidBlockHashParams) {
+	if _, err := a.call("ibft_getValidatorsByBlockHash", `"`+common.Hash{1}.Hex()+`"`); !errors.Is(err, rpctypes.ErrInvalidBlockHashParams) {
 		t.Fatalf("unknown hash: %v", err)
 	}
 
@@ -109,7 +109,7 @@ type caller struct {
 	methods map[string]any
 }
 
-func newCaller(t *testing.T, groups []rpc.Group) *caller {
+func newCaller(t *testing.T, groups []rpctypes.Group) *caller {
 	c := &caller{t: t, methods: map[string]any{}}
 	for _, g := range groups {
 		for _, m := range g.Methods {

@@ -15,7 +15,7 @@ import (
 	"github.com/basaltchain/basalt/config"
 	"github.com/basaltchain/basalt/consensus/bft"
 	"github.com/basaltchain/basalt/consensus/bftengine"
-	"github.com/basaltchain/basalt/rpc"
+	"github.com/basaltchain/basalt/rpc/rpctypes"
 )
 
 // Header verification errors (the engine's).
@@ -61,7 +61,7 @@ func (Format) Key() string { return "ibft2" }
 func (Format) RPCPrefix() string { return "ibft" }
 
 // RPCGroup is the IBFT group.
-func (Format) RPCGroup() string { return rpc.GroupIBFT }
+func (Format) RPCGroup() string { return rpctypes.GroupIBFT }
 
 // Rules are IBFT 2.0's message-set rules.
 func (Format) Rules() bft.Rules { return bft.IBFT2 }

@@ -8,7 +8,7 @@ import (
 
 	"github.com/basaltchain/basalt/consensus/bft"
 	"github.com/basaltchain/basalt/consensus/bftengine"
-	"github.com/basaltchain/basalt/rpc"
+	"github.com/basaltchain/basalt/rpc/rpctypes"
 )
 
 // Format is QBFT's codecs and rules for bftengine.
@@ -26,7 +26,7 @@ func (Format) Key() string { return "qbft" }
 func (Format) RPCPrefix() string { return "qbft" }
 
 // RPCGroup is the QBFT group.
-func (Format) RPCGroup() string { return rpc.GroupQBFT }
+func (Format) RPCGroup() string { return rpctypes.GroupQBFT }
 
 // Rules are QBFT's message-set rules.
 func (Format) Rules() bft.Rules { return bft.QBFT }

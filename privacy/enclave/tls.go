@@ -10,7 +10,7 @@ import (
 
 	"golang.org/x/crypto/pkcs12"
 
-	"github.com/basaltchain/basalt/ptm/tlstrust"
+	"github.com/basaltchain/basalt/internal/tlstrust"
 )
 
 // TLSFiles are the --privacy-tls-* options.

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/basaltchain/basalt/internal/tlstrust"
 	"github.com/basaltchain/basalt/privacy/enclave"
-	"github.com/basaltchain/basalt/ptm/tlstrust"
 )
 
 // TestKnownEnclave: over TLS the manager's certificate is accepted when

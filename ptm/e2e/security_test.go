@@ -15,10 +15,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/basaltchain/basalt/internal/tlstrust"
 	"github.com/basaltchain/basalt/ptm/keys"
 	"github.com/basaltchain/basalt/ptm/manager"
 	"github.com/basaltchain/basalt/ptm/payload"
-	"github.com/basaltchain/basalt/ptm/tlstrust"
 	"github.com/basaltchain/basalt/testsupport/ptmtest"
 )
 

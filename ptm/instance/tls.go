@@ -6,9 +6,9 @@ import (
 	"log/slog"
 	"net/url"
 
+	"github.com/basaltchain/basalt/internal/tlstrust"
 	"github.com/basaltchain/basalt/ptm/config"
 	"github.com/basaltchain/basalt/ptm/nodeapi"
-	"github.com/basaltchain/basalt/ptm/tlstrust"
 )
 
 // tlsSet is the TLS of the three connections: the node API server, the client

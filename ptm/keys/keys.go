@@ -49,17 +49,6 @@ func (k *PublicKey) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// JavaHashCode is Java's Arrays.hashCode(byte[]) of the key: h = 31*h + b
-// over the bytes taken as signed values, with 32-bit wraparound, starting
-// from 1. Orion and Besu sort the members of a privacy group by it.
-func (k PublicKey) JavaHashCode() int32 {
-	h := int32(1)
-	for _, b := range k {
-		h = 31*h + int32(int8(b))
-	}
-	return h
-}
-
 // ParsePublicKey decodes the Base64 form of a public key. Like Java's
 // Base64.getDecoder() it takes the standard alphabet, with or without
 // padding, and nothing else (no whitespace, no URL-safe alphabet).

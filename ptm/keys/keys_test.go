@@ -49,29 +49,6 @@ func TestParsePublicKey(t *testing.T) {
 	}
 }
 
-func TestJavaHashCode(t *testing.T) {
-	var zero PublicKey
-	// Arrays.hashCode of 32 zero bytes is 31^32 mod 2^32.
-	want := int32(1)
-	for range 32 {
-		want *= 31
-	}
-	if got := zero.JavaHashCode(); got != want {
-		t.Errorf("zero key: %d, want %d", got, want)
-	}
-	var ff PublicKey
-	for i := range ff {
-		ff[i] = 0xff // -1 as a Java byte
-	}
-	h := int32(1)
-	for range 32 {
-		h = 31*h - 1
-	}
-	if got := ff.JavaHashCode(); got != h {
-		t.Errorf("0xff key: %d, want %d", got, h)
-	}
-}
-
 func TestPrivateKeyVectors(t *testing.T) {
 	t.Parallel() // argon2i with 256 MiB is slow, under -race most of all
 	pw := haPass

@@ -21,6 +21,7 @@ import (
 
 	"github.com/basaltchain/basalt/internal/httpmw"
 	"github.com/basaltchain/basalt/rpc"
+	"github.com/basaltchain/basalt/rpc/rpctypes"
 )
 
 // pegasysHash is Besu's test vector: bcrypt of "pegasys" (cost 10).
@@ -148,17 +149,17 @@ type endpoint struct {
 func testRegistry(t testing.TB) *rpc.Registry {
 	reg := rpc.NewRegistry()
 	for _, m := range []struct{ group, name, result string }{
-		{rpc.GroupEth, "eth_blockNumber", "0x10"},
-		{rpc.GroupEth, "eth_chainId", "0x539"},
-		{rpc.GroupEth, "eth_subscribe", "0x1"},
-		{rpc.GroupNet, "net_version", "1337"},
-		{rpc.GroupNet, "net_peerCount", "0x0"},
-		{rpc.GroupWeb3, "web3_clientVersion", "basalt/test"},
+		{rpctypes.GroupEth, "eth_blockNumber", "0x10"},
+		{rpctypes.GroupEth, "eth_chainId", "0x539"},
+		{rpctypes.GroupEth, "eth_subscribe", "0x1"},
+		{rpctypes.GroupNet, "net_version", "1337"},
+		{rpctypes.GroupNet, "net_peerCount", "0x0"},
+		{rpctypes.GroupWeb3, "web3_clientVersion", "basalt/test"},
 		{"ADMIN", "admin_peers", "[]"},
-		{rpc.GroupRPC, "rpc_modules", "{}"},
+		{rpctypes.GroupRPC, "rpc_modules", "{}"},
 	} {
 		res := m.result
-		if err := reg.RegisterGroup(m.group, []rpc.Method{{Name: m.name, Fn: func() string { return res }, AllowExtraParams: true}}); err != nil {
+		if err := reg.RegisterGroup(m.group, []rpctypes.Method{{Name: m.name, Fn: func() string { return res }, AllowExtraParams: true}}); err != nil {
 			t.Fatal(err)
 		}
 	}

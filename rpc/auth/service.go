@@ -16,6 +16,7 @@ import (
 
 	"github.com/basaltchain/basalt/internal/httpmw"
 	"github.com/basaltchain/basalt/rpc"
+	"github.com/basaltchain/basalt/rpc/rpctypes"
 )
 
 // TokenLifetime is how long an issued token is valid (Besu: 5 minutes).
@@ -233,7 +234,7 @@ func (s *Service) HTTPMiddleware() httpmw.Middleware {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			token, ok := bearerToken(r)
 			if !ok {
-				rpc.WriteError(w, http.StatusUnauthorized, rpc.ErrUnauthorized)
+				rpc.WriteError(w, http.StatusUnauthorized, rpctypes.ErrUnauthorized)
 				return
 			}
 			next.ServeHTTP(w, r.WithContext(s.authenticate(r.Context(), token)))

@@ -1,4 +1,4 @@
-package consensus
+package feemarket
 
 import (
 	"math/big"

@@ -1,4 +1,4 @@
-package rpc
+package rpctypes
 
 import (
 	"encoding/binary"

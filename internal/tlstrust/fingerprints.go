@@ -18,6 +18,10 @@
 // line, where the fingerprint is the SHA-256 of the certificate's DER in hex
 // (colons allowed), the identifier is "host:port" for servers and the
 // certificate's common name for clients, and "#" starts a comment.
+//
+// Both sides of the privacy manager's connections use it (the manager,
+// ptm/instance, and the node's client, privacy/enclave), so it sits under
+// internal/ rather than inside either.
 package tlstrust
 
 import (

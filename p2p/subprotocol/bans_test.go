@@ -1,15 +1,17 @@
-package consensus
+package subprotocol
 
 import (
 	"testing"
 	"time"
 
 	"github.com/ethereum/go-ethereum/p2p/enode"
+
+	"github.com/basaltchain/basalt/consensus"
 )
 
 // A ban lasts its ttl on the list's clock, and a ban again restarts it.
 func TestBanListExpiry(t *testing.T) {
-	clock := NewManualClock(time.Unix(1000, 0))
+	clock := consensus.NewManualClock(time.Unix(1000, 0))
 	b := NewBanList(clock, 10*time.Minute, 4)
 	id := enode.ID{1}
 	if b.Banned(id) {
@@ -34,7 +36,7 @@ func TestBanListExpiry(t *testing.T) {
 // The list never holds more than its bound: expired bans go first, then
 // the one that would end first.
 func TestBanListBounded(t *testing.T) {
-	clock := NewManualClock(time.Unix(1000, 0))
+	clock := consensus.NewManualClock(time.Unix(1000, 0))
 	b := NewBanList(clock, time.Minute, 3)
 	for i := range 3 {
 		b.Ban(enode.ID{byte(i)})

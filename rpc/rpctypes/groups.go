@@ -1,4 +1,4 @@
-package rpc
+package rpctypes
 
 import "strings"
 
@@ -57,18 +57,6 @@ type Group struct {
 	// answers with it, anything else -32603 "Internal error". Parameter
 	// decoding errors (Method.ParamErrors) do not pass through it.
 	Errors func(error) *Error
-}
-
-// RegisterGroups registers each group's methods with RegisterGroup, in
-// order; a group may appear more than once (the filter methods join ETH).
-// It stops at the first error; the groups before it stay registered.
-func (r *Registry) RegisterGroups(groups []Group) error {
-	for _, g := range groups {
-		if err := r.register(g.Name, g.Methods, g.Errors); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // prefixGroups maps a method-name prefix (before the first '_') to its group.

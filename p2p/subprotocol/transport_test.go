@@ -1,4 +1,4 @@
-package consensus
+package subprotocol
 
 import (
 	"errors"
@@ -9,6 +9,8 @@ import (
 
 	"github.com/ethereum/go-ethereum/p2p"
 	"github.com/ethereum/go-ethereum/p2p/enode"
+
+	"github.com/basaltchain/basalt/consensus"
 )
 
 type received struct {
@@ -123,7 +125,7 @@ func TestTransport(t *testing.T) {
 // dropped again at once when it comes back, until the ban ends; a plain
 // handler error only drops it.
 func TestTransportBans(t *testing.T) {
-	clock := NewManualClock(time.Unix(1000, 0))
+	clock := consensus.NewManualClock(time.Unix(1000, 0))
 	bans := NewBanList(clock, time.Minute, 8)
 	tr := NewTransport("test", 1, 2, func(from enode.ID, msg p2p.Msg) error {
 		if msg.Code == 1 {

@@ -1,4 +1,4 @@
-package consensus
+package subprotocol
 
 import (
 	"errors"
@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/p2p/enode"
+
+	"github.com/basaltchain/basalt/consensus"
 )
 
 // ErrMisbehaved marks a MessageHandler error for which the Transport bans
@@ -18,7 +20,7 @@ var ErrMisbehaved = errors.New("peer misbehaved")
 // bounded: when full, the ban that ends first gives way. It is safe for
 // concurrent use.
 type BanList struct {
-	clock Clock
+	clock consensus.Clock
 	ttl   time.Duration
 	max   int
 
@@ -28,7 +30,7 @@ type BanList struct {
 
 // NewBanList returns a list whose bans last ttl on clock, holding at most
 // max peers.
-func NewBanList(clock Clock, ttl time.Duration, max int) *BanList {
+func NewBanList(clock consensus.Clock, ttl time.Duration, max int) *BanList {
 	return &BanList{clock: clock, ttl: ttl, max: max, until: map[enode.ID]time.Time{}}
 }
 
