@@ -14,6 +14,7 @@ import (
 	"github.com/basaltchain/basalt/p2p"
 	"github.com/basaltchain/basalt/rpc"
 	"github.com/basaltchain/basalt/rpc/auth"
+	"github.com/basaltchain/basalt/rpc/rpctypes"
 	"github.com/basaltchain/basalt/txpool"
 )
 
@@ -40,8 +41,8 @@ func TestDefaultsOnePlace(t *testing.T) {
 		{"--rpc-http-max-batch-size vs rpc.NewServer", d.RPC.HTTPMaxBatchSize, rpc.DefaultMaxBatchSize},
 		{"--Xhttp-timeout-seconds vs rpc.NewServer", d.RPC.HTTPTimeout, rpc.DefaultTimeout},
 		{"--Xws-timeout-seconds vs rpc.NewServer", d.RPC.WSTimeout, rpc.DefaultTimeout},
-		{"--rpc-http-api vs rpc.NewServer", d.RPC.HTTPAPIs, rpc.DefaultAPIs},
-		{"--rpc-ws-api vs rpc.NewServer", d.RPC.WSAPIs, rpc.DefaultAPIs},
+		{"--rpc-http-api vs rpc.NewServer", d.RPC.HTTPAPIs, rpctypes.DefaultAPIs},
+		{"--rpc-ws-api vs rpc.NewServer", d.RPC.WSAPIs, rpctypes.DefaultAPIs},
 		{"--host-allowlist vs httpmw", d.HostAllowlist, httpmw.DefaultHosts},
 		{"--rpc-http-authentication-jwt-algorithm vs auth", d.RPC.HTTPAuth.JWTAlgorithm, auth.DefaultAlgorithm},
 		{"--rpc-ws-authentication-jwt-algorithm vs auth", d.RPC.WSAuth.JWTAlgorithm, auth.DefaultAlgorithm},

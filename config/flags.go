@@ -14,6 +14,7 @@ import (
 	"github.com/basaltchain/basalt/internal/cliconf"
 	"github.com/basaltchain/basalt/internal/httpmw"
 	"github.com/basaltchain/basalt/metrics"
+	"github.com/basaltchain/basalt/rpc"
 	"github.com/basaltchain/basalt/rpc/rpctypes"
 )
 
@@ -448,7 +449,7 @@ func nodeOptions() []option {
 		{Option: cliconf.Option{Name: "rpc-http-port", Type: "port", Default: "8545",
 			Usage: "Port the JSON-RPC HTTP service listens on (0 picks a free port)"},
 			apply: func(c *Config, v string) (err error) { c.RPC.HTTPPort, err = parsePort(v); return err }},
-		{Option: cliconf.Option{Name: "rpc-http-api", Aliases: []string{"rpc-http-apis"}, Kind: kindList, Type: "list", Default: strings.Join(rpc.DefaultAPIs, ","),
+		{Option: cliconf.Option{Name: "rpc-http-api", Aliases: []string{"rpc-http-apis"}, Kind: kindList, Type: "list", Default: strings.Join(rpctypes.DefaultAPIs, ","),
 			Usage: "Comma-separated method groups enabled over HTTP: " + strings.Join(rpcAPIGroups, ", ")},
 			apply: func(c *Config, v string) (err error) { c.RPC.HTTPAPIs, err = parseAPIs(v); return err }},
 		{Option: cliconf.Option{Name: "rpc-http-cors-origins", Kind: kindList, Type: "list",
@@ -531,7 +532,7 @@ func nodeOptions() []option {
 		{Option: cliconf.Option{Name: "rpc-ws-port", Type: "port", Default: "8546",
 			Usage: "Port the JSON-RPC WebSocket service listens on (0 picks a free port)"},
 			apply: func(c *Config, v string) (err error) { c.RPC.WSPort, err = parsePort(v); return err }},
-		{Option: cliconf.Option{Name: "rpc-ws-api", Aliases: []string{"rpc-ws-apis"}, Kind: kindList, Type: "list", Default: strings.Join(rpc.DefaultAPIs, ","),
+		{Option: cliconf.Option{Name: "rpc-ws-api", Aliases: []string{"rpc-ws-apis"}, Kind: kindList, Type: "list", Default: strings.Join(rpctypes.DefaultAPIs, ","),
 			Usage: "Comma-separated method groups enabled over WebSocket: " + strings.Join(rpcAPIGroups, ", ")},
 			apply: func(c *Config, v string) (err error) { c.RPC.WSAPIs, err = parseAPIs(v); return err }},
 		{Option: cliconf.Option{Name: "rpc-ws-max-frame-size", Type: "bytes", Default: strconv.Itoa(rpc.DefaultWSMaxMessageBytes),

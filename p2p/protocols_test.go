@@ -107,7 +107,7 @@ func TestEngineSubProtocol(t *testing.T) {
 // only at the eth handshake: an engine's protocol never runs for it, so a
 // peer speaking only a consensus protocol is kept out too.
 func TestBannedNodeRefusedBySubProtocols(t *testing.T) {
-	counted := func(tr *consensus.Transport, runs, ends *atomic.Int32) gethp2p.Protocol {
+	counted := func(tr *subprotocol.Transport, runs, ends *atomic.Int32) gethp2p.Protocol {
 		p := tr.Protocol()
 		run := p.Run
 		p.Run = func(peer *gethp2p.Peer, rw gethp2p.MsgReadWriter) error {
@@ -119,7 +119,7 @@ func TestBannedNodeRefusedBySubProtocols(t *testing.T) {
 	}
 	handler := func(enode.ID, gethp2p.Msg) error { return nil }
 	var aRuns, aEnds, bRuns, bEnds atomic.Int32
-	trA, trB := consensus.NewTransport("tst", 1, 2, handler), consensus.NewTransport("tst", 1, 2, handler)
+	trA, trB := subprotocol.NewTransport("tst", 1, 2, handler), subprotocol.NewTransport("tst", 1, 2, handler)
 	bKey, err := crypto.GenerateKey()
 	if err != nil {
 		t.Fatal(err)

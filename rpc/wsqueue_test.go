@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 	"unsafe"
+
+	"github.com/basaltchain/basalt/rpc/rpctypes"
 )
 
 // TestWSSlowReaderManyHeadSubscriptions is web3 1.x's load: one connection
@@ -26,7 +28,7 @@ func TestWSSlowReaderManyHeadSubscriptions(t *testing.T) {
 	)
 	reg := testRegistry(t)
 	notifiers := make(chan Notifier, 1)
-	if err := reg.RegisterGroup(GroupEth, []Method{{Name: "eth_heads", Fn: func(ctx context.Context) string {
+	if err := reg.RegisterGroup(rpctypes.GroupEth, []rpctypes.Method{{Name: "eth_heads", Fn: func(ctx context.Context) string {
 		notifiers <- NotifierFrom(ctx)
 		return "ok"
 	}}}); err != nil {
