@@ -14,7 +14,6 @@ import (
 	"github.com/basaltchain/basalt/internal/cliconf"
 	"github.com/basaltchain/basalt/internal/httpmw"
 	"github.com/basaltchain/basalt/metrics"
-	"github.com/basaltchain/basalt/rpc"
 	"github.com/basaltchain/basalt/rpc/rpctypes"
 )
 
@@ -464,7 +463,7 @@ func nodeOptions() []option {
 				c.RPC.HTTPMaxActiveConnections, err = parseIntValue(v, 1)
 				return err
 			}},
-		{Option: cliconf.Option{Name: "rpc-http-max-request-content-length", Type: "bytes", Default: strconv.Itoa(rpc.DefaultMaxRequestBytes),
+		{Option: cliconf.Option{Name: "rpc-http-max-request-content-length", Type: "bytes", Default: strconv.Itoa(rpctypes.DefaultMaxRequestBytes),
 			Usage: "Largest JSON-RPC HTTP request body, in bytes (413 above it)"},
 			apply: func(c *Config, v string) (err error) {
 				c.RPC.HTTPMaxRequestContentLength, err = parseInt64(v, 1, math.MaxInt64)
@@ -473,21 +472,21 @@ func nodeOptions() []option {
 		{Option: cliconf.Option{Name: "json-pretty-print-enabled", Kind: kindBool, Default: "false",
 			Usage: "Indent JSON-RPC HTTP responses"},
 			apply: func(c *Config, v string) (err error) { c.RPC.PrettyJSON, err = parseBoolValue(v); return err }},
-		{Option: cliconf.Option{Name: "Xhttp-timeout-seconds", Type: "int", Default: seconds(rpc.DefaultTimeout), Hidden: true,
+		{Option: cliconf.Option{Name: "Xhttp-timeout-seconds", Type: "int", Default: seconds(rpctypes.DefaultTimeout), Hidden: true,
 			Usage: "Seconds a JSON-RPC HTTP request may run (-32603 Timeout expired, HTTP 408, after)"},
 			apply: func(c *Config, v string) error {
 				n, err := parseInt64(v, 1, math.MaxInt32)
 				c.RPC.HTTPTimeout = time.Duration(n) * time.Second
 				return err
 			}},
-		{Option: cliconf.Option{Name: "Xws-timeout-seconds", Type: "int", Default: seconds(rpc.DefaultTimeout), Hidden: true,
+		{Option: cliconf.Option{Name: "Xws-timeout-seconds", Type: "int", Default: seconds(rpctypes.DefaultTimeout), Hidden: true,
 			Usage: "Seconds a JSON-RPC WebSocket request may run"},
 			apply: func(c *Config, v string) error {
 				n, err := parseInt64(v, 1, math.MaxInt32)
 				c.RPC.WSTimeout = time.Duration(n) * time.Second
 				return err
 			}},
-		{Option: cliconf.Option{Name: "rpc-http-max-batch-size", Type: "int", Default: strconv.Itoa(rpc.DefaultMaxBatchSize),
+		{Option: cliconf.Option{Name: "rpc-http-max-batch-size", Type: "int", Default: strconv.Itoa(rpctypes.DefaultMaxBatchSize),
 			Usage: "Most requests in one JSON-RPC batch; -1 for no limit"},
 			apply: func(c *Config, v string) error {
 				n, err := strconv.Atoi(strings.TrimSpace(v))
@@ -535,17 +534,17 @@ func nodeOptions() []option {
 		{Option: cliconf.Option{Name: "rpc-ws-api", Aliases: []string{"rpc-ws-apis"}, Kind: kindList, Type: "list", Default: strings.Join(rpctypes.DefaultAPIs, ","),
 			Usage: "Comma-separated method groups enabled over WebSocket: " + strings.Join(rpcAPIGroups, ", ")},
 			apply: func(c *Config, v string) (err error) { c.RPC.WSAPIs, err = parseAPIs(v); return err }},
-		{Option: cliconf.Option{Name: "rpc-ws-max-frame-size", Type: "bytes", Default: strconv.Itoa(rpc.DefaultWSMaxMessageBytes),
+		{Option: cliconf.Option{Name: "rpc-ws-max-frame-size", Type: "bytes", Default: strconv.Itoa(rpctypes.DefaultWSMaxMessageBytes),
 			Usage: "Largest WebSocket message, in bytes, a client may send; a bigger one closes the connection"},
 			apply: func(c *Config, v string) (err error) { c.RPC.WSMaxFrameSize, err = parseIntValue(v, 1); return err }},
-		{Option: cliconf.Option{Name: "rpc-ws-max-queued-bytes", Type: "bytes", Default: strconv.Itoa(rpc.DefaultWSSendQueueBytes),
+		{Option: cliconf.Option{Name: "rpc-ws-max-queued-bytes", Type: "bytes", Default: strconv.Itoa(rpctypes.DefaultWSSendQueueBytes),
 			Usage: "Bytes of notifications that may wait for a WebSocket client; past it a client that still reads gets each newHeads subscription's newest block only (a waiting one is replaced), and a log or pending transaction that does not fit closes the connection"}, status: own,
 			apply: func(c *Config, v string) (err error) {
 				n, err := parseIntValue(v, 4096)
 				c.RPC.WSMaxQueuedBytes = int64(n)
 				return err
 			}},
-		{Option: cliconf.Option{Name: "rpc-ws-max-active-connections", Type: "int", Default: strconv.Itoa(rpc.DefaultWSMaxConnections),
+		{Option: cliconf.Option{Name: "rpc-ws-max-active-connections", Type: "int", Default: strconv.Itoa(rpctypes.DefaultWSMaxConnections),
 			Usage: "Most open WebSocket connections"},
 			apply: func(c *Config, v string) (err error) {
 				c.RPC.WSMaxActiveConnections, err = parseIntValue(v, 1)

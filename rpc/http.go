@@ -17,7 +17,7 @@ import (
 // DefaultMaxRequestBytes is the default cap on a request body. (Current Besu
 // allows 128 MiB; a JSON-RPC request, even a batch of blob transactions, fits
 // well within 5 MiB, and the cap bounds what one request can make us buffer.)
-const DefaultMaxRequestBytes = 5 << 20
+const DefaultMaxRequestBytes = rpctypes.DefaultMaxRequestBytes
 
 // HTTPConfig is the HTTP side of a JSON-RPC endpoint.
 type HTTPConfig struct {

@@ -19,8 +19,8 @@ import (
 
 // Defaults of Config.
 const (
-	DefaultMaxBatchSize = 1024             // --rpc-http-max-batch-size
-	DefaultTimeout      = 30 * time.Second // Besu's --Xhttp-timeout-seconds
+	DefaultMaxBatchSize = rpctypes.DefaultMaxBatchSize
+	DefaultTimeout      = rpctypes.DefaultTimeout
 )
 
 // Config is the configuration of one JSON-RPC endpoint (HTTP or WebSocket).

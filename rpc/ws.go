@@ -13,14 +13,15 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/basaltchain/basalt/internal/httpmw"
+	"github.com/basaltchain/basalt/rpc/rpctypes"
 )
 
 // Defaults of WSConfig.
 const (
-	DefaultWSMaxMessageBytes = 1 << 20 // --rpc-ws-max-frame-size (Besu: 1 MiB)
-	DefaultWSMaxConnections  = 80      // --rpc-ws-max-active-connections (Besu: 80)
+	DefaultWSMaxMessageBytes = rpctypes.DefaultWSMaxMessageBytes
+	DefaultWSMaxConnections  = rpctypes.DefaultWSMaxConnections
 	DefaultWSSendQueue       = 1024
-	DefaultWSSendQueueBytes  = 16 << 20
+	DefaultWSSendQueueBytes  = rpctypes.DefaultWSSendQueueBytes
 	DefaultWSMaxInFlight     = 16
 	DefaultWSWriteTimeout    = 10 * time.Second
 	DefaultWSPingInterval    = 30 * time.Second
