@@ -65,10 +65,45 @@ type InsertResult struct {
 
 // InsertBlock verifies, executes and stores block, and makes it the head if
 // fork choice says so.
+//
+// The block hook's Prepare (the private payloads, fetched from the privacy
+// manager) runs before the insert lock is taken, so a slow manager holds
+// up only this insert, never the others or the calls that need the lock.
 func (c *Chain) InsertBlock(ctx context.Context, block *types.Block, opts InsertOptions) (InsertResult, error) {
+	start := time.Now()
+	hook := c.hook()
+	for {
+		var prepared PreparedBlock
+		if hook != nil {
+			header := block.Header()
+			hash, number := c.engine.Hash(header), header.Number.Uint64()
+			if c.HasBlock(hash, number) {
+				return InsertResult{Hash: hash, GasUsed: header.GasUsed}, ErrKnownBlock
+			}
+			if number > 0 && c.HasBlock(header.ParentHash, number-1) {
+				var err error
+				if prepared, err = hook.Prepare(ctx, block); err != nil {
+					return InsertResult{Hash: hash, GasUsed: header.GasUsed}, fmt.Errorf("block %d: %w", number, err)
+				}
+			}
+		}
+		res, err := c.insert(ctx, block, opts, hook, prepared, start)
+		if err == errUnprepared {
+			continue // the parent arrived after the check above
+		}
+		return res, err
+	}
+}
+
+// errUnprepared: the block's parent was stored between the hook's Prepare
+// being skipped for want of it and the insert lock.
+var errUnprepared = errors.New("block hook not prepared")
+
+// insert is InsertBlock under the insert lock, with the hook's part for
+// the block prepared (nil: no hook, or the parent was missing).
+func (c *Chain) insert(ctx context.Context, block *types.Block, opts InsertOptions, hook BlockHook, prepared PreparedBlock, start time.Time) (InsertResult, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	start := time.Now()
 	stats := InsertStats{Number: block.NumberU64(), GasUsed: block.GasUsed(), Txs: len(block.Transactions())}
 
 	header := block.Header()
@@ -84,6 +119,9 @@ func (c *Chain) InsertBlock(ctx context.Context, block *types.Block, opts Insert
 	parent := c.GetHeader(header.ParentHash, number-1)
 	if parent == nil {
 		return res, fmt.Errorf("block %d: %w (parent %s)", number, consensus.ErrUnknownAncestor, header.ParentHash.Hex())
+	}
+	if hook != nil && prepared == nil {
+		return res, errUnprepared
 	}
 	parentTD := c.GetTD(header.ParentHash, number-1)
 	if parentTD == nil {
@@ -144,12 +182,12 @@ func (c *Chain) InsertBlock(ctx context.Context, block *types.Block, opts Insert
 	if err := c.states.commit(root, number, opts.NoSync); err != nil {
 		return res, fmt.Errorf("block %d: flush state: %w", number, err)
 	}
-	if c.blockHook != nil {
+	if prepared != nil {
 		post, err := c.StateAt(root)
 		if err != nil {
 			return res, fmt.Errorf("block %d: open state: %w", number, err)
 		}
-		if err := c.blockHook.ProcessBlock(ctx, block, hash, receipts, post); err != nil {
+		if err := prepared.ProcessBlock(ctx, hash, receipts, post); err != nil {
 			return res, fmt.Errorf("block %d: %w", number, err)
 		}
 	}

@@ -63,8 +63,8 @@ type Chain struct {
 	// keeps the head on a tie.
 	forkChooser consensus.ForkChooser
 	// blockHook processes private transactions as blocks are inserted
-	// (SetBlockHook); guarded by mu.
-	blockHook BlockHook
+	// (SetBlockHook); read before mu is taken (BlockHook.Prepare).
+	blockHook atomic.Pointer[BlockHook]
 
 	headerCache   *lru.Cache[common.Hash, *types.Header]
 	bodyCache     *lru.Cache[common.Hash, *types.Body]
