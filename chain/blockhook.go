@@ -28,6 +28,8 @@ import (
 // that never gets stored (a crash in between, a failure) are never read. An
 // error fails the insert: the block is not stored and can be inserted
 // again.
+//
+// The hook is given to Open (WithBlockHook) and fixed for the chain's life.
 type BlockHook interface {
 	Prepare(ctx context.Context, block *types.Block) (PreparedBlock, error)
 }
@@ -35,22 +37,8 @@ type BlockHook interface {
 // PreparedBlock is a block's hook work once what it needs is gathered
 // (BlockHook.Prepare).
 type PreparedBlock interface {
-	// ProcessBlock sees the block's engine hash, its receipts and its
-	// post-state (to read only).
-	ProcessBlock(ctx context.Context, hash common.Hash, receipts types.Receipts, post *state.StateDB) error
-}
-
-// SetBlockHook installs h (nil: none). Set it before blocks are inserted.
-func (c *Chain) SetBlockHook(h BlockHook) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.blockHook.Store(&h)
-}
-
-// hook is the installed block hook, nil when there is none.
-func (c *Chain) hook() BlockHook {
-	if h := c.blockHook.Load(); h != nil {
-		return *h
-	}
-	return nil
+	// ProcessBlock sees the chain's executor (the block context, the
+	// EVM), the block's engine hash, its receipts and its post-state (to
+	// read only).
+	ProcessBlock(ctx context.Context, x *Executor, hash common.Hash, receipts types.Receipts, post *state.StateDB) error
 }

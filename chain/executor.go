@@ -51,6 +51,8 @@ type execOptions struct {
 	precompiles vm.PrecompiledContracts
 	policy      TxPolicy
 	tracer      *tracing.Hooks
+	// blockHook is the chain's, not the executor's (WithBlockHook).
+	blockHook BlockHook
 }
 
 // ExecOption sets a parameter of the block executor (see Open, NewExecutor).
@@ -87,6 +89,14 @@ func WithTxPolicy(policy TxPolicy) ExecOption {
 // gives one task a tracer of its own.
 func WithTracer(hooks *tracing.Hooks) ExecOption {
 	return func(o *execOptions) { o.tracer = hooks }
+}
+
+// WithBlockHook gives Open the chain's block hook, which processes the
+// node's private transactions as blocks are inserted (see BlockHook). It is
+// fixed for the chain's life; an executor made by NewExecutor or With
+// ignores it.
+func WithBlockHook(h BlockHook) ExecOption {
+	return func(o *execOptions) { o.blockHook = h }
 }
 
 // TxPolicy decides whether a block being built may include tx, sent by
@@ -358,6 +368,9 @@ func randomOf(header *types.Header) *common.Hash {
 // EVMs get it: for EVMs made elsewhere on the same block, such as the one
 // running a private transaction against private state.
 func (x *Executor) BlockContext(header *types.Header) vm.BlockContext { return x.blockContext(header) }
+
+// Config is the chain configuration x executes under.
+func (x *Executor) Config() *params.ChainConfig { return x.config }
 
 // blockContext builds the EVM block context for header. The engine
 // supplies the fee recipient and ancestors are looked up by their engine

@@ -71,7 +71,7 @@ type InsertResult struct {
 // up only this insert, never the others or the calls that need the lock.
 func (c *Chain) InsertBlock(ctx context.Context, block *types.Block, opts InsertOptions) (InsertResult, error) {
 	start := time.Now()
-	hook := c.hook()
+	hook := c.blockHook
 	for {
 		var prepared PreparedBlock
 		if hook != nil {
@@ -187,7 +187,7 @@ func (c *Chain) insert(ctx context.Context, block *types.Block, opts InsertOptio
 		if err != nil {
 			return res, fmt.Errorf("block %d: open state: %w", number, err)
 		}
-		if err := prepared.ProcessBlock(ctx, hash, receipts, post); err != nil {
+		if err := prepared.ProcessBlock(ctx, c.exec, hash, receipts, post); err != nil {
 			return res, fmt.Errorf("block %d: %w", number, err)
 		}
 	}

@@ -39,7 +39,6 @@ const (
 // before — the node never computes a private state without a payload it
 // should have.
 type Processor struct {
-	chain       *chain.Chain
 	store       *privstate.Store
 	enclave     *enclave.Client
 	address     common.Address
@@ -53,9 +52,13 @@ type Processor struct {
 }
 
 // NewProcessor returns the processor of the PMTs sent to the precompile at
-// address.
-func NewProcessor(c *chain.Chain, store *privstate.Store, client *enclave.Client, address common.Address, nonceAlways bool, log *slog.Logger) *Processor {
-	return &Processor{chain: c, store: store, enclave: client, address: address, nonceAlways: nonceAlways, log: log, stop: make(chan struct{})}
+// address, which keeps the private state in store and asks client for the
+// payloads. It is given to chain.Open (chain.WithBlockHook) and to New.
+func NewProcessor(store *privstate.Store, client *enclave.Client, address common.Address, nonceAlways bool, log *slog.Logger) *Processor {
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Processor{store: store, enclave: client, address: address, nonceAlways: nonceAlways, log: log, stop: make(chan struct{})}
 }
 
 // Stop makes blocks waiting for the manager, now or later, fail instead
@@ -94,7 +97,7 @@ type preparedBlock struct {
 // ProcessBlock runs the block's private transactions in block order; each
 // group touched is committed once, at the end of the block. It asks the
 // manager nothing.
-func (b *preparedBlock) ProcessBlock(ctx context.Context, hash common.Hash, receipts types.Receipts, post *state.StateDB) error {
+func (b *preparedBlock) ProcessBlock(ctx context.Context, x *chain.Executor, hash common.Hash, receipts types.Receipts, post *state.StateDB) error {
 	p, block := b.p, b.block
 	parent, err := p.store.Roots(block.ParentHash())
 	if err != nil {
@@ -114,8 +117,8 @@ func (b *preparedBlock) ProcessBlock(ctx context.Context, hash common.Hash, rece
 		return nil // no private state yet: nothing to record
 	}
 	rec := &privstate.Record{Roots: slices.Clone(parent.Roots)}
-	rules := chain.Rules(p.chain.Config(), header)
-	blockCtx := p.chain.Executor().BlockContext(header)
+	rules := chain.Rules(x.Config(), header)
+	blockCtx := x.BlockContext(header)
 	open := map[common.Hash]*state.StateDB{} // groups this block changes, at their running state
 	for k, i := range markers {
 		got := payloads[k]
@@ -152,7 +155,7 @@ func (b *preparedBlock) ProcessBlock(ctx context.Context, hash common.Hash, rece
 			open[group] = st
 		}
 		privHash := crypto.Keccak256Hash(got.Payload)
-		out := run(p.chain.Config(), blockCtx, st, post, ptx, sender, group, privHash, p.nonceAlways)
+		out := run(x.Config(), blockCtx, st, post, ptx, sender, group, privHash, p.nonceAlways)
 		root := rec.Root(group)
 		if out.changed {
 			root = st.IntermediateRoot(rules)

@@ -69,14 +69,13 @@ func TestInsertWaitsForManagerOutsideLock(t *testing.T) {
 
 	// open returns a chain whose hook asks m.
 	open := func(m *heldManager) *chaintest.Chain {
-		c := chaintest.Open(t, chain.NewMemoryDatabase())
 		srv := httptest.NewServer(m)
 		t.Cleanup(srv.Close)
 		client, _ := enclave.New(enclave.Config{URL: srv.URL})
-		p := NewProcessor(c.Chain, privstate.Open(c.Database()), client, precompile, false, slog.New(slog.DiscardHandler))
+		db := chain.NewMemoryDatabase()
+		p := NewProcessor(privstate.Open(db), client, precompile, false, slog.New(slog.DiscardHandler))
 		t.Cleanup(p.Stop)
-		c.SetBlockHook(p)
-		return c
+		return chaintest.OpenWith(t, db, chain.WithBlockHook(p))
 	}
 	// block builds a block of difficulty 1 on c's head with txs.
 	block := func(c *chaintest.Chain, extra byte, txs ...*types.Transaction) (*types.Block, types.Receipts) {
