@@ -61,6 +61,9 @@ type Node struct {
 	chain   *chain.Chain
 	pool    *txpool.Pool
 	txStore *txStore // the pool's journal and save file
+	// submit is how every source submits a local transaction (journaled
+	// when the journal is on).
+	submit  *submitter
 	miner   *miner.Miner
 	backend *api.Backend // what every front end calls
 	rpc     *rpcServers
@@ -269,6 +272,7 @@ func newNode(cfg *config.Config, log *slog.Logger, newEngine engineFactory, opts
 		n.closeStorage()
 		return nil, err
 	}
+	n.submit = newSubmitter(n.pool, n.txStore)
 	n.miner = miner.New(c, poolSource{n.pool}, miner.Config{
 		Coinbase:  n.coinbase(),
 		ExtraData: cfg.Miner.ExtraData,

@@ -77,7 +77,7 @@ func (n *Node) newPrivacy(proc *privacy.Processor) (*privacy.Service, error) {
 			return nil, fmt.Errorf("--privacy-marker-transaction-signing-key-file: %w", err)
 		}
 	}
-	s := privacy.New(pc, n.chain, n.markerPool(), proc, n.log)
+	s := privacy.New(pc, n.chain, n.submit, proc, n.log)
 	// Markers the journal or the save file brought back still hold their
 	// senders' private nonces.
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
