@@ -333,6 +333,16 @@ func (x *Executor) newEVM(blockCtx vm.BlockContext, statedb *state.StateDB, cfg 
 	return evm
 }
 
+// NewEVM makes an EVM of x's chain configuration for blockCtx on db, a
+// state the chain does not hold (a privacy group's private state seen
+// through the public one), with the fork's own precompiles only: the
+// node's extra ones (the privacy precompile) and the tracer belong to the
+// public chain. Package privacy runs private transactions and priv_call on
+// it, so that every EVM is made here.
+func (x *Executor) NewEVM(blockCtx vm.BlockContext, db vm.StateDB, cfg vm.Config) *vm.EVM {
+	return vm.NewEVM(blockCtx, db, x.config, cfg)
+}
+
 // MergeRulesActive reports whether go-ethereum's EVM must run header under
 // post-merge rules. Post-merge blocks (difficulty 0) always do; PoW and PoA
 // headers do once a timestamp fork (Shanghai or later) is active, because

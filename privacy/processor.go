@@ -155,7 +155,7 @@ func (b *preparedBlock) ProcessBlock(ctx context.Context, x *chain.Executor, has
 			open[group] = st
 		}
 		privHash := crypto.Keccak256Hash(got.Payload)
-		out := run(x.Config(), blockCtx, st, post, ptx, sender, group, privHash, p.nonceAlways)
+		out := run(x, blockCtx, st, post, ptx, sender, group, privHash, p.nonceAlways)
 		root := rec.Root(group)
 		if out.changed {
 			root = st.IntermediateRoot(rules)
