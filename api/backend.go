@@ -9,6 +9,8 @@
 package api
 
 import (
+	"context"
+
 	"math/big"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -28,8 +30,11 @@ import (
 // TxPool is what the services need from the transaction pool
 // (*txpool.Pool).
 type TxPool interface {
-	// AddLocal submits a transaction; a refusal is a *txpool.Error.
-	AddLocal(tx *types.Transaction) error
+	// Submit submits a local transaction and answers once it is as
+	// durable as the node makes it (the node's submitter: pooled, and
+	// journaled when the journal is on, with a JSON-RPC batch's journal
+	// writes shared); a refusal is a *txpool.Error.
+	Submit(ctx context.Context, tx *types.Transaction) error
 	// PendingNonce is the nonce after the sender's pooled transactions.
 	PendingNonce(addr common.Address) uint64
 	// Get returns a pooled transaction, nil if the pool has none by hash.

@@ -19,7 +19,8 @@ import (
 func TestPrivFilterReorg(t *testing.T) {
 	db := chain.NewMemoryDatabase()
 	c := chaintest.Open(t, db)
-	svc := privacy.New(privacy.Config{Address: common.HexToAddress("0x7e")}, c.Chain, nil, nil, slog.New(slog.DiscardHandler))
+	svc := privacy.New(privacy.Config{Address: common.HexToAddress("0x7e")}, c.Chain, nil,
+		privacy.NewProcessor(privstate.Open(db), nil, common.HexToAddress("0x7e"), false, nil), slog.New(slog.DiscardHandler))
 	p := &Priv{s: svc, fil: newPrivFilters()}
 	records := privstate.Open(db)
 	group := common.Hash{0x61}

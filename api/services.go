@@ -49,14 +49,6 @@ func (b *Backend) SendRawTransaction(ctx context.Context, raw []byte) (common.Ha
 	return b.SendTransaction(ctx, tx)
 }
 
-// ContextPool is a TxPool whose local submissions take the request's
-// context: the node's journaled pool, which leaves the journal's write (and
-// fsync) of a JSON-RPC batch's transactions until every element is handled
-// (rpctypes.DeferUntilReply), so the batch shares one.
-type ContextPool interface {
-	AddLocalContext(ctx context.Context, tx *types.Transaction) error
-}
-
 // SendTransaction submits a signed transaction to the pool and returns its
 // hash. Impossible signature values are an InvalidParamsError, as Besu
 // refuses them before the pool; the pool's refusals are *txpool.Error.
@@ -68,11 +60,7 @@ func (b *Backend) SendTransaction(ctx context.Context, tx *types.Transaction) (c
 	if b.Pool == nil {
 		return common.Hash{}, ErrPoolDisabled
 	}
-	add := b.Pool.AddLocal
-	if p, ok := b.Pool.(ContextPool); ok {
-		add = func(tx *types.Transaction) error { return p.AddLocalContext(ctx, tx) }
-	}
-	if err := add(tx); err != nil {
+	if err := b.Pool.Submit(ctx, tx); err != nil {
 		return common.Hash{}, err
 	}
 	return tx.Hash(), nil

@@ -72,7 +72,7 @@ func newTxPoolEnv(t testing.TB) *txPoolEnv {
 		t.Fatal(errs[0])
 	}
 	reg := rpc.NewRegistry()
-	if err := Register(reg, Groups(&Backend{Chain: c.Chain, Pool: pool, NetworkID: 1337})...); err != nil {
+	if err := Register(reg, Groups(&Backend{Chain: c.Chain, Pool: unjournaled{pool}, NetworkID: 1337})...); err != nil {
 		t.Fatal(err)
 	}
 	e.srv, err = rpc.NewServer(reg, rpc.Config{APIs: []string{rpctypes.GroupTxPool}})
@@ -299,3 +299,8 @@ func FuzzTxPoolParams(f *testing.F) {
 		}
 	})
 }
+
+// unjournaled submits to the pool alone (a node without a journal).
+type unjournaled struct{ *txpool.Pool }
+
+func (p unjournaled) Submit(_ context.Context, tx *types.Transaction) error { return p.AddLocal(tx) }

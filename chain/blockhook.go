@@ -9,22 +9,36 @@ import (
 )
 
 // BlockHook processes what a block carries beside its public state — the
-// node's private transactions — as InsertBlock stores the block. It runs
-// for every block inserted (mined, received, synced, imported) after the
-// block's public state is written and before the block itself, so
-// whatever it writes is on disk before the block is; it must key what it
-// writes by the block hash, so that writes for a block that never gets
-// stored (a crash in between, a failure) are never read. An error fails
-// the insert: the block is not stored and can be inserted again.
+// node's private transactions — as InsertBlock stores the block, in two
+// steps so that nothing outside the node is waited for under the insert
+// lock:
+//
+//   - Prepare runs before InsertBlock takes the lock and gathers what the
+//     block needs from outside (the private payloads, from the privacy
+//     manager). It may wait as long as its source needs: only this insert
+//     waits with it. InsertBlock calls it only for a block it does not
+//     hold yet and whose parent it holds. An error fails the insert.
+//   - The returned PreparedBlock runs under the lock, after the block's
+//     public state is written and before the block itself, so whatever it
+//     writes is on disk before the block is. It must not wait for
+//     anything outside the node.
+//
+// It runs for every block inserted (mined, received, synced, imported). It
+// must key what it writes by the block hash, so that writes for a block
+// that never gets stored (a crash in between, a failure) are never read. An
+// error fails the insert: the block is not stored and can be inserted
+// again.
+//
+// The hook is given to Open (WithBlockHook) and fixed for the chain's life.
 type BlockHook interface {
-	// ProcessBlock sees block (engine hash hash), its receipts and its
-	// post-state (to read only).
-	ProcessBlock(ctx context.Context, block *types.Block, hash common.Hash, receipts types.Receipts, post *state.StateDB) error
+	Prepare(ctx context.Context, block *types.Block) (PreparedBlock, error)
 }
 
-// SetBlockHook installs h (nil: none). Set it before blocks are inserted.
-func (c *Chain) SetBlockHook(h BlockHook) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.blockHook = h
+// PreparedBlock is a block's hook work once what it needs is gathered
+// (BlockHook.Prepare).
+type PreparedBlock interface {
+	// ProcessBlock sees the chain's executor (the block context, the
+	// EVM), the block's engine hash, its receipts and its post-state (to
+	// read only).
+	ProcessBlock(ctx context.Context, x *Executor, hash common.Hash, receipts types.Receipts, post *state.StateDB) error
 }

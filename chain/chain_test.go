@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -358,5 +359,55 @@ func TestRepairAfterBulkCrash(t *testing.T) {
 	}
 	if got := st.GetNonce(testAddr); got != 10 {
 		t.Fatalf("nonce %d after repair, want 10", got)
+	}
+}
+
+// TestExecuteThenInsert: Execute verifies and runs a block without storing
+// it — a bad one is refused and recorded as InsertBlock records it, a
+// proof-of-work block after the merge is refused — and InsertBlock stores
+// what it produced without running the block again.
+func TestExecuteThenInsert(t *testing.T) {
+	c, err := Open(NewMemoryDatabase(), testGenesis(), testEngine{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	good := makeBlock(t, c, c.Genesis(), 1, []*types.Transaction{transfer(t, testKey, 0, common.Address{1})}, 0)
+	h := good.Header()
+	h.Root = common.Hash{1}
+	if _, err := c.Execute(ctx, types.NewBlockWithHeader(h).WithBody(*good.Body()), ExecuteOptions{}); err == nil {
+		t.Fatal("bad state root accepted")
+	}
+	if bad := c.BadBlocks(); len(bad) != 1 || bad[0].Block.Root() != (common.Hash{1}) {
+		t.Fatalf("bad blocks %+v", bad)
+	}
+	ex, err := c.Execute(ctx, good, ExecuteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.HasBlock(c.Hash(good.Header()), 1) || c.CurrentHeader().Number.Uint64() != 0 {
+		t.Fatal("Execute stored the block")
+	}
+	var stats InsertStats
+	c.SetInsertObserver(func(s InsertStats) { stats = s })
+	res, err := c.InsertBlock(ctx, good, InsertOptions{Executed: ex})
+	if err != nil || !res.NewHead {
+		t.Fatalf("insert of the executed block: %v newHead=%v", err, res.NewHead)
+	}
+	if stats.Executed {
+		t.Fatal("InsertBlock ran the executed block again")
+	}
+	if st, err := c.State(); err != nil || st.GetBalance(common.Address{1}).IsZero() {
+		t.Fatalf("state after the insert: %v", err)
+	}
+
+	// A proof-of-work child of a post-merge block.
+	post := makeBlock(t, c, c.CurrentHeader(), 0, nil, 'p')
+	if _, err := c.InsertBlock(ctx, post, InsertOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	pow := makeBlock(t, c, post.Header(), 1, nil, 'w')
+	if _, err := c.Execute(ctx, pow, ExecuteOptions{}); err == nil || !strings.Contains(err.Error(), "after the merge") {
+		t.Fatalf("proof-of-work block after the merge: %v", err)
 	}
 }

@@ -6,7 +6,15 @@
 // the call simulations (eth_call, eth_estimateGas, eth_createAccessList)
 // all use the Chain's executor, so its parameters — extra precompiles, a
 // tracer, a policy for the blocks it builds (ExecOption, given to Open) —
-// hold for all of them alike.
+// hold for all of them alike. Private transactions run on EVMs the
+// executor makes too (Executor.NewEVM).
+//
+// Execute verifies and runs a block without storing it (a BFT proposal
+// before the validators agree); InsertBlock runs the same steps, or takes
+// Execute's result (InsertOptions.Executed), then commits. The block hook
+// (WithBlockHook, given to Open; the node's private transactions) gathers
+// what it needs from outside the node before the insert lock is taken and
+// writes under it, between steps 1 and 2 below.
 //
 // Blocks are keyed by the consensus engine's hash (consensus.Engine.Hash),
 // never by go-ethereum's Header.Hash, so every engine — including IBFT 2.0,

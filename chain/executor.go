@@ -51,6 +51,8 @@ type execOptions struct {
 	precompiles vm.PrecompiledContracts
 	policy      TxPolicy
 	tracer      *tracing.Hooks
+	// blockHook is the chain's, not the executor's (WithBlockHook).
+	blockHook BlockHook
 }
 
 // ExecOption sets a parameter of the block executor (see Open, NewExecutor).
@@ -87,6 +89,14 @@ func WithTxPolicy(policy TxPolicy) ExecOption {
 // gives one task a tracer of its own.
 func WithTracer(hooks *tracing.Hooks) ExecOption {
 	return func(o *execOptions) { o.tracer = hooks }
+}
+
+// WithBlockHook gives Open the chain's block hook, which processes the
+// node's private transactions as blocks are inserted (see BlockHook). It is
+// fixed for the chain's life; an executor made by NewExecutor or With
+// ignores it.
+func WithBlockHook(h BlockHook) ExecOption {
+	return func(o *execOptions) { o.blockHook = h }
 }
 
 // TxPolicy decides whether a block being built may include tx, sent by
@@ -323,6 +333,16 @@ func (x *Executor) newEVM(blockCtx vm.BlockContext, statedb *state.StateDB, cfg 
 	return evm
 }
 
+// NewEVM makes an EVM of x's chain configuration for blockCtx on db, a
+// state the chain does not hold (a privacy group's private state seen
+// through the public one), with the fork's own precompiles only: the
+// node's extra ones (the privacy precompile) and the tracer belong to the
+// public chain. Package privacy runs private transactions and priv_call on
+// it, so that every EVM is made here.
+func (x *Executor) NewEVM(blockCtx vm.BlockContext, db vm.StateDB, cfg vm.Config) *vm.EVM {
+	return vm.NewEVM(blockCtx, db, x.config, cfg)
+}
+
 // MergeRulesActive reports whether go-ethereum's EVM must run header under
 // post-merge rules. Post-merge blocks (difficulty 0) always do; PoW and PoA
 // headers do once a timestamp fork (Shanghai or later) is active, because
@@ -358,6 +378,9 @@ func randomOf(header *types.Header) *common.Hash {
 // EVMs get it: for EVMs made elsewhere on the same block, such as the one
 // running a private transaction against private state.
 func (x *Executor) BlockContext(header *types.Header) vm.BlockContext { return x.blockContext(header) }
+
+// Config is the chain configuration x executes under.
+func (x *Executor) Config() *params.ChainConfig { return x.config }
 
 // blockContext builds the EVM block context for header. The engine
 // supplies the fee recipient and ancestors are looked up by their engine

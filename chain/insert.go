@@ -64,11 +64,49 @@ type InsertResult struct {
 }
 
 // InsertBlock verifies, executes and stores block, and makes it the head if
-// fork choice says so.
+// fork choice says so. Verifying and executing are Execute's (skipped with
+// opts.Executed, but for the header, ommer and body checks); InsertBlock
+// itself commits, in this order: the state, the block hook's writes, then
+// the block with the canonical index and head in one atomic batch.
+//
+// The block hook's Prepare (the private payloads, fetched from the privacy
+// manager) runs before the insert lock is taken, so a slow manager holds
+// up only this insert, never the others or the calls that need the lock.
 func (c *Chain) InsertBlock(ctx context.Context, block *types.Block, opts InsertOptions) (InsertResult, error) {
+	start := time.Now()
+	hook := c.blockHook
+	for {
+		var prepared PreparedBlock
+		if hook != nil {
+			header := block.Header()
+			hash, number := c.engine.Hash(header), header.Number.Uint64()
+			if c.HasBlock(hash, number) {
+				return InsertResult{Hash: hash, GasUsed: header.GasUsed}, ErrKnownBlock
+			}
+			if number > 0 && c.HasBlock(header.ParentHash, number-1) {
+				var err error
+				if prepared, err = hook.Prepare(ctx, block); err != nil {
+					return InsertResult{Hash: hash, GasUsed: header.GasUsed}, fmt.Errorf("block %d: %w", number, err)
+				}
+			}
+		}
+		res, err := c.insert(ctx, block, opts, hook, prepared, start)
+		if err == errUnprepared {
+			continue // the parent arrived after the check above
+		}
+		return res, err
+	}
+}
+
+// errUnprepared: the block's parent was stored between the hook's Prepare
+// being skipped for want of it and the insert lock.
+var errUnprepared = errors.New("block hook not prepared")
+
+// insert is InsertBlock under the insert lock, with the hook's part for
+// the block prepared (nil: no hook, or the parent was missing).
+func (c *Chain) insert(ctx context.Context, block *types.Block, opts InsertOptions, hook BlockHook, prepared PreparedBlock, start time.Time) (InsertResult, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	start := time.Now()
 	stats := InsertStats{Number: block.NumberU64(), GasUsed: block.GasUsed(), Txs: len(block.Transactions())}
 
 	header := block.Header()
@@ -85,53 +123,27 @@ func (c *Chain) InsertBlock(ctx context.Context, block *types.Block, opts Insert
 	if parent == nil {
 		return res, fmt.Errorf("block %d: %w (parent %s)", number, consensus.ErrUnknownAncestor, header.ParentHash.Hex())
 	}
+	if hook != nil && prepared == nil {
+		return res, errUnprepared
+	}
 	parentTD := c.GetTD(header.ParentHash, number-1)
 	if parentTD == nil {
 		return res, fmt.Errorf("block %d: total difficulty of parent missing", number)
 	}
-	if err := c.checkMergeTransition(header, parent, parentTD); err != nil {
-		return res, fmt.Errorf("block %d: %w", number, err)
+	if err := c.verify(block, hash, parent, parentTD, !opts.SkipSeal); err != nil {
+		return res, err
 	}
-	seal := !opts.SkipSeal
-	if err := c.engine.VerifyHeader(c, header, parent, seal); err != nil {
-		return res, c.invalid(block, hash, fmt.Errorf("block %d: invalid header: %w", number, err))
-	}
-	if err := c.engine.VerifyUncles(c, block, seal); err != nil {
-		return res, c.invalid(block, hash, fmt.Errorf("block %d: invalid uncles: %w", number, err))
-	}
-	if err := ValidateBody(block); err != nil {
-		return res, c.invalid(block, hash, fmt.Errorf("block %d: invalid body: %w", number, err))
-	}
-
-	var (
-		statedb  *state.StateDB
-		receipts types.Receipts
-	)
-	if opts.Executed != nil {
-		statedb, receipts = opts.Executed.State, opts.Executed.Receipts
-	} else {
-		if !opts.SendersRecovered {
-			RecoverSenders(c.config, block)
-		}
+	ex := opts.Executed
+	if ex == nil {
 		var err error
-		statedb, err = c.StateAt(parent.Root)
-		if err != nil {
-			return res, fmt.Errorf("block %d: parent state unavailable: %w", number, err)
-		}
 		execStart := time.Now()
-		result, err := c.exec.Process(ctx, block, hash, statedb)
+		ex, err = c.run(ctx, block, hash, parent, opts.SendersRecovered)
 		stats.Executed, stats.Execution = true, time.Since(execStart)
 		if err != nil {
-			if ctx.Err() != nil {
-				return res, fmt.Errorf("block %d: %w", number, err) // stopped, not invalid
-			}
-			return res, c.invalid(block, hash, fmt.Errorf("block %d: %w", number, err))
+			return res, err
 		}
-		if _, err := ValidateResult(c.config, header, statedb, result); err != nil {
-			return res, c.invalid(block, hash, fmt.Errorf("block %d: %w", number, err))
-		}
-		receipts = result.Receipts
 	}
+	statedb, receipts := ex.State, ex.Receipts
 
 	// 1. State first: a root without a block is harmless.
 	root, err := statedb.Commit(Rules(c.config, header), number)
@@ -144,12 +156,12 @@ func (c *Chain) InsertBlock(ctx context.Context, block *types.Block, opts Insert
 	if err := c.states.commit(root, number, opts.NoSync); err != nil {
 		return res, fmt.Errorf("block %d: flush state: %w", number, err)
 	}
-	if c.blockHook != nil {
+	if prepared != nil {
 		post, err := c.StateAt(root)
 		if err != nil {
 			return res, fmt.Errorf("block %d: open state: %w", number, err)
 		}
-		if err := c.blockHook.ProcessBlock(ctx, block, hash, receipts, post); err != nil {
+		if err := prepared.ProcessBlock(ctx, c.exec, hash, receipts, post); err != nil {
 			return res, fmt.Errorf("block %d: %w", number, err)
 		}
 	}
@@ -195,6 +207,92 @@ func (c *Chain) InsertBlock(ctx context.Context, block *types.Block, opts Insert
 	stats.NewHead = res.NewHead
 	c.observeInsert(stats, start)
 	return res, nil
+}
+
+// ExecuteOptions tune Execute.
+type ExecuteOptions struct {
+	// SkipSeal checks the header without the engine's seal: a BFT
+	// proposal, checked before its commit seals exist.
+	SkipSeal bool
+	// SendersRecovered says the caller has recovered (and so cached) the
+	// senders of the block's transactions.
+	SendersRecovered bool
+}
+
+// Execute is what InsertBlock does before it commits, apart from the
+// commit: it verifies block against its parent (the merge transition, the
+// header, the ommers, the body), executes it on its parent's state and
+// checks the outcome against the header, storing nothing. InsertBlock
+// stores the result later without running the block again
+// (InsertOptions.Executed): a BFT validator checks a proposal so before
+// agreeing to it. An invalid block is recorded for debug_getBadBlocks, as
+// InsertBlock records it. Execute takes no lock: it only reads the chain.
+func (c *Chain) Execute(ctx context.Context, block *types.Block, opts ExecuteOptions) (*Executed, error) {
+	header := block.Header()
+	hash := c.engine.Hash(header)
+	number := header.Number.Uint64()
+	if number == 0 {
+		return nil, errors.New("cannot execute a genesis block")
+	}
+	parent := c.GetHeader(header.ParentHash, number-1)
+	if parent == nil {
+		return nil, fmt.Errorf("block %d: %w (parent %s)", number, consensus.ErrUnknownAncestor, header.ParentHash.Hex())
+	}
+	parentTD := c.GetTD(header.ParentHash, number-1)
+	if parentTD == nil {
+		return nil, fmt.Errorf("block %d: total difficulty of parent missing", number)
+	}
+	if err := c.verify(block, hash, parent, parentTD, !opts.SkipSeal); err != nil {
+		return nil, err
+	}
+	return c.run(ctx, block, hash, parent, opts.SendersRecovered)
+}
+
+// verify checks block (engine hash hash) against its parent: the merge
+// transition, the header (with its seal when seal), the ommers and the
+// body. A block that fails is recorded as bad, except at the merge
+// transition, where the fault may be the order the blocks came in.
+func (c *Chain) verify(block *types.Block, hash common.Hash, parent *types.Header, parentTD *big.Int, seal bool) error {
+	header := block.Header()
+	number := header.Number.Uint64()
+	if err := c.checkMergeTransition(header, parent, parentTD); err != nil {
+		return fmt.Errorf("block %d: %w", number, err)
+	}
+	if err := c.engine.VerifyHeader(c, header, parent, seal); err != nil {
+		return c.invalid(block, hash, fmt.Errorf("block %d: invalid header: %w", number, err))
+	}
+	if err := c.engine.VerifyUncles(c, block, seal); err != nil {
+		return c.invalid(block, hash, fmt.Errorf("block %d: invalid uncles: %w", number, err))
+	}
+	if err := ValidateBody(block); err != nil {
+		return c.invalid(block, hash, fmt.Errorf("block %d: invalid body: %w", number, err))
+	}
+	return nil
+}
+
+// run executes the verified block on its parent's state and checks the
+// outcome against the header. A block stopped by ctx is not recorded as
+// bad; one whose execution or outcome fails is.
+func (c *Chain) run(ctx context.Context, block *types.Block, hash common.Hash, parent *types.Header, sendersRecovered bool) (*Executed, error) {
+	number := block.NumberU64()
+	if !sendersRecovered {
+		RecoverSenders(c.config, block)
+	}
+	statedb, err := c.StateAt(parent.Root)
+	if err != nil {
+		return nil, fmt.Errorf("block %d: parent state unavailable: %w", number, err)
+	}
+	result, err := c.exec.Process(ctx, block, hash, statedb)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("block %d: %w", number, err) // stopped, not invalid
+		}
+		return nil, c.invalid(block, hash, fmt.Errorf("block %d: %w", number, err))
+	}
+	if _, err := ValidateResult(c.config, block.Header(), statedb, result); err != nil {
+		return nil, c.invalid(block, hash, fmt.Errorf("block %d: %w", number, err))
+	}
+	return &Executed{State: statedb, Receipts: result.Receipts}, nil
 }
 
 // Sync writes the in-memory state of a bulk import and flushes every write

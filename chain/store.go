@@ -63,7 +63,7 @@ type Chain struct {
 	// keeps the head on a tie.
 	forkChooser consensus.ForkChooser
 	// blockHook processes private transactions as blocks are inserted
-	// (SetBlockHook); guarded by mu.
+	// (WithBlockHook); nil: none.
 	blockHook BlockHook
 
 	headerCache   *lru.Cache[common.Hash, *types.Header]
@@ -83,7 +83,7 @@ type headInfo struct {
 // Open opens the chain in db, writing genesis if the database is empty. An
 // existing database must hold the same genesis block. opts are the
 // parameters of the chain's block executor (extra precompiles, a tracer, a
-// policy for the blocks it builds); they hold for every block the chain
+// policy for the blocks it builds) and its block hook; they hold for every block the chain
 // executes, including the ones Open re-executes to repair its state.
 func Open(db ethdb.Database, genesis *core.Genesis, engine consensus.Engine, opts ...ExecOption) (*Chain, error) {
 	if genesis == nil || genesis.Config == nil {
@@ -111,6 +111,8 @@ func Open(db ethdb.Database, genesis *core.Genesis, engine consensus.Engine, opt
 		receiptsCache: lru.NewCache[common.Hash, types.Receipts](256),
 	}
 	c.exec = NewExecutor(c.config, engine, c, opts...)
+	c.blockHook = c.exec.opts.blockHook
+	c.exec.opts.blockHook = nil
 	gblock := genesis.ToBlock()
 	c.genesis = gblock.Header()
 	c.genesisHash = engine.Hash(c.genesis)
@@ -242,9 +244,6 @@ func (c *Chain) Engine() consensus.Engine { return c.engine }
 // Executor returns the chain's block executor, which the block builder and
 // the call simulations share with the chain's own block processing.
 func (c *Chain) Executor() *Executor { return c.exec }
-
-// Database returns the underlying key-value database.
-func (c *Chain) Database() ethdb.Database { return c.db }
 
 // Hash returns the chain's hash of header (the engine's).
 func (c *Chain) Hash(header *types.Header) common.Hash { return c.engine.Hash(header) }

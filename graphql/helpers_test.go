@@ -89,7 +89,7 @@ func importedChain(t testing.TB) *chain.Chain {
 // gas price 1) and counts none.
 type harnessPool struct{}
 
-func (harnessPool) AddLocal(tx *types.Transaction) error {
+func (harnessPool) Submit(_ context.Context, tx *types.Transaction) error {
 	if tx.Nonce() == 16 {
 		return &txpool.Error{Reason: txpool.NonceTooLow}
 	}

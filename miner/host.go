@@ -3,7 +3,6 @@ package miner
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 	"time"
 
@@ -136,46 +135,17 @@ func (h *host) Build(ctx context.Context, parent *types.Header, parentHash commo
 }
 
 // Execute checks and executes a block produced elsewhere on its parent's
-// state, as chain.InsertBlock would, without inserting it.
+// state without inserting it (chain.Execute: the header without its seal,
+// which the commit adds). Its transactions are the pool's copies where the
+// pool has them, senders recovered already.
 func (h *host) Execute(ctx context.Context, block *types.Block) (consensus.Candidate, error) {
 	m := h.m
-	header := block.Header()
-	number := header.Number.Uint64()
-	if number == 0 {
-		return nil, errors.New("cannot execute a genesis block")
-	}
-	parent := m.chain.GetHeader(header.ParentHash, number-1)
-	if parent == nil {
-		return nil, consensus.ErrUnknownAncestor
-	}
-	engine := m.chain.Engine()
-	if err := engine.VerifyHeader(m.chain, header, parent, false); err != nil {
-		return nil, fmt.Errorf("invalid header: %w", err)
-	}
-	if err := engine.VerifyUncles(m.chain, block, false); err != nil {
-		return nil, fmt.Errorf("invalid uncles: %w", err)
-	}
-	if err := chain.ValidateBody(block); err != nil {
-		return nil, fmt.Errorf("invalid body: %w", err)
-	}
-	statedb, err := m.chain.StateAt(parent.Root)
-	if err != nil {
-		return nil, fmt.Errorf("parent state unavailable: %w", err)
-	}
 	block = withPooledTxs(m.txs, block)
-	chain.RecoverSenders(m.chain.Config(), block)
-	res, err := m.chain.Executor().Process(ctx, block, engine.Hash(header), statedb)
+	ex, err := m.chain.Execute(ctx, block, chain.ExecuteOptions{SkipSeal: true})
 	if err != nil {
 		return nil, err
 	}
-	root, err := chain.ValidateResult(m.chain.Config(), header, statedb, res)
-	if err != nil {
-		return nil, err
-	}
-	if root != header.Root {
-		return nil, fmt.Errorf("invalid state root (remote: %x local: %x)", header.Root, root)
-	}
-	return &candidate{m: m, pb: &pendingBlock{block: block, state: statedb, receipts: res.Receipts, created: m.clock.Now()}}, nil
+	return &candidate{m: m, pb: &pendingBlock{block: block, state: ex.State, receipts: ex.Receipts, created: m.clock.Now()}}, nil
 }
 
 // Import executes and inserts a block produced elsewhere.
@@ -187,15 +157,37 @@ func (h *host) Import(ctx context.Context, block *types.Block) error {
 // candidate is a consensus.Candidate: a built block and its state.
 type candidate struct {
 	m  *Miner
+	mu sync.Mutex // pb.state, which the insert consumes
 	pb *pendingBlock
 }
 
 // Block is the unsealed block.
 func (c *candidate) Block() *types.Block { return c.pb.block }
 
-// Insert verifies the seal and inserts the block with its executed state.
+// Insert inserts the block sealed with its executed state; InsertBlock
+// verifies the sealed header. A BFT commit is sealed by the agreement, not
+// by proof of work: no work package to keep usable, so no check ahead of
+// InsertBlock's (miner/remote.go's insert).
 func (c *candidate) Insert(ctx context.Context, sealed *types.Header) error {
-	return c.m.insert(ctx, c.pb, sealed)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	pb := c.pb
+	if pb.state == nil {
+		return errors.New("candidate already inserted")
+	}
+	block := pb.block.WithSeal(sealed)
+	// Inserted even if ctx ended meanwhile: it is committed, and the chain
+	// keeps its store consistent either way.
+	res, err := c.m.chain.InsertBlock(context.WithoutCancel(ctx), block, chain.InsertOptions{
+		Executed: &chain.Executed{State: pb.state, Receipts: pb.receipts},
+	})
+	pb.state = nil
+	if err != nil {
+		return err
+	}
+	c.m.log.Info("Produced block", "number", sealed.Number, "hash", res.Hash.Hex(),
+		"txs", len(block.Transactions()), "gas", sealed.GasUsed)
+	return nil
 }
 
 // TxLookup is a TxSource that can also hand out the transaction it holds

@@ -16,7 +16,7 @@ func newBackend(n *Node) *api.Backend {
 	cfg := n.cfg
 	b := &api.Backend{
 		Chain:         n.chain,
-		Pool:          n.frontPool(),
+		Pool:          n.submit,
 		Miner:         n.miner,
 		NetworkID:     cfg.NetworkID,
 		ClientVersion: n.clientID(),

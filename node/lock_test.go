@@ -10,13 +10,13 @@ import (
 // cannot start, instead of Pebble's "resource temporarily unavailable".
 func TestDataPathInUse(t *testing.T) {
 	dir := t.TempDir()
-	db, c, err := OpenChain(dir, config.DevGenesis())
+	db, c, err := OpenChain(dir, config.DevGenesis(), config.PrivacyConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
 	defer c.Close()
-	_, _, err = OpenChain(dir, config.DevGenesis())
+	_, _, err = OpenChain(dir, config.DevGenesis(), config.PrivacyConfig{})
 	if err == nil {
 		t.Fatal("opened twice")
 	}

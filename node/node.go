@@ -36,6 +36,7 @@ import (
 	"github.com/basaltchain/basalt/miner"
 	"github.com/basaltchain/basalt/p2p"
 	"github.com/basaltchain/basalt/permissioning"
+	"github.com/basaltchain/basalt/privacy"
 	"github.com/basaltchain/basalt/txpool"
 )
 
@@ -60,6 +61,9 @@ type Node struct {
 	chain   *chain.Chain
 	pool    *txpool.Pool
 	txStore *txStore // the pool's journal and save file
+	// submit is how every source submits a local transaction (journaled
+	// when the journal is on).
+	submit  *submitter
 	miner   *miner.Miner
 	backend *api.Backend // what every front end calls
 	rpc     *rpcServers
@@ -137,40 +141,56 @@ func newCliqueEngine(g *config.Genesis, env EngineEnv) (consensus.Engine, error)
 
 // OpenChain opens the database and chain of a data path; the caller closes
 // both (subcommands such as `blocks import` use it without a node). Its
-// engine verifies only. opts are the parameters of the chain's block
+// engine verifies only. With priv enabled the chain executes private
+// transactions (openChain). opts are the parameters of the chain's block
 // executor.
-func OpenChain(dataPath string, g *config.Genesis, opts ...chain.ExecOption) (ethdb.Database, *chain.Chain, error) {
-	return openChain(dataPath, g, NewEngineWith, EngineEnv{}, opts...)
+func OpenChain(dataPath string, g *config.Genesis, priv config.PrivacyConfig, opts ...chain.ExecOption) (ethdb.Database, *chain.Chain, error) {
+	db, c, _, err := openChain(dataPath, g, NewEngineWith, EngineEnv{}, priv, opts...)
+	return db, c, err
 }
 
 // openChain opens the database, makes the engine on it with env and opens
 // the chain, with the engine's fork chooser if it has one and opts for its
-// block executor.
-func openChain(dataPath string, g *config.Genesis, newEngine engineFactory, env EngineEnv, opts ...chain.ExecOption) (ethdb.Database, *chain.Chain, error) {
+// block executor. With priv enabled the chain also gets the privacy
+// precompile and, as its block hook, the processor of private
+// transactions over the database's private state, which it returns; the
+// privacy manager must answer /upcheck: without it the first private
+// transaction would stop the chain.
+func openChain(dataPath string, g *config.Genesis, newEngine engineFactory, env EngineEnv, priv config.PrivacyConfig,
+	opts ...chain.ExecOption) (ethdb.Database, *chain.Chain, *privacy.Processor, error) {
 	dir := DatabaseDir(dataPath)
 	db, err := chain.OpenDatabase(dir, 256)
 	if err != nil {
 		if inUse(err) {
-			return nil, nil, fmt.Errorf("data path %s is in use: another basalt holds its lock %s; stop that one, or give this node its own --data-path",
+			return nil, nil, nil, fmt.Errorf("data path %s is in use: another basalt holds its lock %s; stop that one, or give this node its own --data-path",
 				dataPath, filepath.Join(dir, "LOCK"))
 		}
-		return nil, nil, err
+		return nil, nil, nil, err
+	}
+	var proc *privacy.Processor
+	if priv.Enabled {
+		if proc, err = newPrivacyProcessor(priv, db, env.Log); err != nil {
+			db.Close()
+			return nil, nil, nil, err
+		}
+		opts = append([]chain.ExecOption{chain.WithPrecompile(priv.PrecompiledAddress, privacy.Precompile{}), chain.WithBlockHook(proc)}, opts...)
 	}
 	env.DB = db
 	engine, err := newEngine(g, env)
 	if err != nil {
 		db.Close()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	c, err := chain.Open(db, g.Core, engine, opts...)
 	if err != nil {
+		engine.Close()
 		db.Close()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if fc := capabilitiesOf(engine).forkChooser; fc != nil {
 		c.SetForkChooser(fc)
 	}
-	return db, c, nil
+	return db, c, proc, nil
 }
 
 // inUse reports whether opening the database failed because another
@@ -217,7 +237,12 @@ func newNode(cfg *config.Config, log *slog.Logger, newEngine engineFactory, opts
 	if perms.AccountsEnabled() {
 		o.exec = append(o.exec, accountPolicy(perms))
 	}
-	db, c, err := openChain(cfg.DataPath, g, newEngine, EngineEnv{Key: key, Log: log}, append(PrivacyExecOptions(cfg.Privacy), o.exec...)...)
+	if cfg.Privacy.Enabled {
+		if err := cfg.FreeGasError(); err != nil {
+			return nil, err
+		}
+	}
+	db, c, proc, err := openChain(cfg.DataPath, g, newEngine, EngineEnv{Key: key, Log: log}, cfg.Privacy, o.exec...)
 	if err != nil {
 		return nil, err
 	}
@@ -247,6 +272,7 @@ func newNode(cfg *config.Config, log *slog.Logger, newEngine engineFactory, opts
 		n.closeStorage()
 		return nil, err
 	}
+	n.submit = newSubmitter(n.pool, n.txStore)
 	n.miner = miner.New(c, poolSource{n.pool}, miner.Config{
 		Coinbase:  n.coinbase(),
 		ExtraData: cfg.Miner.ExtraData,
@@ -266,7 +292,7 @@ func newNode(cfg *config.Config, log *slog.Logger, newEngine engineFactory, opts
 	}
 	n.backend = newBackend(n)
 	if cfg.Privacy.Enabled {
-		if n.backend.Privacy, err = n.newPrivacy(); err != nil {
+		if n.backend.Privacy, err = n.newPrivacy(proc); err != nil {
 			n.txStore.abort()
 			n.pool.Close()
 			n.closeStorage()

@@ -186,7 +186,7 @@ func TestExtraPrecompileOnNode(t *testing.T) {
 		// checking them costs each fresh engine its ethash cache): with the
 		// precompile the chain replays to the same block and state...
 		open := func(opts ...chain.ExecOption) *chain.Chain {
-			db, c, err := OpenChain(t.TempDir(), g, opts...)
+			db, c, err := OpenChain(t.TempDir(), g, config.PrivacyConfig{}, opts...)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -11,22 +11,13 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/ethdb"
 
-	"github.com/basaltchain/basalt/chain"
 	"github.com/basaltchain/basalt/config"
 	"github.com/basaltchain/basalt/privacy"
 	"github.com/basaltchain/basalt/privacy/enclave"
 	"github.com/basaltchain/basalt/privacy/privstate"
 )
-
-// PrivacyExecOptions are the block executor's options for privacy: the
-// precompile at its configured address.
-func PrivacyExecOptions(cfg config.PrivacyConfig) []chain.ExecOption {
-	if !cfg.Enabled {
-		return nil
-	}
-	return []chain.ExecOption{chain.WithPrecompile(cfg.PrecompiledAddress, privacy.Precompile{})}
-}
 
 // NewPrivacyClient makes the client of the privacy manager the options
 // name.
@@ -49,11 +40,10 @@ func NewPrivacyClient(cfg config.PrivacyConfig) (*enclave.Client, error) {
 	return enclave.New(ec)
 }
 
-// AttachPrivacy connects c to the privacy manager cfg names and installs
-// the processor of private transactions as c's block hook, for tools that
-// insert blocks without a node (blocks import). The manager must answer
-// /upcheck: without it the first private transaction would stop the chain.
-func AttachPrivacy(c *chain.Chain, cfg config.PrivacyConfig, log *slog.Logger) (*enclave.Client, error) {
+// newPrivacyProcessor makes the processor of private transactions over
+// db's private state, with the client of the manager cfg names, which must
+// answer /upcheck.
+func newPrivacyProcessor(cfg config.PrivacyConfig, db ethdb.Database, log *slog.Logger) (*privacy.Processor, error) {
 	client, err := NewPrivacyClient(cfg)
 	if err != nil {
 		return nil, err
@@ -63,21 +53,14 @@ func AttachPrivacy(c *chain.Chain, cfg config.PrivacyConfig, log *slog.Logger) (
 	if err := client.Upcheck(ctx); err != nil {
 		return nil, fmt.Errorf("privacy manager at %s (--privacy-url) is not up: %w", cfg.URL, err)
 	}
-	c.SetBlockHook(privacy.NewProcessor(c, privstate.Open(c.Database()), client, cfg.PrecompiledAddress, cfg.NonceAlwaysIncrements, log))
-	return client, nil
+	return privacy.NewProcessor(privstate.Open(db), client, cfg.PrecompiledAddress, cfg.NonceAlwaysIncrements, log), nil
 }
 
-// newPrivacy builds the node's privacy service and installs its processor
-// as the chain's block hook (see AttachPrivacy).
-func (n *Node) newPrivacy() (*privacy.Service, error) {
-	if err := n.cfg.FreeGasError(); err != nil {
-		return nil, err
-	}
+// newPrivacy builds the node's privacy service over proc, the chain's
+// block hook (openChain).
+func (n *Node) newPrivacy(proc *privacy.Processor) (*privacy.Service, error) {
 	cfg := n.cfg.Privacy
-	client, err := AttachPrivacy(n.chain, cfg, n.log)
-	if err != nil {
-		return nil, err
-	}
+	var err error
 	pc := privacy.Config{Address: cfg.PrecompiledAddress, MultiTenancy: cfg.MultiTenancy, NonceAlwaysIncrements: cfg.NonceAlwaysIncrements}
 	if cfg.PublicKeyFile != "" {
 		b, err := os.ReadFile(cfg.PublicKeyFile)
@@ -94,8 +77,7 @@ func (n *Node) newPrivacy() (*privacy.Service, error) {
 			return nil, fmt.Errorf("--privacy-marker-transaction-signing-key-file: %w", err)
 		}
 	}
-	s := privacy.New(pc, n.chain, n.markerPool(), client, n.log)
-	n.chain.SetBlockHook(s.Processor())
+	s := privacy.New(pc, n.chain, n.submit, proc, n.log)
 	// Markers the journal or the save file brought back still hold their
 	// senders' private nonces.
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

@@ -167,29 +167,43 @@ func (s *txStore) abort() {
 	}
 }
 
-// journaledPool is the pool as the front ends see it: a local submission is
-// answered only once the journal holds it.
-type journaledPool struct {
+// submitter is the node's one way to submit a local transaction, for every
+// source: eth_sendRawTransaction, GraphQL's sendRawTransaction, the privacy
+// service's markers, .... It pools the transaction and, on a node with a
+// transaction journal, journals it (pool first, so that a compaction that
+// runs between the two finds it pooled); a transaction the journal cannot
+// take leaves the pool again and the caller gets the error, so nothing
+// unjournaled is ever acknowledged. The rest of the pool's methods are the
+// pool's own.
+type submitter struct {
 	*txpool.Pool
-	journal *txjournal.Journal
+	journal *txjournal.Journal // nil: none
 }
 
-// AddLocal adds tx to the pool, then to the journal (pool first, so that
-// a compaction that runs between the two finds it pooled); a transaction
-// the journal cannot take leaves the pool again and the caller gets the
-// error, so nothing unjournaled is ever acknowledged.
-func (p journaledPool) AddLocal(tx *types.Transaction) error {
-	return p.AddLocalContext(context.Background(), tx)
+// The submitter is the pool of the front ends and of the privacy service.
+var (
+	_ api.TxPool   = (*submitter)(nil)
+	_ privacy.Pool = (*submitter)(nil)
+)
+
+// newSubmitter returns the submitter of pool, journaling in store's
+// journal when it has one.
+func newSubmitter(pool *txpool.Pool, store *txStore) *submitter {
+	s := &submitter{Pool: pool}
+	if store != nil {
+		s.journal = store.journal
+	}
+	return s
 }
 
-// AddLocalContext is AddLocal for a JSON-RPC request: in a batch the wait
-// for the journal is left until every element is handled
-// (rpctypes.DeferUntilReply), so the batch's transactions share one fsync
-// instead of taking one each; the batch's answer still goes out only once
-// they are on disk, and an element whose record fails gets the error and
-// leaves the pool.
-func (p journaledPool) AddLocalContext(ctx context.Context, tx *types.Transaction) error {
-	durable, err := p.AddLocalDeferred(tx)
+// Submit pools tx and answers once it is as durable as the node makes it
+// (api.TxPool). For a JSON-RPC request in a batch the wait for the journal
+// is left until every element is handled (rpctypes.DeferUntilReply), so the
+// batch's transactions share one fsync instead of taking one each; the
+// batch's answer still goes out only once they are on disk, and an element
+// whose record fails gets the error and leaves the pool.
+func (s *submitter) Submit(ctx context.Context, tx *types.Transaction) error {
+	durable, err := s.AddLocalDeferred(tx)
 	if err != nil {
 		return err
 	}
@@ -199,54 +213,35 @@ func (p journaledPool) AddLocalContext(ctx context.Context, tx *types.Transactio
 	return durable()
 }
 
+// AddLocal is Submit outside any request; it hides the pool's own AddLocal,
+// which would skip the journal.
+func (s *submitter) AddLocal(tx *types.Transaction) error {
+	return s.Submit(context.Background(), tx)
+}
+
 // AddLocalDeferred pools tx and queues its journal record, and returns the
 // wait for the record (written, and with FSYNC fsynced); if the record
 // fails, the wait takes tx out of the pool again and returns the error.
-// The privacy service pools its markers with it: it queues records in
-// marker order under its locks and waits outside them.
-func (p journaledPool) AddLocalDeferred(tx *types.Transaction) (func() error, error) {
-	if err := p.Pool.AddLocal(tx); err != nil {
+// Without a journal there is nothing to wait for. The privacy service pools
+// its markers with it (privacy.Pool): it queues records in marker order
+// under its locks and waits outside them.
+func (s *submitter) AddLocalDeferred(tx *types.Transaction) (func() error, error) {
+	if err := s.Pool.AddLocal(tx); err != nil {
 		return nil, err
 	}
-	seq, err := p.journal.Enqueue(tx)
+	if s.journal == nil {
+		return func() error { return nil }, nil
+	}
+	seq, err := s.journal.Enqueue(tx)
 	if err != nil {
-		p.Pool.Remove(tx.Hash())
+		s.Pool.Remove(tx.Hash())
 		return nil, fmt.Errorf("journal transaction: %w", err)
 	}
 	return func() error {
-		if err := p.journal.Wait(seq); err != nil {
-			p.Pool.Remove(tx.Hash())
+		if err := s.journal.Wait(seq); err != nil {
+			s.Pool.Remove(tx.Hash())
 			return fmt.Errorf("journal transaction: %w", err)
 		}
 		return nil
 	}, nil
-}
-
-// unjournaledPool is the pool without a journal, for the privacy service.
-type unjournaledPool struct{ *txpool.Pool }
-
-// AddLocalDeferred pools tx; there is nothing to wait for.
-func (p unjournaledPool) AddLocalDeferred(tx *types.Transaction) (func() error, error) {
-	if err := p.Pool.AddLocal(tx); err != nil {
-		return nil, err
-	}
-	return func() error { return nil }, nil
-}
-
-// markerPool is the pool the privacy service submits its markers to: the
-// journaled one when the journal is on, as for eth_sendRawTransaction, so
-// that an acknowledged private transaction survives a crash.
-func (n *Node) markerPool() privacy.Pool {
-	if n.txStore == nil || n.txStore.journal == nil {
-		return unjournaledPool{n.pool}
-	}
-	return journaledPool{n.pool, n.txStore.journal}
-}
-
-// frontPool is the pool the front ends submit to.
-func (n *Node) frontPool() api.TxPool {
-	if n.txStore == nil || n.txStore.journal == nil {
-		return n.pool
-	}
-	return journaledPool{n.pool, n.txStore.journal}
 }

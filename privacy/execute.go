@@ -117,7 +117,7 @@ type outcome struct {
 // refused (status 0, nothing changed), as Besu's private transaction
 // validator does; a failed execution leaves the private state as it was,
 // except the nonce when nonceAlways.
-func run(cfg *params.ChainConfig, blockCtx vm.BlockContext, priv, public *state.StateDB, tx *privtx.Transaction,
+func run(x *chain.Executor, blockCtx vm.BlockContext, priv, public *state.StateDB, tx *privtx.Transaction,
 	sender common.Address, group common.Hash, txHash common.Hash, nonceAlways bool) outcome {
 	nonce := priv.GetNonce(sender)
 	if tx.Nonce != nonce {
@@ -127,7 +127,7 @@ func run(cfg *params.ChainConfig, blockCtx vm.BlockContext, priv, public *state.
 	blockCtx.BaseFee = new(big.Int) // private transactions pay nothing
 	blockCtx.BlobBaseFee = new(big.Int)
 	world := overlay{StateDB: priv, public: public}
-	evm := vm.NewEVM(blockCtx, world, cfg, vm.Config{NoBaseFee: true})
+	evm := x.NewEVM(blockCtx, world, vm.Config{NoBaseFee: true})
 	defer evm.Release()
 	evm.SetTxContext(vm.TxContext{Origin: sender, GasPrice: new(uint256.Int)})
 	rules := evm.GetRules()
@@ -222,11 +222,11 @@ func create(evm *vm.EVM, world overlay, sender, addr common.Address, initCode []
 
 // Call runs msg read-only against the group's private state priv over
 // public in the block of blockCtx (priv_call) and returns the output.
-func Call(cfg *params.ChainConfig, blockCtx vm.BlockContext, priv, public *state.StateDB, from common.Address, to common.Address, data []byte, gas uint64) ([]byte, error) {
+func Call(x *chain.Executor, blockCtx vm.BlockContext, priv, public *state.StateDB, from common.Address, to common.Address, data []byte, gas uint64) ([]byte, error) {
 	blockCtx.BaseFee = new(big.Int)
 	blockCtx.BlobBaseFee = new(big.Int)
 	world := overlay{StateDB: priv, public: public}
-	evm := vm.NewEVM(blockCtx, world, cfg, vm.Config{NoBaseFee: true})
+	evm := x.NewEVM(blockCtx, world, vm.Config{NoBaseFee: true})
 	defer evm.Release()
 	evm.SetTxContext(vm.TxContext{Origin: from, GasPrice: new(uint256.Int)})
 	rules := evm.GetRules()

@@ -14,6 +14,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/params"
 
+	"github.com/basaltchain/basalt/chain"
 	"github.com/basaltchain/basalt/privacy/privtx"
 )
 
@@ -61,7 +62,7 @@ func TestFailureReasons(t *testing.T) {
 				BlockNumber: big.NewInt(1), Time: 1, Difficulty: big.NewInt(1), GasLimit: 30_000_000, BaseFee: new(big.Int)}
 			tx := &privtx.Transaction{Nonce: tc.nonce, Data: tc.code, Restriction: privtx.Restricted}
 			// London rules: AllEthashProtocolChanges stops before Shanghai.
-			out := run(params.AllEthashProtocolChanges, blockCtx, priv, public, tx, common.Address{1}, testGroup, common.Hash{2}, false)
+			out := run(chain.NewExecutor(params.AllEthashProtocolChanges, nil, nil), blockCtx, priv, public, tx, common.Address{1}, testGroup, common.Hash{2}, false)
 			if out.status != tc.status || string(out.revert) != string(tc.revert) || out.failure != tc.failure {
 				t.Fatalf("status %d, revert %x, failure %q; want %d, %x, %q", out.status, out.revert, out.failure, tc.status, tc.revert, tc.failure)
 			}

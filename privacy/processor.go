@@ -39,7 +39,6 @@ const (
 // before — the node never computes a private state without a payload it
 // should have.
 type Processor struct {
-	chain       *chain.Chain
 	store       *privstate.Store
 	enclave     *enclave.Client
 	address     common.Address
@@ -53,9 +52,13 @@ type Processor struct {
 }
 
 // NewProcessor returns the processor of the PMTs sent to the precompile at
-// address.
-func NewProcessor(c *chain.Chain, store *privstate.Store, client *enclave.Client, address common.Address, nonceAlways bool, log *slog.Logger) *Processor {
-	return &Processor{chain: c, store: store, enclave: client, address: address, nonceAlways: nonceAlways, log: log, stop: make(chan struct{})}
+// address, which keeps the private state in store and asks client for the
+// payloads. It is given to chain.Open (chain.WithBlockHook) and to New.
+func NewProcessor(store *privstate.Store, client *enclave.Client, address common.Address, nonceAlways bool, log *slog.Logger) *Processor {
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Processor{store: store, enclave: client, address: address, nonceAlways: nonceAlways, log: log, stop: make(chan struct{})}
 }
 
 // Stop makes blocks waiting for the manager, now or later, fail instead
@@ -65,10 +68,37 @@ func (p *Processor) Stop() { p.stopOnce.Do(func() { close(p.stop) }) }
 // fetchWorkers bounds the concurrent /receive requests of one block.
 const fetchWorkers = 16
 
-// ProcessBlock implements chain.BlockHook. The block's payloads are
-// fetched concurrently, then its private transactions run in block order;
-// each group touched is committed once, at the end of the block.
-func (p *Processor) ProcessBlock(ctx context.Context, block *types.Block, hash common.Hash, receipts types.Receipts, post *state.StateDB) error {
+// Prepare implements chain.BlockHook: it fetches the payloads of the
+// block's markers, concurrently, before the chain's insert lock is taken.
+// A marker's receipt is not known yet, so the payloads of markers that
+// fail publicly are fetched too and then left unused.
+func (p *Processor) Prepare(ctx context.Context, block *types.Block) (chain.PreparedBlock, error) {
+	var markers []int
+	for i, tx := range block.Transactions() {
+		if p.IsMarker(tx) {
+			markers = append(markers, i)
+		}
+	}
+	payloads, err := p.fetch(ctx, block.Transactions(), markers, block.NumberU64())
+	if err != nil {
+		return nil, err
+	}
+	return &preparedBlock{p: p, block: block, markers: markers, payloads: payloads}, nil
+}
+
+// preparedBlock is a block with its markers' payloads (nil: not ours).
+type preparedBlock struct {
+	p        *Processor
+	block    *types.Block
+	markers  []int
+	payloads []*enclave.Received
+}
+
+// ProcessBlock runs the block's private transactions in block order; each
+// group touched is committed once, at the end of the block. It asks the
+// manager nothing.
+func (b *preparedBlock) ProcessBlock(ctx context.Context, x *chain.Executor, hash common.Hash, receipts types.Receipts, post *state.StateDB) error {
+	p, block := b.p, b.block
 	parent, err := p.store.Roots(block.ParentHash())
 	if err != nil {
 		return err
@@ -76,21 +106,19 @@ func (p *Processor) ProcessBlock(ctx context.Context, block *types.Block, hash c
 	header := block.Header()
 	number := header.Number.Uint64()
 	var markers []int
-	for i, tx := range block.Transactions() {
-		if p.IsMarker(tx) && i < len(receipts) && receipts[i].Status == types.ReceiptStatusSuccessful {
+	var payloads []*enclave.Received
+	for k, i := range b.markers {
+		if i < len(receipts) && receipts[i].Status == types.ReceiptStatusSuccessful {
 			markers = append(markers, i)
+			payloads = append(payloads, b.payloads[k])
 		}
 	}
 	if len(markers) == 0 && len(parent.Roots) == 0 {
 		return nil // no private state yet: nothing to record
 	}
-	payloads, err := p.fetch(ctx, block.Transactions(), markers, number)
-	if err != nil {
-		return err
-	}
 	rec := &privstate.Record{Roots: slices.Clone(parent.Roots)}
-	rules := chain.Rules(p.chain.Config(), header)
-	blockCtx := p.chain.Executor().BlockContext(header)
+	rules := chain.Rules(x.Config(), header)
+	blockCtx := x.BlockContext(header)
 	open := map[common.Hash]*state.StateDB{} // groups this block changes, at their running state
 	for k, i := range markers {
 		got := payloads[k]
@@ -127,7 +155,7 @@ func (p *Processor) ProcessBlock(ctx context.Context, block *types.Block, hash c
 			open[group] = st
 		}
 		privHash := crypto.Keccak256Hash(got.Payload)
-		out := run(p.chain.Config(), blockCtx, st, post, ptx, sender, group, privHash, p.nonceAlways)
+		out := run(x, blockCtx, st, post, ptx, sender, group, privHash, p.nonceAlways)
 		root := rec.Root(group)
 		if out.changed {
 			root = st.IntermediateRoot(rules)

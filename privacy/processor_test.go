@@ -15,6 +15,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/core/state"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/trie"
@@ -113,7 +114,7 @@ func TestProcessor(t *testing.T) {
 	defer srv.Close()
 	client, _ := enclave.New(enclave.Config{URL: srv.URL})
 	store := privstate.Open(c.Database())
-	p := NewProcessor(c.Chain, store, client, common.HexToAddress("0x7e"), false, slog.New(slog.DiscardHandler))
+	p := NewProcessor(store, client, common.HexToAddress("0x7e"), false, slog.New(slog.DiscardHandler))
 
 	to := common.HexToAddress("0x7e")
 	var txs []*types.Transaction
@@ -129,7 +130,7 @@ func TestProcessor(t *testing.T) {
 		Time: genesis.Time + 1, BaseFee: new(big.Int)}
 	block := types.NewBlock(header, &types.Body{Transactions: txs}, receipts, trie.NewStackTrie(nil))
 	hash := common.Hash{0xbb}
-	if err := p.ProcessBlock(context.Background(), block, hash, receipts, nil); err != nil {
+	if err := processBlock(p, c.Executor(), context.Background(), block, hash, receipts, nil); err != nil {
 		t.Fatal(err)
 	}
 	rec, err := store.Record(hash)
@@ -165,7 +166,7 @@ func TestProcessor(t *testing.T) {
 			time.Sleep(10 * time.Millisecond)
 		}
 	}()
-	err = p.ProcessBlock(ctx, block, common.Hash{0xcc}, receipts, nil)
+	err = processBlock(p, c.Executor(), ctx, block, common.Hash{0xcc}, receipts, nil)
 	if err == nil || !errors.Is(err, context.Canceled) && ctx.Err() == nil {
 		t.Fatalf("failing manager: %v", err)
 	}
@@ -186,7 +187,7 @@ func TestProcessor(t *testing.T) {
 			time.Sleep(10 * time.Millisecond)
 		}
 	}()
-	if err := p.ProcessBlock(context.WithoutCancel(context.Background()), block, common.Hash{0xdd}, receipts, nil); err == nil {
+	if err := processBlock(p, c.Executor(), context.WithoutCancel(context.Background()), block, common.Hash{0xdd}, receipts, nil); err == nil {
 		t.Fatal("a stopped processor stored a block without its payloads")
 	}
 }
@@ -225,7 +226,7 @@ func TestProcessorGroupMembership(t *testing.T) {
 	defer srv.Close()
 	client, _ := enclave.New(enclave.Config{URL: srv.URL})
 	store := privstate.Open(c.Database())
-	p := NewProcessor(c.Chain, store, client, common.HexToAddress("0x7e"), false, slog.New(slog.DiscardHandler))
+	p := NewProcessor(store, client, common.HexToAddress("0x7e"), false, slog.New(slog.DiscardHandler))
 
 	to := common.HexToAddress("0x7e")
 	var txs []*types.Transaction
@@ -241,7 +242,7 @@ func TestProcessorGroupMembership(t *testing.T) {
 		Time: genesis.Time + 1, BaseFee: new(big.Int)}
 	block := types.NewBlock(header, &types.Body{Transactions: txs}, receipts, trie.NewStackTrie(nil))
 	hash := common.Hash{0xbb}
-	if err := p.ProcessBlock(context.Background(), block, hash, receipts, nil); err != nil {
+	if err := processBlock(p, c.Executor(), context.Background(), block, hash, receipts, nil); err != nil {
 		t.Fatal(err)
 	}
 	rec, err := store.Record(hash)
@@ -259,4 +260,13 @@ func TestProcessorGroupMembership(t *testing.T) {
 	if fm.failures[b64(member)] != 0 {
 		t.Fatal("the failing /retrievePrivacyGroup was not retried")
 	}
+}
+
+// processBlock runs both steps of the hook on block, as InsertBlock does.
+func processBlock(p *Processor, x *chain.Executor, ctx context.Context, block *types.Block, hash common.Hash, receipts types.Receipts, post *state.StateDB) error {
+	prepared, err := p.Prepare(ctx, block)
+	if err != nil {
+		return err
+	}
+	return prepared.ProcessBlock(ctx, x, hash, receipts, post)
 }

@@ -139,7 +139,7 @@ func (s *Service) Call(group common.Hash, header *types.Header, hash common.Hash
 	if err != nil {
 		return nil, err
 	}
-	return Call(s.chain.Config(), s.chain.Executor().BlockContext(header), st, public, from, to, data, gas)
+	return Call(s.chain.Executor(), s.chain.Executor().BlockContext(header), st, public, from, to, data, gas)
 }
 
 // Code is priv_getCode: addr's code in group's private state after the

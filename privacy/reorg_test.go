@@ -19,7 +19,8 @@ import (
 // subscriptions (deliver).
 func TestRemovedLogs(t *testing.T) {
 	c := chaintest.Open(t, chain.NewMemoryDatabase())
-	s := New(Config{Address: common.HexToAddress("0x7e")}, c.Chain, nil, nil, slog.New(slog.DiscardHandler))
+	s := New(Config{Address: common.HexToAddress("0x7e")}, c.Chain, nil,
+		NewProcessor(privstate.Open(c.Database()), nil, common.HexToAddress("0x7e"), false, nil), slog.New(slog.DiscardHandler))
 	group, other := common.Hash{0x61}, common.Hash{0x62}
 	contract := common.HexToAddress("0x1234")
 	genesis := c.CurrentHeader()

@@ -73,15 +73,14 @@ type Service struct {
 	feed     feed
 }
 
-// New returns the privacy service of chain c, which keeps its private
-// state in c's database. The caller installs Processor as c's BlockHook.
-func New(cfg Config, c *chain.Chain, pool Pool, client *enclave.Client, log *slog.Logger) *Service {
+// New returns the privacy service of chain c, whose block hook is proc
+// (given to chain.Open): the service reads the private state proc keeps
+// and asks proc's manager.
+func New(cfg Config, c *chain.Chain, pool Pool, proc *Processor, log *slog.Logger) *Service {
 	if log == nil {
 		log = slog.Default()
 	}
-	store := privstate.Open(c.Database())
-	s := &Service{cfg: cfg, chain: c, pool: pool, store: store, enclave: client, log: log,
-		proc: NewProcessor(c, store, client, cfg.Address, cfg.NonceAlwaysIncrements, log)}
+	s := &Service{cfg: cfg, chain: c, pool: pool, store: proc.store, enclave: proc.enclave, log: log, proc: proc}
 	s.lanes = newLanes(func(h common.Hash) bool { return s.pool.Has(h) })
 	return s
 }

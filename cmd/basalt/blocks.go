@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"math"
 	"os"
 	"runtime/debug"
@@ -205,19 +204,11 @@ func openChain(cmd *cobra.Command) (*chain.Chain, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	db, c, err := node.OpenChain(cfg.DataPath, g, node.PrivacyExecOptions(cfg.Privacy)...)
+	// With privacy enabled, importing blocks with private transactions
+	// rebuilds this member's private state, from the manager's payloads.
+	db, c, err := node.OpenChain(cfg.DataPath, g, cfg.Privacy)
 	if err != nil {
 		return nil, nil, err
-	}
-	if cfg.Privacy.Enabled {
-		// Importing blocks with private transactions rebuilds this
-		// member's private state, from the manager's payloads.
-		if _, err := node.AttachPrivacy(c, cfg.Privacy, slog.Default()); err != nil {
-			c.Close()
-			c.Engine().Close()
-			db.Close()
-			return nil, nil, err
-		}
 	}
 	return c, func() {
 		c.Close()

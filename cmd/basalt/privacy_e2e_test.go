@@ -707,6 +707,8 @@ func TestPrivacyNetwork(t *testing.T) {
 		d := testnode.StartP2P(t, dDir, append([]string{"--genesis-file=" + genesis, "--rpc-http-api=ETH,PRIV"}, privacyArgs(b.ptm)...)...)
 		d.AddPeer(a.P2PNode)
 		testnode.WaitFor(t, 60*time.Second, "D to sync", func() bool { return d.BlockNumber() >= head })
+		// B, the reference, may be a block behind A too.
+		testnode.WaitFor(t, 60*time.Second, "B at A's head", func() bool { return b.BlockNumber() >= head })
 		dn := &privNode{P2PNode: d}
 		samePrivateState := func(n *privNode, to uint64) {
 			t.Helper()

@@ -84,6 +84,7 @@ func Genesis() *core.Genesis {
 // Chain is a chain.Chain with block builders.
 type Chain struct {
 	*chain.Chain
+	db    ethdb.Database
 	t     testing.TB
 	nonce uint64
 }
@@ -92,13 +93,22 @@ type Chain struct {
 // and closes it when the test ends; the caller closes db.
 func Open(t testing.TB, db ethdb.Database) *Chain {
 	t.Helper()
-	c, err := chain.Open(db, Genesis(), NewEngine())
+	return OpenWith(t, db)
+}
+
+// OpenWith is Open with options for chain.Open (a block hook, ...).
+func OpenWith(t testing.TB, db ethdb.Database, opts ...chain.ExecOption) *Chain {
+	t.Helper()
+	c, err := chain.Open(db, Genesis(), NewEngine(), opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	return &Chain{Chain: c, t: t}
+	return &Chain{Chain: c, db: db, t: t}
 }
+
+// Database is the database the chain was opened on.
+func (c *Chain) Database() ethdb.Database { return c.db }
 
 // Log returns a log of address with topics and data; the block fields are
 // filled in when the block is stored.
