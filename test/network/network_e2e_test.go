@@ -1,4 +1,4 @@
-package main
+package network
 
 import (
 	"bytes"
@@ -21,6 +21,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/basaltchain/basalt/localnet"
+	"github.com/basaltchain/basalt/testsupport/devnode"
 	"github.com/basaltchain/basalt/testsupport/proctest"
 	"github.com/basaltchain/basalt/testsupport/testnode"
 )
@@ -79,13 +80,6 @@ func mustRPC(t *testing.T, out any, url, method string, params ...any) {
 	if err := json.Unmarshal(raw, out); err != nil {
 		t.Fatalf("%s %s: %s: %v", url, method, raw, err)
 	}
-}
-
-func height(t *testing.T, url string) uint64 {
-	t.Helper()
-	var h hexutil.Uint64
-	mustRPC(t, &h, url, "eth_blockNumber")
-	return uint64(h)
 }
 
 // upNetwork runs `basalt network up ARGS` until it reports ready.
@@ -231,7 +225,7 @@ func TestNetworkUp(t *testing.T) {
 		if !strings.Contains(p.Logs(), nd.HTTP) || !strings.Contains(p.Logs(), nd.WS) || !strings.Contains(p.Logs(), nd.PrivacyURL) {
 			t.Fatalf("the table lacks %s's endpoints:\n%s", nd.Name, p.Logs())
 		}
-		height(t, nd.HTTP)
+		devnode.Height(t, nd.HTTP)
 		ws, _, err := websocket.DefaultDialer.Dial(nd.WS, nil)
 		if err != nil {
 			t.Fatalf("%s: %v", nd.WS, err)
@@ -268,10 +262,10 @@ func TestNetworkUp(t *testing.T) {
 	if chainID != 1337 {
 		t.Fatalf("chain ID through the signer %d", chainID)
 	}
-	h0 := height(t, m.Nodes[0].HTTP)
+	h0 := devnode.Height(t, m.Nodes[0].HTTP)
 	testnode.WaitFor(t, 30*time.Second, "blocks on every node", func() bool {
 		for _, nd := range m.Nodes {
-			if height(t, nd.HTTP) <= h0 {
+			if devnode.Height(t, nd.HTTP) <= h0 {
 				return false
 			}
 		}
@@ -336,7 +330,7 @@ func TestNetworkUp(t *testing.T) {
 	hash1 := m.Nodes[0].HTTP
 	var block1 struct{ Hash string }
 	mustRPC(t, &block1, hash1, "eth_getBlockByNumber", "0x1", false)
-	stopped := height(t, m.Nodes[0].HTTP)
+	stopped := devnode.Height(t, m.Nodes[0].HTTP)
 	if !p.Stop(os.Interrupt, 60*time.Second) {
 		t.Fatal("network up did not stop on SIGINT")
 	}
@@ -348,7 +342,7 @@ func TestNetworkUp(t *testing.T) {
 	// Up again: the same chain, resumed; then a SIGKILL of the supervisor
 	// takes the children with it.
 	p2 := upNetwork(t, bin, "--dir", dir)
-	if got := height(t, m.Nodes[0].HTTP); got <= stopped {
+	if got := devnode.Height(t, m.Nodes[0].HTTP); got <= stopped {
 		t.Fatalf("resumed at %d, had stopped at %d", got, stopped)
 	}
 	var again struct{ Hash string }
@@ -391,7 +385,7 @@ func TestNetworkDetach(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	testnode.WaitFor(t, 30*time.Second, "blocks", func() bool { return height(t, m.Nodes[0].HTTP) >= 2 })
+	testnode.WaitFor(t, 30*time.Second, "blocks", func() bool { return devnode.Height(t, m.Nodes[0].HTTP) >= 2 })
 	out, err = networkCmd(bin, "status", "--dir", dir).CombinedOutput()
 	if err != nil || !strings.Contains(string(out), fmt.Sprintf("running (supervisor PID %d, 1 clique validators)", pid)) {
 		t.Fatalf("status: %v\n%s", err, out)

@@ -1,4 +1,4 @@
-package main
+package network
 
 import (
 	"fmt"
@@ -17,6 +17,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/basaltchain/basalt/localnet"
+	"github.com/basaltchain/basalt/testsupport/devnode"
 	"github.com/basaltchain/basalt/testsupport/proctest"
 	"github.com/basaltchain/basalt/testsupport/testnode"
 )
@@ -70,7 +71,7 @@ func TestBacklogDrainsAfterRestart(t *testing.T) {
 	heights := func() []uint64 {
 		hs := make([]uint64, len(m.Nodes))
 		for i, nd := range m.Nodes {
-			hs[i] = height(t, nd.HTTP)
+			hs[i] = devnode.Height(t, nd.HTTP)
 		}
 		return hs
 	}
@@ -125,7 +126,7 @@ func TestBacklogDrainsAfterRestart(t *testing.T) {
 	// is mined (node 1 has imported those blocks once it is past them).
 	const within = 3
 	testnode.WaitFor(t, 2*time.Minute, fmt.Sprintf("block %d", resumedAt+within+1), func() bool {
-		return height(t, m.Nodes[0].HTTP) > resumedAt+within
+		return devnode.Height(t, m.Nodes[0].HTTP) > resumedAt+within
 	})
 	perBlock := map[uint64]int{}
 	var missing []common.Hash

@@ -1,0 +1,108 @@
+// Package devnode holds the JSON-RPC steps end-to-end tests take on running
+// basalt nodes (testsupport/testnode): starting a mining dev node, the dev
+// accounts' keys, sending signed transactions and waiting for receipts,
+// reading heights and balances. The suites under test/ share them.
+package devnode
+
+import (
+	"crypto/ecdsa"
+	"encoding/json"
+	"math/big"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/basaltchain/basalt/config"
+	"github.com/basaltchain/basalt/testsupport/testnode"
+)
+
+// Coinbase is the first Besu dev account, the coinbase of mining dev nodes.
+const Coinbase = "0xfe3b557e8fb62b89f4916b721be55ceb828dbd73"
+
+// Start runs a mining dev node (--network=dev) in dir with extra flags.
+func Start(t *testing.T, dir string, extra ...string) *testnode.Node {
+	t.Helper()
+	args := append([]string{"--network=dev", "--miner-enabled", "--miner-coinbase=" + Coinbase}, extra...)
+	return testnode.Start(t, dir, args...)
+}
+
+// BlockNumber is the node's eth_blockNumber.
+func BlockNumber(t *testing.T, n *testnode.Node) uint64 {
+	t.Helper()
+	var bn hexutil.Uint64
+	n.MustCall(&bn, "eth_blockNumber")
+	return uint64(bn)
+}
+
+// Balance is addr's balance at the node's latest block.
+func Balance(t *testing.T, n *testnode.Node, addr common.Address) *big.Int {
+	t.Helper()
+	var b hexutil.Big
+	n.MustCall(&b, "eth_getBalance", addr, "latest")
+	return (*big.Int)(&b)
+}
+
+// SendRaw sends tx with eth_sendRawTransaction and checks the returned hash.
+func SendRaw(t *testing.T, n *testnode.Node, tx *types.Transaction) common.Hash {
+	t.Helper()
+	raw, err := tx.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h common.Hash
+	n.MustCall(&h, "eth_sendRawTransaction", hexutil.Bytes(raw))
+	if h != tx.Hash() {
+		t.Fatalf("eth_sendRawTransaction returned %s, want %s", h, tx.Hash())
+	}
+	return h
+}
+
+// Receipt is the part of a transaction receipt the tests read.
+type Receipt struct {
+	Status          hexutil.Uint64  `json:"status"`
+	GasUsed         hexutil.Uint64  `json:"gasUsed"`
+	BlockNumber     hexutil.Uint64  `json:"blockNumber"`
+	ContractAddress *common.Address `json:"contractAddress"`
+	EffectiveGas    hexutil.Big     `json:"effectiveGasPrice"`
+}
+
+// WaitReceipt polls eth_getTransactionReceipt until h is mined.
+func WaitReceipt(t *testing.T, n *testnode.Node, h common.Hash) Receipt {
+	t.Helper()
+	var r *Receipt
+	testnode.WaitFor(t, 20*time.Second, "receipt of "+h.Hex(), func() bool {
+		n.MustCall(&r, "eth_getTransactionReceipt", h)
+		return r != nil
+	})
+	return *r
+}
+
+// Key is dev account i's key and address.
+func Key(t *testing.T, i int) (*ecdsa.PrivateKey, common.Address) {
+	t.Helper()
+	k, err := crypto.HexToECDSA(config.DevAccounts[i].PrivateKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k, crypto.PubkeyToAddress(k.PublicKey)
+}
+
+// Height is eth_blockNumber at the JSON-RPC endpoint url (a node the test
+// did not start itself, such as one of `basalt network up`).
+func Height(t *testing.T, url string) uint64 {
+	t.Helper()
+	var h hexutil.Uint64
+	n := &testnode.Node{URL: url}
+	raw, err := n.Call("eth_blockNumber")
+	if err != nil {
+		t.Fatalf("%s eth_blockNumber: %v", url, err)
+	}
+	if err := json.Unmarshal(raw, &h); err != nil {
+		t.Fatalf("%s eth_blockNumber: %s: %v", url, raw, err)
+	}
+	return uint64(h)
+}
