@@ -275,9 +275,15 @@ func TestNetworkUp(t *testing.T) {
 	// A transfer through the signer, which holds the dev key.
 	var txHash string
 	mustRPC(t, &txHash, m.SignerURL, "eth_sendTransaction", map[string]any{"from": m.DevAddress, "to": m.Nodes[3].Address, "value": "0x2a"})
+	// Mined on node3 and imported by node2, whose balance the test reads.
 	testnode.WaitFor(t, 30*time.Second, "the transfer mined", func() bool {
-		raw, err := netRPC(m.Nodes[2].HTTP, "eth_getTransactionReceipt", txHash)
-		return err == nil && string(raw) != "null"
+		for _, nd := range m.Nodes[1:3] {
+			raw, err := netRPC(nd.HTTP, "eth_getTransactionReceipt", txHash)
+			if err != nil || string(raw) == "null" {
+				return false
+			}
+		}
+		return true
 	})
 	var bal hexutil.Big
 	mustRPC(t, &bal, m.Nodes[1].HTTP, "eth_getBalance", m.Nodes[3].Address, "latest")
