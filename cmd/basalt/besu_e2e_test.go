@@ -23,6 +23,7 @@ import (
 
 	"github.com/basaltchain/basalt/config"
 	"github.com/basaltchain/basalt/miner"
+	"github.com/basaltchain/basalt/testsupport/devnode"
 	"github.com/basaltchain/basalt/testsupport/testnode"
 )
 
@@ -97,7 +98,7 @@ func TestBesuConfigFile(t *testing.T) {
 	})
 
 	t.Run("miner-extra-data, target-gas-limit", func(t *testing.T) {
-		testnode.WaitFor(t, 30*time.Second, "block 1", func() bool { return blockNumber(t, n) >= 1 })
+		testnode.WaitFor(t, 30*time.Second, "block 1", func() bool { return devnode.BlockNumber(t, n) >= 1 })
 		var b1 struct {
 			ExtraData hexutil.Bytes  `json:"extraData"`
 			GasLimit  hexutil.Uint64 `json:"gasLimit"`
@@ -217,7 +218,7 @@ func TestBesuConfigFile(t *testing.T) {
 		})
 	})
 
-	key, from := devKey(t, 1)
+	key, from := devnode.Key(t, 1)
 	signer := types.LatestSignerForChainID(big.NewInt(config.DevChainID))
 	var nonce hexutil.Uint64
 	n.MustCall(&nonce, "eth_getTransactionCount", from, "pending")
@@ -271,12 +272,12 @@ func TestBesuConfigFile(t *testing.T) {
 		reason := common.FromHex("08c379a0" + "0000000000000000000000000000000000000000000000000000000000000020" +
 			"0000000000000000000000000000000000000000000000000000000000000004" + "6e6f706500000000000000000000000000000000000000000000000000000000")
 		initCode := append(common.FromHex("6064600c60003960646000fd"), reason...)
-		h := sendRaw(t, n, types.MustSignNewTx(key, signer, legacy(uint64(nonce), new(big.Int).Mul(big.NewInt(10), gwei), nil, initCode)))
+		h := devnode.SendRaw(t, n, types.MustSignNewTx(key, signer, legacy(uint64(nonce), new(big.Int).Mul(big.NewInt(10), gwei), nil, initCode)))
 		var r struct {
 			Status       hexutil.Uint64 `json:"status"`
 			RevertReason hexutil.Bytes  `json:"revertReason"`
 		}
-		waitReceipt(t, n, h)
+		devnode.WaitReceipt(t, n, h)
 		n.MustCall(&r, "eth_getTransactionReceipt", h)
 		if r.Status != 0 || !bytes.Equal(r.RevertReason, reason) {
 			t.Errorf("receipt: status %d, revertReason %x", r.Status, []byte(r.RevertReason))

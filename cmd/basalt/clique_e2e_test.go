@@ -25,6 +25,7 @@ import (
 	"github.com/basaltchain/basalt/config"
 	"github.com/basaltchain/basalt/consensus/clique"
 	"github.com/basaltchain/basalt/testsupport/chaingen"
+	"github.com/basaltchain/basalt/testsupport/devnode"
 	"github.com/basaltchain/basalt/testsupport/testnode"
 )
 
@@ -250,14 +251,14 @@ func TestCliqueNetwork(t *testing.T) {
 		t.Fatalf("admin_nodeInfo clique config %v", info.Protocols.Eth.Config)
 	}
 
-	key, _ := devKey(t, 1)
+	key, _ := devnode.Key(t, 1)
 	to := common.Address{0xc1}
 	tx := types.MustSignNewTx(key, types.LatestSignerForChainID(big.NewInt(cliqueChainID)), &types.DynamicFeeTx{
 		ChainID: big.NewInt(cliqueChainID), Nonce: 0, To: &to, Value: big.NewInt(1234),
 		Gas: 21000, GasTipCap: big.NewInt(1e9), GasFeeCap: big.NewInt(1e11),
 	})
-	h := sendRaw(t, d.Node, tx)
-	r := waitReceipt(t, d.Node, h)
+	h := devnode.SendRaw(t, d.Node, tx)
+	r := devnode.WaitReceipt(t, d.Node, h)
 	if r.Status != 1 {
 		t.Fatalf("receipt %+v", r)
 	}
@@ -265,7 +266,7 @@ func TestCliqueNetwork(t *testing.T) {
 		return agreeOn(t, uint64(r.BlockNumber), nodes...)
 	})
 	for _, n := range nodes {
-		if got := balance(t, n.Node, to); got.Int64() != 1234 {
+		if got := devnode.Balance(t, n.Node, to); got.Int64() != 1234 {
 			t.Fatalf("balance %v", got)
 		}
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/ecdsa"
 	"errors"
 	"fmt"
 	"io"
@@ -25,77 +24,16 @@ import (
 
 	"github.com/basaltchain/basalt/config"
 	"github.com/basaltchain/basalt/testsupport/chaingen"
+	"github.com/basaltchain/basalt/testsupport/devnode"
 	"github.com/basaltchain/basalt/testsupport/testnode"
 )
-
-// devCoinbase is the first Besu dev account.
-const devCoinbase = "0xfe3b557e8fb62b89f4916b721be55ceb828dbd73"
-
-func startDevNode(t *testing.T, dir string, extra ...string) *testnode.Node {
-	args := append([]string{"--network=dev", "--miner-enabled", "--miner-coinbase=" + devCoinbase}, extra...)
-	return testnode.Start(t, dir, args...)
-}
-
-func blockNumber(t *testing.T, n *testnode.Node) uint64 {
-	t.Helper()
-	var bn hexutil.Uint64
-	n.MustCall(&bn, "eth_blockNumber")
-	return uint64(bn)
-}
-
-func balance(t *testing.T, n *testnode.Node, addr common.Address) *big.Int {
-	t.Helper()
-	var b hexutil.Big
-	n.MustCall(&b, "eth_getBalance", addr, "latest")
-	return (*big.Int)(&b)
-}
-
-func sendRaw(t *testing.T, n *testnode.Node, tx *types.Transaction) common.Hash {
-	t.Helper()
-	raw, err := tx.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var h common.Hash
-	n.MustCall(&h, "eth_sendRawTransaction", hexutil.Bytes(raw))
-	if h != tx.Hash() {
-		t.Fatalf("eth_sendRawTransaction returned %s, want %s", h, tx.Hash())
-	}
-	return h
-}
-
-type receipt struct {
-	Status          hexutil.Uint64  `json:"status"`
-	GasUsed         hexutil.Uint64  `json:"gasUsed"`
-	BlockNumber     hexutil.Uint64  `json:"blockNumber"`
-	ContractAddress *common.Address `json:"contractAddress"`
-	EffectiveGas    hexutil.Big     `json:"effectiveGasPrice"`
-}
-
-func waitReceipt(t *testing.T, n *testnode.Node, h common.Hash) receipt {
-	t.Helper()
-	var r *receipt
-	testnode.WaitFor(t, 20*time.Second, "receipt of "+h.Hex(), func() bool {
-		n.MustCall(&r, "eth_getTransactionReceipt", h)
-		return r != nil
-	})
-	return *r
-}
-
-func devKey(t *testing.T, i int) (*ecdsa.PrivateKey, common.Address) {
-	k, err := crypto.HexToECDSA(config.DevAccounts[i].PrivateKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return k, crypto.PubkeyToAddress(k.PublicKey)
-}
 
 // TestDevNodeTransferAndContract is the README's first-use path: a dev node
 // mines a signed transfer and a contract deployment, and eth_call reads it.
 func TestDevNodeTransferAndContract(t *testing.T) {
-	n := startDevNode(t, t.TempDir())
+	n := devnode.Start(t, t.TempDir())
 	signer := types.LatestSignerForChainID(big.NewInt(config.DevChainID))
-	key, from := devKey(t, 1)
+	key, from := devnode.Key(t, 1)
 	to := common.HexToAddress("0x00000000000000000000000000000000000b0b01")
 
 	var chainID hexutil.Big
@@ -106,22 +44,22 @@ func TestDevNodeTransferAndContract(t *testing.T) {
 	var gasPrice hexutil.Big
 	n.MustCall(&gasPrice, "eth_gasPrice")
 
-	before := balance(t, n, from)
+	before := devnode.Balance(t, n, from)
 	value := big.NewInt(1_000_000_000_000_000_000)
 	tx := types.MustSignNewTx(key, signer, &types.DynamicFeeTx{
 		ChainID: big.NewInt(config.DevChainID), Nonce: 0, To: &to, Value: value,
 		Gas: 21000, GasFeeCap: gasPrice.ToInt(), GasTipCap: gasPrice.ToInt(),
 	})
-	r := waitReceipt(t, n, sendRaw(t, n, tx))
+	r := devnode.WaitReceipt(t, n, devnode.SendRaw(t, n, tx))
 	if r.Status != 1 || r.GasUsed != 21000 {
 		t.Fatalf("transfer receipt %+v", r)
 	}
-	if got := balance(t, n, to); got.Cmp(value) != 0 {
+	if got := devnode.Balance(t, n, to); got.Cmp(value) != 0 {
 		t.Fatalf("recipient balance %v, want %v", got, value)
 	}
 	fee := new(big.Int).Mul(big.NewInt(21000), r.EffectiveGas.ToInt())
 	want := new(big.Int).Sub(new(big.Int).Sub(before, value), fee)
-	if got := balance(t, n, from); got.Cmp(want) != 0 {
+	if got := devnode.Balance(t, n, from); got.Cmp(want) != 0 {
 		t.Fatalf("sender balance %v, want %v", got, want)
 	}
 
@@ -133,7 +71,7 @@ func TestDevNodeTransferAndContract(t *testing.T) {
 	deploy := types.MustSignNewTx(key, signer, &types.LegacyTx{
 		Nonce: 1, Gas: uint64(est), GasPrice: gasPrice.ToInt(), Data: initCode,
 	})
-	r = waitReceipt(t, n, sendRaw(t, n, deploy))
+	r = devnode.WaitReceipt(t, n, devnode.SendRaw(t, n, deploy))
 	if r.Status != 1 || r.ContractAddress == nil {
 		t.Fatalf("deployment receipt %+v", r)
 	}
@@ -167,15 +105,15 @@ func TestRestartKeepsChain(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL} {
 		t.Run(sig.String(), func(t *testing.T) {
 			dir := t.TempDir()
-			n := startDevNode(t, dir)
-			testnode.WaitFor(t, 30*time.Second, "3 blocks", func() bool { return blockNumber(t, n) >= 3 })
-			acked := blockNumber(t, n)
+			n := devnode.Start(t, dir)
+			testnode.WaitFor(t, 30*time.Second, "3 blocks", func() bool { return devnode.BlockNumber(t, n) >= 3 })
+			acked := devnode.BlockNumber(t, n)
 			var ackedBlock struct{ Hash common.Hash }
 			n.MustCall(&ackedBlock, "eth_getBlockByNumber", hexutil.Uint64(acked), false)
 			n.Stop(sig)
 
-			n = startDevNode(t, dir)
-			if got := blockNumber(t, n); got < acked {
+			n = devnode.Start(t, dir)
+			if got := devnode.BlockNumber(t, n); got < acked {
 				t.Fatalf("head %d after restart, node had reported %d", got, acked)
 			}
 			var again struct{ Hash common.Hash }
@@ -183,8 +121,8 @@ func TestRestartKeepsChain(t *testing.T) {
 			if again.Hash != ackedBlock.Hash {
 				t.Fatalf("block %d is %s after restart, was %s", acked, again.Hash, ackedBlock.Hash)
 			}
-			restart := blockNumber(t, n)
-			testnode.WaitFor(t, 30*time.Second, "mining to resume", func() bool { return blockNumber(t, n) > restart })
+			restart := devnode.BlockNumber(t, n)
+			testnode.WaitFor(t, 30*time.Second, "mining to resume", func() bool { return devnode.BlockNumber(t, n) > restart })
 		})
 	}
 }
@@ -400,10 +338,10 @@ func readBlocks(t *testing.T, path string) []*types.Block {
 // 4, Prague) transaction to a dev node; both are mined with status 1, and the
 // EIP-7702 delegation shows in the authority's code.
 func TestTypedTransactions(t *testing.T) {
-	n := startDevNode(t, t.TempDir())
+	n := devnode.Start(t, t.TempDir())
 	chainID := big.NewInt(config.DevChainID)
 	signer := types.LatestSignerForChainID(chainID)
-	key, from := devKey(t, 2)
+	key, from := devnode.Key(t, 2)
 	to := common.Address{0xaa}
 	// eth_gasPrice covers the next block's base fee, which on the dev
 	// network only falls from there.
@@ -415,12 +353,12 @@ func TestTypedTransactions(t *testing.T) {
 		ChainID: chainID, Nonce: 0, To: &to, Gas: 30000, GasPrice: price, Value: big.NewInt(5),
 		AccessList: types.AccessList{{Address: to, StorageKeys: []common.Hash{{1}}}},
 	})
-	if r := waitReceipt(t, n, sendRaw(t, n, al)); r.Status != 1 {
+	if r := devnode.WaitReceipt(t, n, devnode.SendRaw(t, n, al)); r.Status != 1 {
 		t.Fatalf("type 1 receipt %+v", r)
 	}
 
 	// Account 0 delegates its code to `delegate`; account 2 pays.
-	authKey, authority := devKey(t, 0)
+	authKey, authority := devnode.Key(t, 0)
 	var authNonce hexutil.Uint64
 	n.MustCall(&authNonce, "eth_getTransactionCount", authority, "latest")
 	delegate := common.HexToAddress("0x000000000000000000000000000000000000dead")
@@ -435,7 +373,7 @@ func TestTypedTransactions(t *testing.T) {
 		GasFeeCap: uint256.MustFromBig(price), GasTipCap: uint256.MustFromBig(price),
 		AuthList: []types.SetCodeAuthorization{auth},
 	})
-	if r := waitReceipt(t, n, sendRaw(t, n, setCode)); r.Status != 1 {
+	if r := devnode.WaitReceipt(t, n, devnode.SendRaw(t, n, setCode)); r.Status != 1 {
 		t.Fatalf("type 4 receipt %+v", r)
 	}
 	var code hexutil.Bytes

@@ -18,6 +18,7 @@ import (
 	"github.com/basaltchain/basalt/consensus"
 	"github.com/basaltchain/basalt/miner"
 	"github.com/basaltchain/basalt/testsupport/chaingen"
+	"github.com/basaltchain/basalt/testsupport/devnode"
 	"github.com/basaltchain/basalt/testsupport/testnode"
 )
 
@@ -45,7 +46,7 @@ func writePostMergeChain(t *testing.T, dir string) (genesis, blocks string) {
 	defer db.Close()
 	parent := c.CurrentHeader()
 	block, exec, err := miner.Build(context.Background(), c, parent, c.CurrentHash(), parent.Time+1, nil,
-		common.HexToAddress(devCoinbase), nil, nil)
+		common.HexToAddress(devnode.Coinbase), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +85,7 @@ func TestPostMergeHeadIdles(t *testing.T) {
 		"--from="+blocks).CombinedOutput(); err != nil {
 		t.Fatalf("blocks import: %v\n%s", err, out)
 	}
-	n := testnode.Start(t, dir, genesisFlag, "--miner-enabled", "--miner-coinbase="+devCoinbase)
+	n := testnode.Start(t, dir, genesisFlag, "--miner-enabled", "--miner-coinbase="+devnode.Coinbase)
 	testnode.WaitFor(t, 20*time.Second, "the miner to pause", func() bool {
 		return strings.Contains(n.Logs(), "Mining paused")
 	})
@@ -114,7 +115,7 @@ func TestPostMergeHeadIdles(t *testing.T) {
 	if !strings.Contains(logs, `reason="post-merge head"`) {
 		t.Fatalf("pause reason not logged:\n%s", logs)
 	}
-	if bn := blockNumber(t, n); bn != 1 {
+	if bn := devnode.BlockNumber(t, n); bn != 1 {
 		t.Fatalf("head moved to %d", bn)
 	}
 	if _, err := n.Call("eth_getWork"); err == nil {
@@ -141,7 +142,7 @@ func TestUnavailableRPCGroups(t *testing.T) {
 	if strings.Contains(logs, "group=ETH") {
 		t.Errorf("ETH reported unavailable:\n%s", logs)
 	}
-	if bn := blockNumber(t, n); bn != 0 {
+	if bn := devnode.BlockNumber(t, n); bn != 0 {
 		t.Fatalf("block number %d", bn)
 	}
 	for method, code := range map[string]int{

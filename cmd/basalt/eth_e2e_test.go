@@ -15,6 +15,7 @@ import (
 	"github.com/ethereum/go-ethereum/trie"
 
 	"github.com/basaltchain/basalt/config"
+	"github.com/basaltchain/basalt/testsupport/devnode"
 	"github.com/basaltchain/basalt/testsupport/testnode"
 )
 
@@ -31,14 +32,14 @@ var (
 // a mining dev node: state proofs, access lists, fee history, block
 // receipts, priority fees clients can use, and the node-level methods.
 func TestEthMethods(t *testing.T) {
-	n := startDevNode(t, t.TempDir())
+	n := devnode.Start(t, t.TempDir())
 	signer := types.LatestSignerForChainID(big.NewInt(config.DevChainID))
-	key, from := devKey(t, 1)
+	key, from := devnode.Key(t, 1)
 
 	var gasPrice hexutil.Big
 	n.MustCall(&gasPrice, "eth_gasPrice")
 	deploy := types.MustSignNewTx(key, signer, &types.LegacyTx{Nonce: 0, Gas: 200_000, GasPrice: gasPrice.ToInt(), Data: storageInit})
-	r := waitReceipt(t, n, sendRaw(t, n, deploy))
+	r := devnode.WaitReceipt(t, n, devnode.SendRaw(t, n, deploy))
 	if r.Status != 1 || r.ContractAddress == nil {
 		t.Fatalf("deployment receipt %+v", r)
 	}
@@ -159,7 +160,7 @@ func TestEthMethods(t *testing.T) {
 
 	t.Run("empty block", func(t *testing.T) {
 		// ethers' getBlock() needs "transactions" on blocks without any.
-		for num := blockNumber(t, n); ; num-- {
+		for num := devnode.BlockNumber(t, n); ; num-- {
 			var count hexutil.Uint64
 			n.MustCall(&count, "eth_getBlockTransactionCountByNumber", hexutil.Uint64(num))
 			if count != 0 {
@@ -227,7 +228,7 @@ func TestEthMethods(t *testing.T) {
 			ChainID: big.NewInt(config.DevChainID), Nonce: 1, To: &to, Value: big.NewInt(1),
 			Gas: 21000, GasFeeCap: feeCap, GasTipCap: tip.ToInt(),
 		})
-		if rr := waitReceipt(t, n, sendRaw(t, n, tx)); rr.Status != 1 {
+		if rr := devnode.WaitReceipt(t, n, devnode.SendRaw(t, n, tx)); rr.Status != 1 {
 			t.Fatalf("receipt %+v", rr)
 		}
 		var blobFee hexutil.Big

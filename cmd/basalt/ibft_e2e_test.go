@@ -14,6 +14,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 
+	"github.com/basaltchain/basalt/testsupport/devnode"
 	"github.com/basaltchain/basalt/testsupport/testnode"
 )
 
@@ -171,7 +172,7 @@ func TestIBFTFourValidators(t *testing.T) {
 	}
 	waitHeight(t, 60*time.Second, 5, nodes...)
 
-	key, from := devKey(t, 0)
+	key, from := devnode.Key(t, 0)
 	to := common.HexToAddress("0x00000000000000000000000000000000000000aa")
 	var hashes []common.Hash
 	for i, n := range nodes {
@@ -179,11 +180,11 @@ func TestIBFTFourValidators(t *testing.T) {
 			ChainID: big.NewInt(2018), Nonce: uint64(i), GasTipCap: big.NewInt(0), GasFeeCap: big.NewInt(100e9),
 			Gas: 21000, To: &to, Value: big.NewInt(1000),
 		})
-		hashes = append(hashes, sendRaw(t, n.Node, tx))
+		hashes = append(hashes, devnode.SendRaw(t, n.Node, tx))
 	}
 	_ = from
 	for _, h := range hashes {
-		if r := waitReceipt(t, nodes[3].Node, h); r.Status != 1 {
+		if r := devnode.WaitReceipt(t, nodes[3].Node, h); r.Status != 1 {
 			t.Fatalf("transfer %s failed", h)
 		}
 	}
@@ -195,7 +196,7 @@ func TestIBFTFourValidators(t *testing.T) {
 	if low := sameChain(t, nodes...); low < 5 {
 		t.Fatalf("only %d blocks", low)
 	}
-	if got := balance(t, nodes[2].Node, to); got.Cmp(big.NewInt(4000)) != 0 {
+	if got := devnode.Balance(t, nodes[2].Node, to); got.Cmp(big.NewInt(4000)) != 0 {
 		t.Fatalf("recipient balance %v, want 4000", got)
 	}
 
@@ -252,11 +253,11 @@ func TestIBFTEmptyBlockPeriod(t *testing.T) {
 	n := net.nodes
 	waitHeight(t, 60*time.Second, 4, n...)
 
-	key, _ := devKey(t, 0)
+	key, _ := devnode.Key(t, 0)
 	to := common.HexToAddress("0x00000000000000000000000000000000000000aa")
 	tx := types.MustSignNewTx(key, types.LatestSignerForChainID(big.NewInt(2018)), &types.DynamicFeeTx{
 		ChainID: big.NewInt(2018), GasTipCap: big.NewInt(0), GasFeeCap: big.NewInt(100e9), Gas: 21000, To: &to, Value: big.NewInt(1)})
-	r := waitReceipt(t, n[1].Node, sendRaw(t, n[0].Node, tx))
+	r := devnode.WaitReceipt(t, n[1].Node, devnode.SendRaw(t, n[0].Node, tx))
 	if r.Status != 1 {
 		t.Fatal("transfer failed")
 	}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/basaltchain/basalt/config"
 	"github.com/basaltchain/basalt/node"
+	"github.com/basaltchain/basalt/testsupport/devnode"
 	"github.com/basaltchain/basalt/testsupport/testnode"
 )
 
@@ -94,7 +95,7 @@ func checkKept(t *testing.T, n *testnode.Node, acked []common.Hash) (pending, mi
 func devKeys(t *testing.T) []*ecdsa.PrivateKey {
 	var keys []*ecdsa.PrivateKey
 	for i := range config.DevAccounts {
-		k, _ := devKey(t, i)
+		k, _ := devnode.Key(t, i)
 		keys = append(keys, k)
 	}
 	return keys
@@ -197,14 +198,14 @@ func testJournalSurvivesKill(t *testing.T, syncFlag string) {
 	n.MustCall(&pendingNonce, "eth_getTransactionCount", config.DevAccounts[0].Address, "pending")
 	s3 := &submitter{}
 	more := journalTx(keys[0], uint64(pendingNonce))
-	sendRaw(t, n, more)
+	devnode.SendRaw(t, n, more)
 	s3.acked = append(s3.acked, more.Hash())
 	n.Stop(syscall.SIGKILL)
 	all = append(all, s3.acked...)
 
 	// 4. Restarted mining: killed while blocks include the transfers, then
 	// every one is pending or mined, and all get mined.
-	mining := []string{"--network=dev", "--miner-enabled", "--miner-coinbase=" + devCoinbase}
+	mining := []string{"--network=dev", "--miner-enabled", "--miner-coinbase=" + devnode.Coinbase}
 	n = start(mining...)
 	checkKept(t, n, all)
 	time.Sleep(300 * time.Millisecond)
@@ -232,10 +233,10 @@ func TestPoolSaveRestore(t *testing.T) {
 	dir := t.TempDir()
 	args := []string{"--network=dev", "--tx-pool-journal-enabled=false", "--tx-pool-enable-save-restore", "--tx-pool-save-file=pool.dump"}
 	n := testnode.Start(t, dir, args...)
-	k, _ := devKey(t, 1)
+	k, _ := devnode.Key(t, 1)
 	var acked []common.Hash
 	for nonce := range uint64(5) {
-		acked = append(acked, sendRaw(t, n, journalTx(k, nonce)))
+		acked = append(acked, devnode.SendRaw(t, n, journalTx(k, nonce)))
 	}
 	n.Stop(syscall.SIGTERM)
 	if _, err := os.Stat(filepath.Join(dir, "pool.dump")); err != nil {

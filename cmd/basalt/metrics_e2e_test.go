@@ -26,6 +26,7 @@ import (
 
 	"github.com/basaltchain/basalt/config"
 	"github.com/basaltchain/basalt/testsupport/chaingen"
+	"github.com/basaltchain/basalt/testsupport/devnode"
 	"github.com/basaltchain/basalt/testsupport/testnode"
 )
 
@@ -119,17 +120,17 @@ func httpStatus(t *testing.T, url string) (int, string) {
 // net_services lists the service.
 func TestMetricsServed(t *testing.T) {
 	port := testnode.FreePort(t)
-	n := startDevNode(t, t.TempDir(), "--metrics-enabled", "--metrics-host=127.0.0.1", "--metrics-port="+strconv.Itoa(port),
+	n := devnode.Start(t, t.TempDir(), "--metrics-enabled", "--metrics-host=127.0.0.1", "--metrics-port="+strconv.Itoa(port),
 		"--rpc-http-api=ETH,NET,WEB3,DEBUG")
-	key, _ := devKey(t, 1)
+	key, _ := devnode.Key(t, 1)
 	to := common.Address{0xbe, 0xef}
 	tx := types.MustSignNewTx(key, types.LatestSignerForChainID(big.NewInt(config.DevChainID)), &types.DynamicFeeTx{
 		ChainID: big.NewInt(config.DevChainID), Nonce: 0, To: &to, Value: big.NewInt(1),
 		Gas: 21000, GasTipCap: big.NewInt(1e9), GasFeeCap: big.NewInt(1e10),
 	})
-	r := waitReceipt(t, n, sendRaw(t, n, tx))
+	r := devnode.WaitReceipt(t, n, devnode.SendRaw(t, n, tx))
 	for range 10 {
-		blockNumber(t, n)
+		devnode.BlockNumber(t, n)
 	}
 
 	url := "http://127.0.0.1:" + strconv.Itoa(port) + "/metrics"
@@ -482,7 +483,7 @@ func TestMetricsPush(t *testing.T) {
 	n := testnode.Start(t, t.TempDir(), "--network=dev", "--metrics-push-enabled", "--metrics-push-host=127.0.0.1",
 		"--metrics-push-port="+strconv.Itoa(port), "--metrics-push-interval=1", "--metrics-push-prometheus-job=basalt-test",
 		"--metrics-port="+strconv.Itoa(metricsPort))
-	blockNumber(t, n)
+	devnode.BlockNumber(t, n)
 	testnode.WaitFor(t, 30*time.Second, "a push with the RPC timer", func() bool {
 		return g.seen("POST /metrics/job/basalt-test", "besu_rpc_request_time_count{methodName=\"eth_blockNumber\"}")
 	})

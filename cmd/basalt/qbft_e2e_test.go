@@ -17,6 +17,7 @@ import (
 
 	"github.com/basaltchain/basalt/consensus/ibft2"
 	"github.com/basaltchain/basalt/consensus/qbft"
+	"github.com/basaltchain/basalt/testsupport/devnode"
 	"github.com/basaltchain/basalt/testsupport/testnode"
 )
 
@@ -52,7 +53,7 @@ func TestQBFTFourValidators(t *testing.T) {
 	n := net.nodes
 	waitHeight(t, 60*time.Second, 3, n...)
 
-	key, _ := devKey(t, 0)
+	key, _ := devnode.Key(t, 0)
 	to := common.HexToAddress("0x00000000000000000000000000000000000000aa")
 	var hashes []common.Hash
 	for i, node := range n {
@@ -60,10 +61,10 @@ func TestQBFTFourValidators(t *testing.T) {
 			ChainID: big.NewInt(2018), Nonce: uint64(i), GasTipCap: big.NewInt(0), GasFeeCap: big.NewInt(100e9),
 			Gas: 21000, To: &to, Value: big.NewInt(1000),
 		})
-		hashes = append(hashes, sendRaw(t, node.Node, tx))
+		hashes = append(hashes, devnode.SendRaw(t, node.Node, tx))
 	}
 	for _, h := range hashes {
-		if r := waitReceipt(t, n[3].Node, h); r.Status != 1 {
+		if r := devnode.WaitReceipt(t, n[3].Node, h); r.Status != 1 {
 			t.Fatalf("transfer %s failed", h)
 		}
 	}
@@ -87,7 +88,7 @@ func TestQBFTFourValidators(t *testing.T) {
 			t.Fatalf("block %d seals %v %v", h, s, err)
 		}
 	}
-	if got := balance(t, n[2].Node, to); got.Cmp(big.NewInt(4000)) != 0 {
+	if got := devnode.Balance(t, n[2].Node, to); got.Cmp(big.NewInt(4000)) != 0 {
 		t.Fatalf("recipient balance %v, want 4000", got)
 	}
 	var vals []common.Address

@@ -14,6 +14,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/basaltchain/basalt/config"
+	"github.com/basaltchain/basalt/testsupport/devnode"
 	"github.com/basaltchain/basalt/testsupport/testnode"
 )
 
@@ -122,7 +123,7 @@ func TestJSONRPCCore(t *testing.T) {
 	})
 
 	t.Run("pool errors", func(t *testing.T) {
-		key, from := devKey(t, 2)
+		key, from := devnode.Key(t, 2)
 		chainID := big.NewInt(config.DevChainID)
 		signer := types.LatestSignerForChainID(chainID)
 		to := common.Address{0xb0}
@@ -197,10 +198,10 @@ func TestJSONRPCCore(t *testing.T) {
 
 	t.Run("miner start stop", func(t *testing.T) {
 		// The node has no coinbase; with one it mines on request.
-		m := testnode.Start(t, t.TempDir(), "--network=dev", "--rpc-http-api=ETH,MINER", "--miner-coinbase="+devCoinbase)
+		m := testnode.Start(t, t.TempDir(), "--network=dev", "--rpc-http-api=ETH,MINER", "--miner-coinbase="+devnode.Coinbase)
 		var ok bool
 		m.MustCall(&ok, "miner_start")
-		testnode.WaitFor(t, 30*time.Second, "a mined block", func() bool { return blockNumber(t, m) > 0 })
+		testnode.WaitFor(t, 30*time.Second, "a mined block", func() bool { return devnode.BlockNumber(t, m) > 0 })
 		var work [3]common.Hash
 		testnode.WaitFor(t, 10*time.Second, "work", func() bool {
 			res, err := m.Call("eth_getWork")
@@ -215,9 +216,9 @@ func TestJSONRPCCore(t *testing.T) {
 		if mining {
 			t.Fatal("still mining after miner_stop")
 		}
-		stopped := blockNumber(t, m)
+		stopped := devnode.BlockNumber(t, m)
 		time.Sleep(1500 * time.Millisecond)
-		if blockNumber(t, m) != stopped {
+		if devnode.BlockNumber(t, m) != stopped {
 			t.Fatal("blocks produced after miner_stop")
 		}
 	})

@@ -12,6 +12,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/basaltchain/basalt/config"
+	"github.com/basaltchain/basalt/testsupport/devnode"
 	"github.com/basaltchain/basalt/testsupport/testnode"
 )
 
@@ -24,14 +25,14 @@ func TestTxPoolMethods(t *testing.T) {
 	nodes := testnode.StartNetwork(t, 2, args)
 	n, peer := nodes[0].Node, nodes[1].Node
 	signer := types.LatestSignerForChainID(big.NewInt(config.DevChainID))
-	key, from := devKey(t, 1)
+	key, from := devnode.Key(t, 1)
 	to := common.HexToAddress("0x00000000000000000000000000000000000b0b01")
 	var gasPrice hexutil.Big
 	n.MustCall(&gasPrice, "eth_gasPrice")
 	pending := types.MustSignNewTx(key, signer, &types.LegacyTx{Nonce: 0, To: &to, Value: big.NewInt(5), Gas: 21000, GasPrice: gasPrice.ToInt()})
 	queued := types.MustSignNewTx(key, signer, &types.LegacyTx{Nonce: 2, To: &to, Value: big.NewInt(6), Gas: 21000, GasPrice: gasPrice.ToInt()})
-	sendRaw(t, n, pending)
-	sendRaw(t, n, queued)
+	devnode.SendRaw(t, n, pending)
+	devnode.SendRaw(t, n, queued)
 
 	var stats struct {
 		MaxSize, LocalCount, RemoteCount *int
@@ -136,9 +137,9 @@ func TestTxPoolMethods(t *testing.T) {
 
 	// And the other way: a transaction submitted to the peer reaches this
 	// node as remote, beside its two local ones.
-	key2, from2 := devKey(t, 2)
+	key2, from2 := devnode.Key(t, 2)
 	remote := types.MustSignNewTx(key2, signer, &types.LegacyTx{Nonce: 0, To: &to, Value: big.NewInt(7), Gas: 21000, GasPrice: gasPrice.ToInt()})
-	sendRaw(t, peer, remote)
+	devnode.SendRaw(t, peer, remote)
 	testnode.WaitFor(t, 30*time.Second, "the remote transaction", func() bool {
 		var st struct{ LocalCount, RemoteCount int }
 		n.MustCall(&st, "txpool_besuStatistics")
