@@ -7,6 +7,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/params"
 
+	"github.com/basaltchain/basalt/testsupport/devnode"
 	"github.com/basaltchain/basalt/testsupport/testnode"
 )
 
@@ -49,7 +50,7 @@ func TestCallGasCapped(t *testing.T) {
 		_, err := n.Call("eth_simulateV1", map[string]any{"blockStateCalls": []any{map[string]any{
 			"blockOverrides": map[string]any{"gasLimit": "0x1000000"},
 			"stateOverrides": loopOverride, "calls": []any{loopCall(hugeGas)}}}}, "latest")
-		if code := rpcCode(t, err); code != -38015 {
+		if code := devnode.RPCCode(t, err); code != -38015 {
 			t.Fatalf("eth_simulateV1 with gas above the block's: %v", err)
 		}
 		var blocks []simBlock
@@ -91,7 +92,7 @@ func assertCapped(t *testing.T, n *testnode.Node, limit uint64) {
 	t.Helper()
 	for _, m := range []string{"eth_call", "eth_estimateGas"} {
 		_, err := n.Call(m, loopCall(hugeGas), "latest", loopOverride)
-		if err == nil || rpcCode(t, err) != -32000 || !strings.Contains(err.Error(), "Out of gas") {
+		if err == nil || devnode.RPCCode(t, err) != -32000 || !strings.Contains(err.Error(), "Out of gas") {
 			t.Fatalf("%s of a loop with a huge gas: %v", m, err)
 		}
 	}

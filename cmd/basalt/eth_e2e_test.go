@@ -60,7 +60,7 @@ func TestEthMethods(t *testing.T) {
 		}
 		// Wrong selector: the contract reverts, code 3 with the data.
 		_, err := n.Call("eth_call", map[string]any{"to": contract, "data": "0x01020304"}, "latest")
-		if rpcCode(t, err) != 3 {
+		if devnode.RPCCode(t, err) != 3 {
 			t.Fatalf("revert: %v", err)
 		}
 	})

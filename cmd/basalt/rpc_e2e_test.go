@@ -18,15 +18,6 @@ import (
 	"github.com/basaltchain/basalt/testsupport/testnode"
 )
 
-func rpcCode(t *testing.T, err error) int {
-	t.Helper()
-	e, ok := err.(*testnode.RPCError)
-	if !ok {
-		t.Fatalf("want a JSON-RPC error, got %v", err)
-	}
-	return e.Code
-}
-
 func post(t *testing.T, url, host, body string) (int, string) {
 	t.Helper()
 	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
@@ -102,7 +93,7 @@ func TestJSONRPCCore(t *testing.T) {
 		}
 		for _, c := range cases {
 			_, err := n.Call(c.method, c.params...)
-			if got := rpcCode(t, err); got != c.code {
+			if got := devnode.RPCCode(t, err); got != c.code {
 				t.Errorf("%s: code %d (%v), want %d", c.method, got, err, c.code)
 			}
 		}
@@ -152,7 +143,7 @@ func TestJSONRPCCore(t *testing.T) {
 		}
 		for _, c := range checks {
 			err := send(c.tx)
-			if got := rpcCode(t, err); got != c.code || !strings.Contains(err.Error(), c.msg) {
+			if got := devnode.RPCCode(t, err); got != c.code || !strings.Contains(err.Error(), c.msg) {
 				t.Errorf("%s: %v, want %d %s", c.name, err, c.code, c.msg)
 			}
 		}
@@ -162,7 +153,7 @@ func TestJSONRPCCore(t *testing.T) {
 		}
 		other := types.MustSignNewTx(key, types.LatestSignerForChainID(big.NewInt(1)), legacy(1, 2000, 21000, big.NewInt(1)))
 		raw, _ := other.MarshalBinary()
-		if _, err := n.Call("eth_sendRawTransaction", hexutil.Bytes(raw)); rpcCode(t, err) != -32000 || err.Error() != "-32000 Wrong chainId" {
+		if _, err := n.Call("eth_sendRawTransaction", hexutil.Bytes(raw)); devnode.RPCCode(t, err) != -32000 || err.Error() != "-32000 Wrong chainId" {
 			t.Errorf("wrong chain id: %v", err)
 		}
 		var nonce hexutil.Uint64
@@ -191,7 +182,7 @@ func TestJSONRPCCore(t *testing.T) {
 			t.Fatalf("revert: %v (data %s)", err, e.Data)
 		}
 		_, err = n.Call("eth_estimateGas", map[string]any{"data": revert})
-		if rpcCode(t, err) != 3 {
+		if devnode.RPCCode(t, err) != 3 {
 			t.Fatalf("estimate revert: %v", err)
 		}
 	})

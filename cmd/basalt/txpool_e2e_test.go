@@ -68,7 +68,7 @@ func TestTxPoolMethods(t *testing.T) {
 	if _, has := txs[0]["blockHash"]; has {
 		t.Errorf("pending result with block fields: %v", txs[0])
 	}
-	if _, err := n.Call("txpool_besuPendingTransactions", 1, map[string]any{"from": map[string]any{"lt": from}}); rpcCode(t, err) != -32602 {
+	if _, err := n.Call("txpool_besuPendingTransactions", 1, map[string]any{"from": map[string]any{"lt": from}}); devnode.RPCCode(t, err) != -32602 {
 		t.Errorf("bad filter: %v", err)
 	}
 

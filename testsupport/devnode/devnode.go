@@ -106,3 +106,14 @@ func Height(t *testing.T, url string) uint64 {
 	}
 	return uint64(h)
 }
+
+// RPCCode is the code of the JSON-RPC error err, failing the test when err
+// is not one (testnode.RPCError).
+func RPCCode(t *testing.T, err error) int {
+	t.Helper()
+	e, ok := err.(*testnode.RPCError)
+	if !ok {
+		t.Fatalf("want a JSON-RPC error, got %v", err)
+	}
+	return e.Code
+}
