@@ -1,13 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"crypto/ecdsa"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"math/big"
-	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -18,6 +15,8 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/basaltchain/basalt/testsupport/devnode"
 )
 
 var (
@@ -117,7 +116,7 @@ func benchThroughput(b *testing.B, engine string) {
 				chunk := txs[:min(size, len(txs))]
 				txs = txs[len(chunk):]
 				sent := time.Now()
-				ok, bad := sendTxBatch(b, n.URL, chunk)
+				ok, bad := devnode.SendBatch(b, n.URL, chunk)
 				mu.Lock()
 				for _, h := range ok {
 					submitted[h] = sent
@@ -194,47 +193,6 @@ func benchThroughput(b *testing.B, engine string) {
 			}
 		}
 	}
-}
-
-// sendTxBatch sends raw transactions in one JSON-RPC batch and returns the
-// hashes accepted and how many were refused.
-func sendTxBatch(b testing.TB, url string, raws [][]byte) ([]common.Hash, int) {
-	var req bytes.Buffer
-	req.WriteByte('[')
-	for i, r := range raws {
-		if i > 0 {
-			req.WriteByte(',')
-		}
-		fmt.Fprintf(&req, `{"jsonrpc":"2.0","id":%d,"method":"eth_sendRawTransaction","params":["%s"]}`, i, hexutil.Encode(r))
-	}
-	req.WriteByte(']')
-	resp, err := http.Post(url, "application/json", &req)
-	if err != nil {
-		b.Error(err)
-		return nil, len(raws)
-	}
-	defer resp.Body.Close()
-	var out []struct {
-		Result *common.Hash     `json:"result"`
-		Error  *json.RawMessage `json:"error"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
-		b.Error(err)
-		return nil, len(raws)
-	}
-	var ok []common.Hash
-	bad := 0
-	for _, o := range out {
-		if o.Result != nil {
-			ok = append(ok, *o.Result)
-		} else {
-			bad++
-			if bad == 1 {
-				b.Logf("refused: %s", *o.Error)
-			}
-		}
-	}
-	return ok, bad
 }
 
 // BenchmarkIBFTIdle measures the consensus overhead of an idle network:

@@ -135,7 +135,7 @@ func testJournalSurvivesKill(t *testing.T, syncFlag string) {
 		raw, _ := journalTx(keys[1], nonce).MarshalBinary()
 		batch = append(batch, raw)
 	}
-	acked, refused := sendTxBatch(t, n.URL, batch)
+	acked, refused := devnode.SendBatch(t, n.URL, batch)
 	if refused != 0 || len(acked) != 30 {
 		t.Fatalf("batch: %d acknowledged, %d refused", len(acked), refused)
 	}

@@ -5,9 +5,12 @@
 package devnode
 
 import (
+	"bytes"
 	"crypto/ecdsa"
 	"encoding/json"
+	"fmt"
 	"math/big"
+	"net/http"
 	"testing"
 	"time"
 
@@ -116,4 +119,45 @@ func RPCCode(t *testing.T, err error) int {
 		t.Fatalf("want a JSON-RPC error, got %v", err)
 	}
 	return e.Code
+}
+
+// SendBatch sends raw transactions in one JSON-RPC batch and returns the
+// hashes accepted and how many were refused.
+func SendBatch(b testing.TB, url string, raws [][]byte) ([]common.Hash, int) {
+	var req bytes.Buffer
+	req.WriteByte('[')
+	for i, r := range raws {
+		if i > 0 {
+			req.WriteByte(',')
+		}
+		fmt.Fprintf(&req, `{"jsonrpc":"2.0","id":%d,"method":"eth_sendRawTransaction","params":["%s"]}`, i, hexutil.Encode(r))
+	}
+	req.WriteByte(']')
+	resp, err := http.Post(url, "application/json", &req)
+	if err != nil {
+		b.Error(err)
+		return nil, len(raws)
+	}
+	defer resp.Body.Close()
+	var out []struct {
+		Result *common.Hash     `json:"result"`
+		Error  *json.RawMessage `json:"error"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+		b.Error(err)
+		return nil, len(raws)
+	}
+	var ok []common.Hash
+	bad := 0
+	for _, o := range out {
+		if o.Result != nil {
+			ok = append(ok, *o.Result)
+		} else {
+			bad++
+			if bad == 1 {
+				b.Logf("refused: %s", *o.Error)
+			}
+		}
+	}
+	return ok, bad
 }
