@@ -1,4 +1,4 @@
-package main
+package txpool
 
 import (
 	"encoding/json"
