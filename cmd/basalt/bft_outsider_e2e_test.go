@@ -18,6 +18,7 @@ import (
 	"github.com/basaltchain/basalt/consensus/ibft2"
 	"github.com/basaltchain/basalt/consensus/qbft"
 	"github.com/basaltchain/basalt/enodeurl"
+	"github.com/basaltchain/basalt/testsupport/bftnet"
 	"github.com/basaltchain/basalt/testsupport/testnode"
 )
 
@@ -162,10 +163,10 @@ func (o *outsider) received(a common.Address) int {
 // disconnects it and keeps it out (its node, back at once, is dropped when
 // its session starts); a second outsider, connected to the same validators, receives the
 // validators' messages and none of the forged ones; blocks keep coming.
-func testOutsiders(t *testing.T, net *ibftNetwork, f bftengine.Format) {
-	net.start()
-	n := net.nodes
-	waitHeight(t, 60*time.Second, 2, n...)
+func testOutsiders(t *testing.T, net *bftnet.Network, f bftengine.Format) {
+	net.Start()
+	n := net.Nodes
+	bftnet.WaitHeight(t, 60*time.Second, 2, n...)
 
 	observer := startOutsider(t, f, nil, nil, n...)
 	testnode.WaitFor(t, 30*time.Second, "the observer connected to every validator", func() bool {
@@ -203,13 +204,13 @@ func testOutsiders(t *testing.T, net *ibftNetwork, f bftengine.Format) {
 	// Blocks keep coming, and the observer, still connected, hears the
 	// validators and never the forger.
 	top := n[0].BlockNumber()
-	waitHeight(t, 60*time.Second, top+3, n...)
-	sameChain(t, n...)
+	bftnet.WaitHeight(t, 60*time.Second, top+3, n...)
+	bftnet.SameChain(t, n...)
 	if observer.srv.PeerCount() != len(n) {
 		t.Fatalf("the observer has %d peers, want %d", observer.srv.PeerCount(), len(n))
 	}
 	heard := 0
-	for _, a := range net.addrs {
+	for _, a := range net.Addrs {
 		heard += observer.received(a)
 	}
 	if heard == 0 {
@@ -228,7 +229,7 @@ func testOutsiders(t *testing.T, net *ibftNetwork, f bftengine.Format) {
 		sessions, ended, _ := back.stats()
 		return sessions >= len(n) && ended == sessions && back.srv.PeerCount() == 0
 	})
-	waitHeight(t, 30*time.Second, n[0].BlockNumber()+1, n...)
+	bftnet.WaitHeight(t, 30*time.Second, n[0].BlockNumber()+1, n...)
 }
 
 func TestQBFTOutsiderDisconnected(t *testing.T) {
@@ -242,5 +243,5 @@ func TestIBFTOutsiderDisconnected(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a 4-validator network")
 	}
-	testOutsiders(t, generateIBFT(t, 4, 2), ibft2.Format{})
+	testOutsiders(t, bftnet.GenerateIBFT(t, 4, 2), ibft2.Format{})
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/basaltchain/basalt/testsupport/bftnet"
 	"github.com/basaltchain/basalt/testsupport/devnode"
 )
 
@@ -54,11 +55,11 @@ var bftEngines = []string{"ibft2", "qbft"}
 
 // generateBench is a network of count validators of engine with 1 s
 // blocks and the given round timeout and extra alloc entries.
-func generateBench(b *testing.B, engine string, count, requestTimeout int, extraAlloc string) *ibftNetwork {
-	net := generateBFT(b, count, bftOperatorConfig(count, fmt.Sprintf(
+func generateBench(b *testing.B, engine string, count, requestTimeout int, extraAlloc string) *bftnet.Network {
+	net := bftnet.Generate(b, count, bftnet.OperatorConfig(count, fmt.Sprintf(
 		`%q: {"blockperiodseconds": 1, "epochlength": 30000, "requesttimeoutseconds": %d}`, engine, requestTimeout), extraAlloc))
 	if engine == "qbft" {
-		net.groups = "QBFT"
+		net.Groups = "QBFT"
 	}
 	return net
 }
@@ -71,24 +72,24 @@ func benchThroughput(b *testing.B, engine string) {
 		fmt.Fprintf(&alloc, "\n      %q: {\"balance\": \"0xad78ebc5ac6200000000\"},", crypto.PubkeyToAddress(keys[i].PublicKey).Hex()[2:])
 	}
 	net := generateBench(b, engine, 4, *benchTimeout, alloc.String())
-	net.start("--tx-pool-max-size=100000", "--rpc-http-max-batch-size=2000")
-	waitHeight(b, 60*time.Second, 2, net.nodes...)
+	net.Start("--tx-pool-max-size=100000", "--rpc-http-max-batch-size=2000")
+	bftnet.WaitHeight(b, 60*time.Second, 2, net.Nodes...)
 
 	per := *benchTxs / len(keys)
 	signer := types.LatestSignerForChainID(big.NewInt(2018))
 	to := common.HexToAddress("0x00000000000000000000000000000000000000bb")
-	batches := make([][][]byte, len(net.nodes)) // by node: raw txs
+	batches := make([][][]byte, len(net.Nodes)) // by node: raw txs
 	hashes := make(map[common.Hash]int, per*len(keys))
 	for i, k := range keys {
 		for nonce := range per {
 			tx := types.MustSignNewTx(k, signer, &types.DynamicFeeTx{ChainID: big.NewInt(2018), Nonce: uint64(nonce),
 				GasTipCap: big.NewInt(1), GasFeeCap: big.NewInt(100e9), Gas: 21000, To: &to, Value: big.NewInt(1)})
 			raw, _ := tx.MarshalBinary()
-			batches[i%len(net.nodes)] = append(batches[i%len(net.nodes)], raw)
+			batches[i%len(net.Nodes)] = append(batches[i%len(net.Nodes)], raw)
 			hashes[tx.Hash()] = -1
 		}
 	}
-	cpu0 := nodesCPU(b, net.nodes)
+	cpu0 := nodesCPU(b, net.Nodes)
 	b.ResetTimer()
 
 	var (
@@ -100,14 +101,14 @@ func benchThroughput(b *testing.B, engine string) {
 		wg          sync.WaitGroup
 	)
 	start := time.Now()
-	for i, n := range net.nodes {
+	for i, n := range net.Nodes {
 		wg.Go(func() {
 			txs := batches[i]
 			size, tick := 500, time.Duration(0)
 			if *benchRate > 0 {
 				// A steady offer: a batch every 100 ms from each node's
 				// sender, so latency is measured without a backlog.
-				size, tick = max(1, *benchRate/len(net.nodes)/10), 100*time.Millisecond
+				size, tick = max(1, *benchRate/len(net.Nodes)/10), 100*time.Millisecond
 			}
 			for k := 0; len(txs) > 0; k++ {
 				if tick > 0 {
@@ -131,15 +132,15 @@ func benchThroughput(b *testing.B, engine string) {
 	// Watch node 0's chain for the transfers' blocks.
 	included := map[common.Hash]time.Time{}
 	var last time.Time
-	next := net.nodes[0].BlockNumber() + 1
+	next := net.Nodes[0].BlockNumber() + 1
 	deadline := time.Now().Add(5 * time.Minute)
 	for len(included) < len(hashes) && time.Now().Before(deadline) {
-		head := net.nodes[0].BlockNumber()
+		head := net.Nodes[0].BlockNumber()
 		for ; next <= head; next++ {
 			var blk struct {
 				Transactions []common.Hash `json:"transactions"`
 			}
-			net.nodes[0].MustCall(&blk, "eth_getBlockByNumber", hexutil.EncodeUint64(next), false)
+			net.Nodes[0].MustCall(&blk, "eth_getBlockByNumber", hexutil.EncodeUint64(next), false)
 			now := time.Now()
 			if testing.Verbose() {
 				b.Logf("block %d: %d txs at %.2f s", next, len(blk.Transactions), now.Sub(start).Seconds())
@@ -160,7 +161,7 @@ func benchThroughput(b *testing.B, engine string) {
 	}
 	wg.Wait()
 	b.StopTimer()
-	cpu := (nodesCPU(b, net.nodes) - cpu0).Seconds()
+	cpu := (nodesCPU(b, net.Nodes) - cpu0).Seconds()
 	if testing.Verbose() {
 		b.Logf("submitted by %.2f s", submittedBy.Sub(start).Seconds())
 	}
@@ -187,7 +188,7 @@ func benchThroughput(b *testing.B, engine string) {
 	b.ReportMetric(float64(len(included))/(cpu/2), "cpu-bound-tx/s")
 	b.Logf("%d transfers mined in %.1f s over %d blocks", len(included), secs, next-1)
 	if testing.Verbose() {
-		for _, l := range strings.Split(net.nodes[0].Logs(), "\n") {
+		for _, l := range strings.Split(net.Nodes[0].Logs(), "\n") {
 			if strings.Contains(l, "Committed block") || strings.Contains(l, "Produced") {
 				b.Log(l)
 			}
@@ -208,11 +209,11 @@ func BenchmarkIBFTIdle(b *testing.B) {
 
 func benchIdleNetwork(b *testing.B, engine string) {
 	net := generateBench(b, engine, 4, 2, "")
-	net.start()
-	waitHeight(b, 60*time.Second, 3, net.nodes...)
+	net.Start()
+	bftnet.WaitHeight(b, 60*time.Second, 3, net.Nodes...)
 	cpu := func() []time.Duration {
 		var out []time.Duration
-		for _, n := range net.nodes {
+		for _, n := range net.Nodes {
 			c, err := n.CPUTime()
 			if err != nil {
 				b.Fatal(err)
@@ -222,9 +223,9 @@ func benchIdleNetwork(b *testing.B, engine string) {
 		return out
 	}
 	b.ResetTimer()
-	h0, c0, t0 := net.nodes[0].BlockNumber(), cpu(), time.Now()
+	h0, c0, t0 := net.Nodes[0].BlockNumber(), cpu(), time.Now()
 	time.Sleep(*benchIdle)
-	h1, c1, wall := net.nodes[0].BlockNumber(), cpu(), time.Since(t0)
+	h1, c1, wall := net.Nodes[0].BlockNumber(), cpu(), time.Since(t0)
 	b.StopTimer()
 	var worst, total time.Duration
 	for i := range c0 {

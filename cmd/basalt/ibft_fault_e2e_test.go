@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/basaltchain/basalt/testsupport/bftnet"
 	"github.com/basaltchain/basalt/testsupport/testnode"
 )
 
@@ -26,7 +27,7 @@ func progresses(t *testing.T, timeout time.Duration, nodes ...*testnode.P2PNode)
 	for _, n := range nodes {
 		top = max(top, n.BlockNumber())
 	}
-	waitHeight(t, timeout, top+2, nodes...)
+	bftnet.WaitHeight(t, timeout, top+2, nodes...)
 }
 
 // halted checks the chain makes no block over a few round timeouts.
@@ -45,9 +46,9 @@ func halted(t *testing.T, nodes ...*testnode.P2PNode) {
 // on; with 2 stopped it halts; with one of them back it resumes; all on one
 // chain.
 func TestIBFTStopValidators(t *testing.T) {
-	net := generateIBFT(t, 4, 1)
-	net.start()
-	stopValidators(t, net.nodes)
+	net := bftnet.GenerateIBFT(t, 4, 1)
+	net.Start()
+	stopValidators(t, net.Nodes)
 }
 
 // stopValidators stops one of 4 running validators, then a second, then
@@ -55,7 +56,7 @@ func TestIBFTStopValidators(t *testing.T) {
 // The fourth stays stopped.
 func stopValidators(t *testing.T, n []*testnode.P2PNode) {
 	t.Helper()
-	waitHeight(t, 60*time.Second, 2, n...)
+	bftnet.WaitHeight(t, 60*time.Second, 2, n...)
 
 	n[3].Stop(syscall.SIGTERM)
 	progresses(t, 60*time.Second, n[:3]...)
@@ -66,22 +67,22 @@ func stopValidators(t *testing.T, n []*testnode.P2PNode) {
 	n[2].Restart() // back on its own p2p port and key
 	testnode.Connect(t, n[:3]...)
 	progresses(t, 90*time.Second, n[:3]...)
-	sameChain(t, n[:3]...)
+	bftnet.SameChain(t, n[:3]...)
 }
 
 // TestIBFTPartitionHeals: a 2|2 partition (peers dropped) halts both
 // halves without a fork; healed, the network goes on on one chain.
 func TestIBFTPartitionHeals(t *testing.T) {
-	net := generateIBFT(t, 4, 1)
-	net.start()
-	partition(t, net.nodes)
+	net := bftnet.GenerateIBFT(t, 4, 1)
+	net.Start()
+	partition(t, net.Nodes)
 }
 
 // partition splits 4 running validators 2|2: both halves halt without a
 // fork; healed, the network goes on on one chain.
 func partition(t *testing.T, n []*testnode.P2PNode) {
 	t.Helper()
-	waitHeight(t, 60*time.Second, 2, n...)
+	bftnet.WaitHeight(t, 60*time.Second, 2, n...)
 
 	// Either side may have dialled (Connect makes the later node dial
 	// the earlier; a restarted node dials again): both drop.
@@ -98,17 +99,17 @@ func partition(t *testing.T, n []*testnode.P2PNode) {
 
 	testnode.Connect(t, n...)
 	progresses(t, 90*time.Second, n...)
-	sameChain(t, n...)
+	bftnet.SameChain(t, n...)
 }
 
 // TestIBFTValidatorResync: a validator restarted with an empty data
 // directory syncs the chain and takes part again: with another validator
 // stopped, the chain needs it for a quorum.
 func TestIBFTValidatorResync(t *testing.T) {
-	net := generateIBFT(t, 4, 1)
-	net.start()
-	n := net.nodes
-	waitHeight(t, 60*time.Second, 4, n...)
+	net := bftnet.GenerateIBFT(t, 4, 1)
+	net.Start()
+	n := net.Nodes
+	bftnet.WaitHeight(t, 60*time.Second, 4, n...)
 
 	n[3].Stop(syscall.SIGTERM)
 	if err := os.RemoveAll(n[3].DataDir); err != nil {
@@ -117,11 +118,11 @@ func TestIBFTValidatorResync(t *testing.T) {
 	progresses(t, 60*time.Second, n[:3]...)
 	n[3].Restart()
 	testnode.Connect(t, n...)
-	waitHeight(t, 60*time.Second, n[0].BlockNumber(), n[3])
+	bftnet.WaitHeight(t, 60*time.Second, n[0].BlockNumber(), n[3])
 
 	n[0].Stop(syscall.SIGTERM)
 	progresses(t, 90*time.Second, n[1:]...)
-	sameChain(t, n[1:]...)
+	bftnet.SameChain(t, n[1:]...)
 
 	// blocks import verifies every block's commit seals too: the chain a
 	// validator exports imports into an empty data directory.
@@ -133,6 +134,6 @@ func TestIBFTValidatorResync(t *testing.T) {
 			t.Fatalf("%v: %v\n%s", args, err, out)
 		}
 	}
-	run("--genesis-file="+net.genesis, "--data-path="+n[1].DataDir, "blocks", "export", "--to="+file)
-	run("--genesis-file="+net.genesis, "--data-path="+t.TempDir(), "blocks", "import", "--from="+file)
+	run("--genesis-file="+net.Genesis, "--data-path="+n[1].DataDir, "blocks", "export", "--to="+file)
+	run("--genesis-file="+net.Genesis, "--data-path="+t.TempDir(), "blocks", "import", "--from="+file)
 }

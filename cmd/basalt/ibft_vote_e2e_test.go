@@ -15,6 +15,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/basaltchain/basalt/consensus/ibft2"
+	"github.com/basaltchain/basalt/testsupport/bftnet"
 	"github.com/basaltchain/basalt/testsupport/testnode"
 )
 
@@ -64,17 +65,17 @@ func (m bftMethods) sealersOf(t *testing.T, n *testnode.P2PNode, number uint64) 
 // (5 validators need 4 to agree, so the new one takes part), and once out a
 // validator's seals no longer appear.
 func TestIBFTVoting(t *testing.T) {
-	net := generateIBFT(t, 4, 1)
-	net.start()
+	net := bftnet.GenerateIBFT(t, 4, 1)
+	net.Start()
 	voting(t, net, ibftMethods)
 }
 
 // voting votes a fifth validator into net (running, 4 validators) and then
 // one of the four out, with the protocol's methods m.
-func voting(t *testing.T, net *ibftNetwork, m bftMethods) {
+func voting(t *testing.T, net *bftnet.Network, m bftMethods) {
 	t.Helper()
-	n := net.nodes
-	waitHeight(t, 60*time.Second, 2, n...)
+	n := net.Nodes
+	bftnet.WaitHeight(t, 60*time.Second, 2, n...)
 
 	key, _ := crypto.GenerateKey()
 	fifth := crypto.PubkeyToAddress(key.PublicKey)
@@ -82,8 +83,8 @@ func voting(t *testing.T, net *ibftNetwork, m bftMethods) {
 	if err := os.WriteFile(keyFile, []byte(hexutil.Encode(crypto.FromECDSA(key))), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	e := testnode.StartP2P(t, t.TempDir(), "--genesis-file="+net.genesis, "--node-private-key-file="+keyFile,
-		"--rpc-http-api=ETH,NET,WEB3,ADMIN,"+net.apiGroups())
+	e := testnode.StartP2P(t, t.TempDir(), "--genesis-file="+net.Genesis, "--node-private-key-file="+keyFile,
+		"--rpc-http-api=ETH,NET,WEB3,ADMIN,"+net.APIGroups())
 	all := append(slices.Clone(n), e)
 	testnode.Connect(t, all...)
 
@@ -115,14 +116,14 @@ func voting(t *testing.T, net *ibftNetwork, m bftMethods) {
 
 	// Vote n[3] (stopped) out: 3 of 5 is a majority. Then 4 validators
 	// remain, all live, quorum 3.
-	gone := net.addrs[3] // node i runs on key i
+	gone := net.Addrs[3] // node i runs on key i
 	m.vote(t, gone, false, n[0], n[1], e)
 	testnode.WaitFor(t, 90*time.Second, "validator voted out", func() bool {
 		v := m.validatorsAt(t, n[0], "latest")
 		return len(v) == 4 && !slices.Contains(v, gone)
 	})
 	progresses(t, 60*time.Second, live...)
-	sameChain(t, live...)
+	bftnet.SameChain(t, live...)
 }
 
 // headerFromJSON rebuilds a header from its eth_getBlockByNumber form.

@@ -25,6 +25,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 
 	"github.com/basaltchain/basalt/config"
+	"github.com/basaltchain/basalt/testsupport/bftnet"
 	"github.com/basaltchain/basalt/testsupport/chaingen"
 	"github.com/basaltchain/basalt/testsupport/devnode"
 	"github.com/basaltchain/basalt/testsupport/testnode"
@@ -504,11 +505,11 @@ func TestIBFTMetrics(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts two validators")
 	}
-	net := generateIBFT(t, 2, 2)
-	net.start("--metrics-enabled", "--metrics-port=0")
-	waitHeight(t, 60*time.Second, 3, net.nodes...)
+	net := bftnet.GenerateIBFT(t, 2, 2)
+	net.Start("--metrics-enabled", "--metrics-port=0")
+	bftnet.WaitHeight(t, 60*time.Second, 3, net.Nodes...)
 	var services map[string]struct{ Host, Port string }
-	net.nodes[0].MustCall(&services, "net_services")
+	net.Nodes[0].MustCall(&services, "net_services")
 	m, ok := services["metrics"]
 	if !ok {
 		t.Fatalf("net_services %v", services)

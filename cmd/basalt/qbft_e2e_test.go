@@ -17,17 +17,18 @@ import (
 
 	"github.com/basaltchain/basalt/consensus/ibft2"
 	"github.com/basaltchain/basalt/consensus/qbft"
+	"github.com/basaltchain/basalt/testsupport/bftnet"
 	"github.com/basaltchain/basalt/testsupport/devnode"
 	"github.com/basaltchain/basalt/testsupport/testnode"
 )
 
 // generateQBFT is a QBFT network of count validators from `operator
 // generate-blockchain-config`: 1 s blocks, requestTimeout s round timer.
-func generateQBFT(t testing.TB, count, requestTimeout int) *ibftNetwork {
+func generateQBFT(t testing.TB, count, requestTimeout int) *bftnet.Network {
 	t.Helper()
-	n := generateBFT(t, count, bftOperatorConfig(count,
+	n := bftnet.Generate(t, count, bftnet.OperatorConfig(count,
 		fmt.Sprintf(`"qbft": {"blockperiodseconds": 1, "epochlength": 30000, "requesttimeoutseconds": %d}`, requestTimeout), ""))
-	n.groups = "QBFT"
+	n.Groups = "QBFT"
 	return n
 }
 
@@ -49,9 +50,9 @@ func rawHeader(t *testing.T, n *testnode.P2PNode, number uint64) *types.Header {
 // methods answer.
 func TestQBFTFourValidators(t *testing.T) {
 	net := generateQBFT(t, 4, 2)
-	net.start()
-	n := net.nodes
-	waitHeight(t, 60*time.Second, 3, n...)
+	net.Start()
+	n := net.Nodes
+	bftnet.WaitHeight(t, 60*time.Second, 3, n...)
 
 	key, _ := devnode.Key(t, 0)
 	to := common.HexToAddress("0x00000000000000000000000000000000000000aa")
@@ -69,15 +70,15 @@ func TestQBFTFourValidators(t *testing.T) {
 		}
 	}
 	top := n[0].BlockNumber()
-	waitHeight(t, 30*time.Second, top, n...)
-	low := sameChain(t, n...)
+	bftnet.WaitHeight(t, 30*time.Second, top, n...)
+	low := bftnet.SameChain(t, n...)
 	for h := uint64(1); h <= low; h++ {
 		hdr := rawHeader(t, n[1], h)
 		extra, err := qbft.DecodeExtraData(hdr.Extra)
 		if err != nil {
 			t.Fatalf("block %d extraData: %v", h, err)
 		}
-		if !slices.Equal(extra.Validators, net.addrs) && len(extra.Validators) != 4 {
+		if !slices.Equal(extra.Validators, net.Addrs) && len(extra.Validators) != 4 {
 			t.Fatalf("block %d validators %v", h, extra.Validators)
 		}
 		if got := qbft.BlockHash(hdr); got.Hex() != n[1].BlockHash(h) {
@@ -133,8 +134,8 @@ func TestQBFTFourValidators(t *testing.T) {
 // healed, the network goes on on one chain.
 func TestQBFTFaults(t *testing.T) {
 	net := generateQBFT(t, 4, 1)
-	net.start()
-	n := net.nodes
+	net.Start()
+	n := net.Nodes
 	stopValidators(t, n)
 	n[3].Restart()
 	testnode.Connect(t, n...)
@@ -146,7 +147,7 @@ func TestQBFTFaults(t *testing.T) {
 // by a majority, sees it seal blocks, then votes one of the four out.
 func TestQBFTVoting(t *testing.T) {
 	net := generateQBFT(t, 4, 1)
-	net.start()
+	net.Start()
 	voting(t, net, bftMethods{"qbft", qbft.SealSigners})
 }
 
@@ -160,13 +161,13 @@ const migrationStart = 20
 // ibft_* and qbft_* both answer; a node syncing from scratch verifies the
 // whole chain.
 func TestQBFTMigration(t *testing.T) {
-	net := generateBFT(t, 4, bftOperatorConfig(4, fmt.Sprintf(
+	net := bftnet.Generate(t, 4, bftnet.OperatorConfig(4, fmt.Sprintf(
 		`"ibft2": {"blockperiodseconds": 1, "requesttimeoutseconds": 1},
 		 "qbft": {"blockperiodseconds": 1, "requesttimeoutseconds": 1, "startblock": %d}`, migrationStart), ""))
-	net.groups = "IBFT,QBFT,DEBUG"
-	net.start("--metrics-enabled", "--metrics-port=0")
-	n := net.nodes
-	waitHeight(t, 90*time.Second, migrationStart+3, n...)
+	net.Groups = "IBFT,QBFT,DEBUG"
+	net.Start("--metrics-enabled", "--metrics-port=0")
+	n := net.Nodes
+	bftnet.WaitHeight(t, 90*time.Second, migrationStart+3, n...)
 	// Each part's heights report under its own protocol's metrics.
 	var dm struct {
 		Consensus map[string]float64 `json:"consensus"`
@@ -176,7 +177,7 @@ func TestQBFTMigration(t *testing.T) {
 		c["ibft2_committed_blocks_total"] < 1 || c["qbft_committed_blocks_total"] < 1 {
 		t.Fatalf("consensus metrics %v: want IBFT 2.0 heights up to %d, QBFT's from it", c, migrationStart-1)
 	}
-	low := sameChain(t, n...)
+	low := bftnet.SameChain(t, n...)
 	for h := uint64(1); h <= low; h++ {
 		hdr := rawHeader(t, n[0], h)
 		if h < migrationStart {
@@ -199,16 +200,16 @@ func TestQBFTMigration(t *testing.T) {
 		for _, b := range []string{"0x2", "latest"} {
 			var v []common.Address
 			n[1].MustCall(&v, m, b)
-			if !slices.Equal(v, net.addrs) && len(v) != 4 {
+			if !slices.Equal(v, net.Addrs) && len(v) != 4 {
 				t.Fatalf("%s(%s) = %v", m, b, v)
 			}
 		}
 	}
 	// A node with an empty data directory syncs the migrated chain,
 	// verifying both parts.
-	s := testnode.StartP2P(t, t.TempDir(), "--genesis-file="+net.genesis)
+	s := testnode.StartP2P(t, t.TempDir(), "--genesis-file="+net.Genesis)
 	testnode.Connect(t, append(slices.Clone(n), s)...)
-	waitHeight(t, 60*time.Second, low, s)
+	bftnet.WaitHeight(t, 60*time.Second, low, s)
 	for h := uint64(1); h <= low; h++ {
 		if s.BlockHash(h) != n[0].BlockHash(h) {
 			t.Fatalf("synced node differs at %d", h)
@@ -242,9 +243,9 @@ func TestQBFTContractTransition(t *testing.T) {
 	contract := common.HexToAddress("0x0000000000000000000000000000000000008888")
 	net := generateQBFT(t, 4, 1)
 	// The contract's set: the validators but the last one.
-	kept := slices.Clone(net.addrs[:3])
+	kept := slices.Clone(net.Addrs[:3])
 	var g map[string]any
-	raw, err := os.ReadFile(net.genesis)
+	raw, err := os.ReadFile(net.Genesis)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,13 +258,13 @@ func TestQBFTContractTransition(t *testing.T) {
 		"blockperiodseconds": 2}}}
 	g["alloc"].(map[string]any)[contract.Hex()[2:]] = map[string]any{"balance": "0x0", "code": validatorContractCode(kept)}
 	raw, _ = json.Marshal(g)
-	if err := os.WriteFile(net.genesis, raw, 0o644); err != nil {
+	if err := os.WriteFile(net.Genesis, raw, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	net.start()
-	n := net.nodes
-	waitHeight(t, 60*time.Second, switchAt+3, n[:3]...)
-	low := sameChain(t, n[:3]...)
+	net.Start()
+	n := net.Nodes
+	bftnet.WaitHeight(t, 60*time.Second, switchAt+3, n[:3]...)
+	low := bftnet.SameChain(t, n[:3]...)
 	for h := uint64(1); h <= low; h++ {
 		hdr := rawHeader(t, n[0], h)
 		x, err := qbft.DecodeExtraData(hdr.Extra)
@@ -282,7 +283,7 @@ func TestQBFTContractTransition(t *testing.T) {
 		if len(x.Validators) != 0 || !slices.Equal(vals, sortedAddrs(kept)) {
 			t.Fatalf("block %d (contract mode): extraData %v, RPC %v, want %v", h, x.Validators, vals, kept)
 		}
-		if slices.Contains(seals, net.addrs[3]) || len(seals) < 2 { // quorum of 3 is 2
+		if slices.Contains(seals, net.Addrs[3]) || len(seals) < 2 { // quorum of 3 is 2
 			t.Fatalf("block %d sealed by %v", h, seals)
 		}
 		if parent := rawHeader(t, n[0], h-1); hdr.Time < parent.Time+2 {

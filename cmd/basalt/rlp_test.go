@@ -14,6 +14,7 @@ import (
 	"github.com/basaltchain/basalt/config"
 	"github.com/basaltchain/basalt/consensus/ibft2"
 	"github.com/basaltchain/basalt/consensus/qbft"
+	"github.com/basaltchain/basalt/testsupport/bftnet"
 )
 
 // besuRLPExample is RLPSubCommandTest's encodeWithoutPathMustWriteToStandardOutput.
@@ -82,7 +83,7 @@ func TestRLPEncodeErrors(t *testing.T) {
 func TestGenerateBlockchainConfig(t *testing.T) {
 	dir := t.TempDir()
 	cfgFile := filepath.Join(dir, "config.json")
-	if err := os.WriteFile(cfgFile, []byte(ibftOperatorConfig(4, 1)), 0o644); err != nil {
+	if err := os.WriteFile(cfgFile, []byte(bftnet.IBFTOperatorConfig(4, 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "out")
@@ -135,7 +136,7 @@ func TestGenerateBlockchainConfig(t *testing.T) {
 
 	// Import mode writes only public keys, with custom file names.
 	k1, _ := crypto.GenerateKey()
-	imp := strings.Replace(ibftOperatorConfig(1, 1), `"generate": true, "count": 1`,
+	imp := strings.Replace(bftnet.IBFTOperatorConfig(1, 1), `"generate": true, "count": 1`,
 		`"keys": ["`+hexutil.Encode(crypto.FromECDSAPub(&k1.PublicKey)[1:])+`"]`, 1)
 	if err := os.WriteFile(cfgFile, []byte(imp), 0o644); err != nil {
 		t.Fatal(err)
@@ -191,7 +192,7 @@ func TestGenerateBlockchainConfigQBFT(t *testing.T) {
 	} {
 		dir := t.TempDir()
 		cfgFile := filepath.Join(dir, "config.json")
-		if err := os.WriteFile(cfgFile, []byte(bftOperatorConfig(4, c.engine, "")), 0o644); err != nil {
+		if err := os.WriteFile(cfgFile, []byte(bftnet.OperatorConfig(4, c.engine, "")), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		out := filepath.Join(dir, "out")
