@@ -22,6 +22,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/basaltchain/basalt/consensus/clique"
+	"github.com/basaltchain/basalt/testsupport/devnode"
 	"github.com/basaltchain/basalt/testsupport/testnode"
 )
 
@@ -86,7 +87,7 @@ func BenchmarkCliqueTPS(b *testing.B) {
 		}
 		batches := signBatches(b, keys, perSender, *tpsBatch)
 		start0 := nodes[0].BlockNumber()
-		cpu0 := nodesCPU(b, nodes)
+		cpu0 := devnode.NodesCPU(b, nodes)
 		b.StartTimer()
 		start := time.Now()
 		var wg sync.WaitGroup
@@ -110,7 +111,7 @@ func BenchmarkCliqueTPS(b *testing.B) {
 		}
 		elapsed := time.Since(start)
 		b.StopTimer()
-		cpu := nodesCPU(b, nodes) - cpu0
+		cpu := devnode.NodesCPU(b, nodes) - cpu0
 
 		head := nodes[0].BlockNumber()
 		mined, busiest := 0, 0
@@ -136,20 +137,6 @@ func BenchmarkCliqueTPS(b *testing.B) {
 		}
 		b.StartTimer()
 	}
-}
-
-// nodesCPU is the CPU time the nodes' processes have used so far.
-func nodesCPU(b *testing.B, nodes []*testnode.P2PNode) time.Duration {
-	b.Helper()
-	var sum time.Duration
-	for _, n := range nodes {
-		c, err := n.CPUTime()
-		if err != nil {
-			b.Skip("no per-process CPU time here:", err)
-		}
-		sum += c
-	}
-	return sum
 }
 
 // signBatches signs perSender transfers from each key, interleaved by

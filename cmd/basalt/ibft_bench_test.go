@@ -89,7 +89,7 @@ func benchThroughput(b *testing.B, engine string) {
 			hashes[tx.Hash()] = -1
 		}
 	}
-	cpu0 := nodesCPU(b, net.Nodes)
+	cpu0 := devnode.NodesCPU(b, net.Nodes)
 	b.ResetTimer()
 
 	var (
@@ -161,7 +161,7 @@ func benchThroughput(b *testing.B, engine string) {
 	}
 	wg.Wait()
 	b.StopTimer()
-	cpu := (nodesCPU(b, net.Nodes) - cpu0).Seconds()
+	cpu := (devnode.NodesCPU(b, net.Nodes) - cpu0).Seconds()
 	if testing.Verbose() {
 		b.Logf("submitted by %.2f s", submittedBy.Sub(start).Seconds())
 	}

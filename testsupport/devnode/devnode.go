@@ -161,3 +161,17 @@ func SendBatch(b testing.TB, url string, raws [][]byte) ([]common.Hash, int) {
 	}
 	return ok, bad
 }
+
+// NodesCPU is the CPU time the nodes' processes have used so far.
+func NodesCPU(b *testing.B, nodes []*testnode.P2PNode) time.Duration {
+	b.Helper()
+	var sum time.Duration
+	for _, n := range nodes {
+		c, err := n.CPUTime()
+		if err != nil {
+			b.Skip("no per-process CPU time here:", err)
+		}
+		sum += c
+	}
+	return sum
+}
