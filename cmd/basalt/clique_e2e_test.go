@@ -489,7 +489,7 @@ func TestCliqueBesuChainImport(t *testing.T) {
 	data := t.TempDir()
 	importBlocksInto(t, data, genesis, blocks)
 	n := testnode.Start(t, data, "--genesis-file="+genesis, "--rpc-http-api=ETH,CLIQUE")
-	besu := readBlocks(t, blocks)
+	besu := devnode.ReadBlocks(t, blocks)
 	engine := clique.New(clique.Config{}, clique.Options{}) // block hashes are the engine's
 	for _, want := range besu {
 		var got struct {

@@ -3,9 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"math/big"
 	"os"
 	"os/exec"
@@ -19,7 +17,6 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
-	"github.com/ethereum/go-ethereum/rlp"
 	"github.com/holiman/uint256"
 
 	"github.com/basaltchain/basalt/config"
@@ -283,7 +280,7 @@ func TestImportUnsealedUncles(t *testing.T) {
 
 	// The last block with other ommers: its own seal breaks too, but the
 	// option skips that, so the ommer rule is what stops the import.
-	blocks := readBlocks(t, f.Blocks)
+	blocks := devnode.ReadBlocks(t, f.Blocks)
 	last := blocks[n-1]
 	for _, tc := range []struct {
 		name   string
@@ -311,26 +308,6 @@ func TestImportUnsealedUncles(t *testing.T) {
 				t.Fatalf("import: %v, want block %d refused with %q\n%s", err, n, tc.want, out)
 			}
 		})
-	}
-}
-
-// readBlocks decodes a file of concatenated RLP blocks.
-func readBlocks(t *testing.T, path string) []*types.Block {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var blocks []*types.Block
-	s := rlp.NewStream(bytes.NewReader(data), 0)
-	for {
-		b := new(types.Block)
-		if err := s.Decode(b); errors.Is(err, io.EOF) {
-			return blocks
-		} else if err != nil {
-			t.Fatalf("decode block %d: %v", len(blocks)+1, err)
-		}
-		blocks = append(blocks, b)
 	}
 }
 

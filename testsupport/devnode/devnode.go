@@ -8,9 +8,12 @@ import (
 	"bytes"
 	"crypto/ecdsa"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"math/big"
 	"net/http"
+	"os"
 	"testing"
 	"time"
 
@@ -18,6 +21,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/rlp"
 
 	"github.com/basaltchain/basalt/config"
 	"github.com/basaltchain/basalt/testsupport/testnode"
@@ -174,4 +178,24 @@ func NodesCPU(b *testing.B, nodes []*testnode.P2PNode) time.Duration {
 		sum += c
 	}
 	return sum
+}
+
+// ReadBlocks decodes a file of concatenated RLP blocks.
+func ReadBlocks(t *testing.T, path string) []*types.Block {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var blocks []*types.Block
+	s := rlp.NewStream(bytes.NewReader(data), 0)
+	for {
+		b := new(types.Block)
+		if err := s.Decode(b); errors.Is(err, io.EOF) {
+			return blocks
+		} else if err != nil {
+			t.Fatalf("decode block %d: %v", len(blocks)+1, err)
+		}
+		blocks = append(blocks, b)
+	}
 }
