@@ -1,4 +1,4 @@
-package main
+package bft
 
 import (
 	"crypto/ecdsa"
@@ -41,8 +41,8 @@ var (
 // It runs IBFT 2.0 and QBFT side by side (sub-benchmarks ibft2 and qbft),
 // on the same engine, driver and core with each protocol's message set.
 //
-//	go test -run XXX -bench IBFTThroughput -benchtime=1x ./cmd/basalt/
-//	go test -run XXX -bench IBFTThroughput -benchtime=1x ./cmd/basalt/ -args -ibft.rate=1000 -ibft.txs=10000
+//	go test -run XXX -bench IBFTThroughput -benchtime=1x ./test/bft/
+//	go test -run XXX -bench IBFTThroughput -benchtime=1x ./test/bft/ -args -ibft.rate=1000 -ibft.txs=10000
 func BenchmarkIBFTThroughput(b *testing.B) {
 	for _, engine := range bftEngines {
 		b.Run(engine, func(b *testing.B) { benchThroughput(b, engine) })
@@ -200,7 +200,7 @@ func benchThroughput(b *testing.B, engine string) {
 // 4 validators making empty 1 s blocks; CPU time per node as a share of
 // one core, and per block; IBFT 2.0 and QBFT side by side.
 //
-//	go test -run XXX -bench IBFTIdle -benchtime=1x ./cmd/basalt/
+//	go test -run XXX -bench IBFTIdle -benchtime=1x ./test/bft/
 func BenchmarkIBFTIdle(b *testing.B) {
 	for _, engine := range bftEngines {
 		b.Run(engine, func(b *testing.B) { benchIdleNetwork(b, engine) })

@@ -1,4 +1,4 @@
-package main
+package bft
 
 import (
 	"encoding/json"
