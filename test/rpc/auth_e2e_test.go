@@ -1,4 +1,4 @@
-package main
+package rpc
 
 import (
 	"crypto/ecdsa"
@@ -26,6 +26,12 @@ import (
 
 // pegasysHash is Besu's test vector: the bcrypt hash of "pegasys".
 const pegasysHash = "$2a$10$l3GA7K8g6rJ/Yv.YFSygCuI9byngpEzxgWS9qEg5emYDZomQW7fGC"
+
+// basalt's exit codes, as cmd/basalt sets them.
+const (
+	exitError = 1 // the command failed
+	exitUsage = 2 // the command line could not be parsed
+)
 
 const (
 	unauthorizedID7   = `{"jsonrpc":"2.0","id":7,"error":{"code":-40100,"message":"Unauthorized"}}`
