@@ -1,6 +1,6 @@
 // privtx.mjs builds and signs a Besu private transaction with ethers.js v6
 // alone (RLP, keccak256, secp256k1), independently of basalt's codec, and
-// prints its raw hex. The privacy end-to-end test (cmd/basalt) sends it
+// prints its raw hex. The privacy end-to-end test (test/privacy) sends it
 // with eea_sendRawTransaction. Fields come from the environment: KEY,
 // CHAIN_ID, NONCE, GAS, TO (empty: creation), DATA, PRIVATE_FROM and
 // PRIVATE_FOR (Base64, comma-separated).
