@@ -1,4 +1,4 @@
-package main
+package clique
 
 import (
 	"bytes"
@@ -47,7 +47,7 @@ var (
 // (2-core-tx/s = 2 / CPU time per transfer): the figure for an idle
 // 2-core machine, where every node runs on the same two cores.
 //
-//	go test -run XXX -bench CliqueTPS -benchtime=1x ./cmd/basalt/
+//	go test -run XXX -bench CliqueTPS -benchtime=1x ./test/clique/
 func BenchmarkCliqueTPS(b *testing.B) {
 	senders, perSender := *tpsSenders, *tpsTxs / *tpsSenders
 	total := senders * perSender
