@@ -6,7 +6,7 @@ import (
 	"github.com/ethereum/go-ethereum/p2p/enode"
 
 	"github.com/basaltchain/basalt/enodeurl"
-	"github.com/basaltchain/basalt/rpc/rpctypes"
+	"github.com/basaltchain/basalt/rpctypes"
 )
 
 // Admin is the ADMIN method group (peer management; Besu's other ADMIN

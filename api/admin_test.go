@@ -14,7 +14,7 @@ import (
 
 	"github.com/basaltchain/basalt/enodeurl"
 	"github.com/basaltchain/basalt/rpc"
-	"github.com/basaltchain/basalt/rpc/rpctypes"
+	"github.com/basaltchain/basalt/rpctypes"
 )
 
 // fakeNetwork is a Network holding a static set.

@@ -24,7 +24,7 @@ import (
 	"github.com/basaltchain/basalt/privacy"
 	"github.com/basaltchain/basalt/txpool"
 
-	"github.com/basaltchain/basalt/rpc/rpctypes"
+	"github.com/basaltchain/basalt/rpctypes"
 )
 
 // TxPool is what the services need from the transaction pool

@@ -12,7 +12,7 @@ import (
 
 	"github.com/basaltchain/basalt/chain"
 	"github.com/basaltchain/basalt/rpc"
-	"github.com/basaltchain/basalt/rpc/rpctypes"
+	"github.com/basaltchain/basalt/rpctypes"
 	"github.com/basaltchain/basalt/testsupport/chaintest"
 )
 

@@ -17,7 +17,7 @@ import (
 
 	"github.com/basaltchain/basalt/txpool"
 
-	"github.com/basaltchain/basalt/rpc/rpctypes"
+	"github.com/basaltchain/basalt/rpctypes"
 
 	"github.com/basaltchain/basalt/consensus/feemarket"
 )

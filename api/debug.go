@@ -18,7 +18,7 @@ import (
 	_ "github.com/ethereum/go-ethereum/eth/tracers/native"
 
 	"github.com/basaltchain/basalt/chain"
-	"github.com/basaltchain/basalt/rpc/rpctypes"
+	"github.com/basaltchain/basalt/rpctypes"
 )
 
 // Debug serves the DEBUG group's tracing, raw-data and state-range

@@ -11,7 +11,7 @@ import (
 
 	"github.com/basaltchain/basalt/filters"
 	"github.com/basaltchain/basalt/rpc"
-	"github.com/basaltchain/basalt/rpc/rpctypes"
+	"github.com/basaltchain/basalt/rpctypes"
 )
 
 // Filters is the JSON-RPC face of the node's filter system (package

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/basaltchain/basalt/rpc/rpctypes"
+	"github.com/basaltchain/basalt/rpctypes"
 )
 
 // The parameter decoders read untrusted network input: whatever the bytes,

@@ -8,7 +8,7 @@ import (
 
 	"github.com/basaltchain/basalt/filters"
 	"github.com/basaltchain/basalt/miner"
-	"github.com/basaltchain/basalt/rpc/rpctypes"
+	"github.com/basaltchain/basalt/rpctypes"
 	"github.com/basaltchain/basalt/txpool"
 )
 

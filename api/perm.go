@@ -4,7 +4,7 @@ import (
 	"errors"
 
 	"github.com/basaltchain/basalt/permissioning"
-	"github.com/basaltchain/basalt/rpc/rpctypes"
+	"github.com/basaltchain/basalt/rpctypes"
 )
 
 // Perm is the PERM method group: the local accounts and nodes allowlists.

@@ -14,7 +14,7 @@ import (
 
 	"github.com/basaltchain/basalt/privacy"
 	"github.com/basaltchain/basalt/rpc"
-	"github.com/basaltchain/basalt/rpc/rpctypes"
+	"github.com/basaltchain/basalt/rpctypes"
 )
 
 // Priv serves the EEA and PRIV groups (reference/privacy.md §10) on the

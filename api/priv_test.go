@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/basaltchain/basalt/privacy"
-	"github.com/basaltchain/basalt/rpc/rpctypes"
+	"github.com/basaltchain/basalt/rpctypes"
 )
 
 // TestPrivErrors: the privacy service's errors answer Besu's codes and

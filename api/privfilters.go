@@ -12,7 +12,7 @@ import (
 
 	"github.com/basaltchain/basalt/privacy"
 	"github.com/basaltchain/basalt/rpc"
-	"github.com/basaltchain/basalt/rpc/rpctypes"
+	"github.com/basaltchain/basalt/rpctypes"
 )
 
 // privFilters are the polling private log filters (priv_newFilter and

@@ -5,7 +5,7 @@ import (
 
 	"github.com/basaltchain/basalt/rpc"
 
-	"github.com/basaltchain/basalt/rpc/rpctypes"
+	"github.com/basaltchain/basalt/rpctypes"
 )
 
 // Register adds the methods of every group to r. The node passes the groups

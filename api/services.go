@@ -11,7 +11,7 @@ import (
 	"github.com/basaltchain/basalt/filters"
 	"github.com/basaltchain/basalt/txpool"
 
-	"github.com/basaltchain/basalt/rpc/rpctypes"
+	"github.com/basaltchain/basalt/rpctypes"
 )
 
 // This file holds the services both front ends call with Go values: a

@@ -15,7 +15,7 @@ import (
 
 	"github.com/basaltchain/basalt/chain"
 
-	"github.com/basaltchain/basalt/rpc/rpctypes"
+	"github.com/basaltchain/basalt/rpctypes"
 )
 
 // maxRangeResults bounds the entries of one debug_storageRangeAt or

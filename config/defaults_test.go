@@ -14,7 +14,7 @@ import (
 	"github.com/basaltchain/basalt/p2p"
 	"github.com/basaltchain/basalt/rpc"
 	"github.com/basaltchain/basalt/rpc/auth"
-	"github.com/basaltchain/basalt/rpc/rpctypes"
+	"github.com/basaltchain/basalt/rpctypes"
 	"github.com/basaltchain/basalt/txpool"
 )
 

@@ -14,7 +14,7 @@ import (
 	"github.com/basaltchain/basalt/internal/cliconf"
 	"github.com/basaltchain/basalt/internal/httpmw"
 	"github.com/basaltchain/basalt/metrics"
-	"github.com/basaltchain/basalt/rpc/rpctypes"
+	"github.com/basaltchain/basalt/rpctypes"
 )
 
 // Option kinds, named for the table below (see cliconf.Kind).

@@ -8,7 +8,7 @@ import (
 
 	"github.com/basaltchain/basalt/consensus"
 	"github.com/basaltchain/basalt/metrics"
-	"github.com/basaltchain/basalt/rpc/rpctypes"
+	"github.com/basaltchain/basalt/rpctypes"
 )
 
 // engineCaps are the capabilities of the node's consensus engine beyond

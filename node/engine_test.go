@@ -21,7 +21,7 @@ import (
 	"github.com/basaltchain/basalt/config"
 	"github.com/basaltchain/basalt/consensus"
 	"github.com/basaltchain/basalt/consensus/ethash"
-	"github.com/basaltchain/basalt/rpc/rpctypes"
+	"github.com/basaltchain/basalt/rpctypes"
 )
 
 // The dev engine is beacon around ethash: proof of work comes from the

@@ -5,7 +5,7 @@ import (
 	"github.com/basaltchain/basalt/config"
 	"github.com/basaltchain/basalt/metrics"
 	"github.com/basaltchain/basalt/rpc"
-	"github.com/basaltchain/basalt/rpc/rpctypes"
+	"github.com/basaltchain/basalt/rpctypes"
 )
 
 // newRegistry returns the node's metrics registry: nil (every metric a

@@ -9,7 +9,7 @@ import (
 	"github.com/basaltchain/basalt/config"
 	"github.com/basaltchain/basalt/rpc"
 	"github.com/basaltchain/basalt/rpc/auth"
-	"github.com/basaltchain/basalt/rpc/rpctypes"
+	"github.com/basaltchain/basalt/rpctypes"
 )
 
 // rpcServers owns the JSON-RPC front ends (HTTP and WebSocket listeners)

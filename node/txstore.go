@@ -12,7 +12,7 @@ import (
 	"github.com/basaltchain/basalt/api"
 	"github.com/basaltchain/basalt/config"
 	"github.com/basaltchain/basalt/privacy"
-	"github.com/basaltchain/basalt/rpc/rpctypes"
+	"github.com/basaltchain/basalt/rpctypes"
 	"github.com/basaltchain/basalt/txjournal"
 	"github.com/basaltchain/basalt/txpool"
 )

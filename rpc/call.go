@@ -6,7 +6,7 @@ import (
 	"reflect"
 	"runtime/debug"
 
-	"github.com/basaltchain/basalt/rpc/rpctypes"
+	"github.com/basaltchain/basalt/rpctypes"
 )
 
 // maxInlineArgs is how many arguments fit the stack array used to build the

@@ -11,7 +11,7 @@ import (
 
 	"github.com/basaltchain/basalt/internal/httpmw"
 
-	"github.com/basaltchain/basalt/rpc/rpctypes"
+	"github.com/basaltchain/basalt/rpctypes"
 )
 
 // DefaultMaxRequestBytes is the default cap on a request body. (Current Besu

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/basaltchain/basalt/rpc/rpctypes"
+	"github.com/basaltchain/basalt/rpctypes"
 )
 
 // RegisterGroups registers each group's methods with RegisterGroup, in

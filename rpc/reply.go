@@ -3,7 +3,7 @@ package rpc
 import (
 	"context"
 
-	"github.com/basaltchain/basalt/rpc/rpctypes"
+	"github.com/basaltchain/basalt/rpctypes"
 )
 
 // withDeferred returns ctx carrying a fresh rpctypes.ReplyWork for the

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/basaltchain/basalt/rpc/rpctypes"
+	"github.com/basaltchain/basalt/rpctypes"
 )
 
 // TestDeferUntilReply: in a batch, work a handler defers runs once every

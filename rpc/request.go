@@ -3,7 +3,7 @@ package rpc
 import (
 	"encoding/json"
 
-	"github.com/basaltchain/basalt/rpc/rpctypes"
+	"github.com/basaltchain/basalt/rpctypes"
 )
 
 // request is one JSON-RPC request object, as raw slices of the message. The

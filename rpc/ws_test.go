@@ -16,7 +16,7 @@ import (
 
 	"github.com/basaltchain/basalt/internal/httpmw"
 
-	"github.com/basaltchain/basalt/rpc/rpctypes"
+	"github.com/basaltchain/basalt/rpctypes"
 )
 
 // wsTestRegistry is the test registry plus methods that push notifications.

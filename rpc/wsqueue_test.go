@@ -10,7 +10,7 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/basaltchain/basalt/rpc/rpctypes"
+	"github.com/basaltchain/basalt/rpctypes"
 )
 
 // TestWSSlowReaderManyHeadSubscriptions is web3 1.x's load: one connection

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/basaltchain/basalt/metrics"
-	"github.com/basaltchain/basalt/rpc/rpctypes"
+	"github.com/basaltchain/basalt/rpctypes"
 	"github.com/basaltchain/basalt/signer/downstream"
 )
 

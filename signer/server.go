@@ -18,7 +18,7 @@ import (
 	"github.com/basaltchain/basalt/internal/httpmw"
 	"github.com/basaltchain/basalt/metrics"
 	"github.com/basaltchain/basalt/rpc"
-	"github.com/basaltchain/basalt/rpc/rpctypes"
+	"github.com/basaltchain/basalt/rpctypes"
 	"github.com/basaltchain/basalt/signer/downstream"
 	"github.com/basaltchain/basalt/signer/keys"
 	"github.com/basaltchain/basalt/signer/nonce"

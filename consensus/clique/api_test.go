@@ -11,7 +11,7 @@ import (
 
 	"github.com/basaltchain/basalt/rpc"
 
-	"github.com/basaltchain/basalt/rpc/rpctypes"
+	"github.com/basaltchain/basalt/rpctypes"
 )
 
 // apiServer serves the engine's CLIQUE group over an in-process JSON-RPC

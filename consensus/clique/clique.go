@@ -20,7 +20,7 @@ import (
 
 	"github.com/basaltchain/basalt/consensus"
 	"github.com/basaltchain/basalt/metrics"
-	"github.com/basaltchain/basalt/rpc/rpctypes"
+	"github.com/basaltchain/basalt/rpctypes"
 )
 
 const (

@@ -15,7 +15,7 @@ import (
 	"github.com/basaltchain/basalt/config"
 	"github.com/basaltchain/basalt/consensus/bft"
 	"github.com/basaltchain/basalt/consensus/bftengine"
-	"github.com/basaltchain/basalt/rpc/rpctypes"
+	"github.com/basaltchain/basalt/rpctypes"
 )
 
 // Header verification errors (the engine's).

@@ -8,7 +8,7 @@ import (
 
 	"github.com/basaltchain/basalt/consensus/bft"
 	"github.com/basaltchain/basalt/consensus/bftengine"
-	"github.com/basaltchain/basalt/rpc/rpctypes"
+	"github.com/basaltchain/basalt/rpctypes"
 )
 
 // Format is QBFT's codecs and rules for bftengine.

@@ -21,7 +21,7 @@ import (
 
 	"github.com/basaltchain/basalt/internal/httpmw"
 	"github.com/basaltchain/basalt/rpc"
-	"github.com/basaltchain/basalt/rpc/rpctypes"
+	"github.com/basaltchain/basalt/rpctypes"
 )
 
 // pegasysHash is Besu's test vector: bcrypt of "pegasys" (cost 10).

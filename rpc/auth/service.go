@@ -16,7 +16,7 @@ import (
 
 	"github.com/basaltchain/basalt/internal/httpmw"
 	"github.com/basaltchain/basalt/rpc"
-	"github.com/basaltchain/basalt/rpc/rpctypes"
+	"github.com/basaltchain/basalt/rpctypes"
 )
 
 // TokenLifetime is how long an issued token is valid (Besu: 5 minutes).

@@ -145,7 +145,7 @@ func TestLayers(t *testing.T) {
 		{name: "the pool and the configuration take fee rules from feemarket, not consensus",
 			from: []string{"txpool", "config"}, forbid: []string{"consensus"}},
 		{name: "JSON-RPC types are a leaf",
-			from: []string{"rpc/rpctypes"}, allowed: []string{"rpc/rpctypes"}},
+			from: []string{"rpctypes"}, allowed: []string{"rpctypes"}},
 		{name: "fee rules are a leaf",
 			from: []string{"consensus/feemarket"}, allowed: []string{"consensus/feemarket"}},
 		{name: "the privacy group id is a leaf",
