@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -39,28 +38,7 @@ func TestWeb3jsQuorum(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	bin := t.TempDir()
-	for _, pkg := range []string{"./cmd/basalt", "./cmd/basalt-privacy", "./cmd/basalt-signer"} {
-		if err := os.Symlink(proctest.Build(t, pkg), filepath.Join(bin, filepath.Base(pkg))); err != nil {
-			t.Fatal(err)
-		}
-	}
-	work := t.TempDir()
-	basalt := func(args ...string) *exec.Cmd {
-		cmd := exec.Command(filepath.Join(bin, "basalt"), append([]string{"network"}, args...)...)
-		cmd.Dir = work
-		cmd.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-		return cmd
-	}
-	base := proctest.FreePortRange(t, 40)
-	if out, err := basalt("up", "--detach", "--privacy", "--signer", "--base-port", strconv.Itoa(base)).CombinedOutput(); err != nil {
-		t.Fatalf("network up: %v\n%s", err, out)
-	}
-	t.Cleanup(func() {
-		if out, err := basalt("down").CombinedOutput(); err != nil {
-			t.Errorf("network down: %v\n%s", err, out)
-		}
-	})
+	work, _ := proctest.NetworkUp(t, "--privacy", "--signer")
 
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
