@@ -284,6 +284,10 @@ func TestSolcDefaultsOnNetworkUp(t *testing.T) {
 				t.Fatalf("public deploy receipt %v", r)
 			}
 			addr := r["contractAddress"].(string)
+			// node1 and node3 may be a block behind node2: wait until they
+			// have the deploy too before reading their state at "latest".
+			receipt(t, node1, "eth_getTransactionReceipt", hash)
+			receipt(t, node3, "eth_getTransactionReceipt", hash)
 			var code hexutil.Bytes
 			mustRPC(t, &code, node3, "eth_getCode", addr, "latest")
 			if !bytes.Equal(code, c.Runtime) {
@@ -306,6 +310,7 @@ func TestSolcDefaultsOnNetworkUp(t *testing.T) {
 			}
 			paddr, group := pr["contractAddress"].(string), pr["privacyGroupId"].(string)
 			for _, url := range []string{node1, node2} {
+				receipt(t, url, "priv_getTransactionReceipt", pmt)
 				mustRPC(t, &code, url, "priv_getCode", group, paddr, "latest")
 				if !bytes.Equal(code, c.Runtime) {
 					t.Fatalf("%s priv_getCode %x, want solc's runtime code", url, code)
