@@ -14,8 +14,8 @@ import (
 // Besu would reject is an error naming the option), and when given it gets
 // one start-up line saying what Basalt does instead (option.basalt). A
 // value that would weaken the node's security if it were ignored is refused
-// instead. The options Basalt acts on are in flags.go. config/README.md's
-// table of every option is generated from both (TestReadmeOptionTable).
+// instead. The options Basalt acts on are in flags.go. docs/reference/configuration.md's
+// table of every option is generated from both (TestReferenceBesuOptions).
 
 // Start-up lines shared by families of options.
 const (

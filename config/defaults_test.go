@@ -20,7 +20,7 @@ import (
 
 // TestDefaultsOnePlace fails when an option's default and the default a
 // constructor fills into a zero field differ: config.Defaults() (the option
-// table, which --help and config/README.md print) against the constants the
+// table, which --help and docs/reference/configuration.md print) against the constants the
 // constructors apply (rpc.NewServer, rpc.NewWSHandler, metrics' pusher, the
 // API backend, the pool, the peer-to-peer service). The rpc, metrics and
 // httpmw ones are written from those constants in the table; the others are

@@ -16,7 +16,7 @@
 // flags.go, the others in besu.go, each checked as Besu checks it and, when
 // given, named in a start-up Notice saying what Basalt does instead
 // (Config.LogNotices); a value that would weaken the node if ignored is an
-// error. Besu's rules between options are in rules.go. config/README.md's
+// error. Besu's rules between options are in rules.go. docs/reference/configuration.md's
 // table of every option is generated from these tables. AddFlags registers the flags on the root
 // command (the options subcommands share as persistent flags); Load(cmd)
 // resolves and validates them for the root command or any subcommand and

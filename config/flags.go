@@ -32,7 +32,7 @@ const optConfigFile = "config-file"
 // and the default, written only here), how it sets Config (apply, or check
 // for an option that sets nothing: together the Set of its
 // cliconf.Binding, see table), and how Basalt's handling of it compares
-// with Besu's (config/README.md's table is written from these).
+// with Besu's (docs/reference/configuration.md's table is written from these).
 type option struct {
 	cliconf.Option
 	persistent bool // shared with subcommands
@@ -75,7 +75,7 @@ const (
 )
 
 // spec is the loader's description of o. Options that do not act are left
-// out of --help (config/README.md lists them), as are hidden ones.
+// out of --help (docs/reference/configuration.md lists them), as are hidden ones.
 func (o option) spec() cliconf.Option {
 	spec := o.Option
 	spec.Hidden = o.Hidden || (o.status != acts && o.status != own)
@@ -112,7 +112,7 @@ func (o option) set(c *Config, v string) error {
 // table is opts in the one option shape of the three programs
 // (cliconf.Binding): the loader's description of each option and set. The
 // status, basalt and noteWhen of an option stay beside it here, for the
-// start-up notices and config/README.md.
+// start-up notices and docs/reference/configuration.md.
 func table(opts []option) cliconf.Table[Config] {
 	t := make(cliconf.Table[Config], len(opts))
 	for i, o := range opts {
@@ -132,7 +132,7 @@ func newSpec(t cliconf.Table[Config]) *cliconf.Spec {
 // Defaults returns the configuration of a run given no option, before the
 // checks that involve several options and the genesis (Load's finish): every
 // option's default, from the one place it is written, the option table,
-// which --help and config/README.md print too. The node passes these values
+// which --help and docs/reference/configuration.md print too. The node passes these values
 // to the constructors (rpc.NewWSHandler, metrics' pusher, ...); where a
 // constructor also fills in a zero field, the table's default is written
 // from that constructor's constant.

@@ -15,5 +15,5 @@
 // more with a small parser of its own (document.go), since graphql-go keeps
 // its parser internal.
 //
-// README.md describes the endpoint for users, with example queries.
+// docs/how-to/graphql.md describes the endpoint for users, with example queries.
 package graphql

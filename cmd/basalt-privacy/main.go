@@ -6,7 +6,7 @@
 //	basalt-privacy --generatekeys a,b [config]   write a.pub/a.key, b.pub/b.key and exit
 //
 // Every configuration key can be overridden by BASALT_PRIVACY_<KEY> or
-// ORION_<KEY>; see package ptm/config and ptm/README.md.
+// ORION_<KEY>; see package ptm/config and docs/how-to/privacy-manager.md.
 package main
 
 import (

@@ -67,7 +67,7 @@ overridden by an environment variable BASALT_PRIVACY_<KEY> or ORION_<KEY>
 (lists comma-separated). Without a config file the defaults apply: node API on
 127.0.0.1:8080, client API on 127.0.0.1:8888, storage leveldb (Pebble) in the
 current directory. Before exposing the node API to other organisations, read
-"Running it in production" in ptm/README.md (mutual TLS, allowlists, client
+"Running it in production" in docs/how-to/privacy-manager.md (mutual TLS, allowlists, client
 API tokens).`,
 		Args:          cobra.MaximumNArgs(1),
 		Version:       clientID,

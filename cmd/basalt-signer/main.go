@@ -8,7 +8,7 @@
 //
 // Run `basalt-signer --help` for the options. Options are read from the
 // command line, ETHSIGNER_* environment variables and a TOML file
-// (--config-file). See signer/README.md.
+// (--config-file). See docs/how-to/signer.md.
 package main
 
 import (

@@ -67,7 +67,7 @@ have 10,000 transactions in flight (--tx-pool-max-future-by-sender=10000: one ke
 	f.BoolVar(&s.Signer, "signer", false, "Run basalt-signer in front of node 1 with the first dev key")
 	f.IntVar(&s.BasePort, "base-port", 8545, "First port of the network (node 1's HTTP JSON-RPC)")
 	f.StringVar(&s.Milestone, "milestone", localnet.DefaultMilestone, "Newest protocol milestone (hard fork) the genesis activates, with every earlier one, from block 0: "+
-		strings.Join(localnet.Milestones, ", ")+"; an older one beside other clients (GoQuorum 24.4.1: berlin; Besu validators: at most shanghai, see the README)")
+		strings.Join(localnet.Milestones, ", ")+"; an older one beside other clients (GoQuorum 24.4.1: berlin; Besu validators: at most shanghai, see docs/how-to/network-up.md)")
 	f.BoolVar(&detach, "detach", false, "Run the network in the background; stop it with basalt network down")
 	f.BoolVar(&verbose, "verbose", false, "Stream every process's log, each line prefixed with its name")
 

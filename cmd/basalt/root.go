@@ -58,7 +58,7 @@ which wins over the config file.
 
 Every other option of Besu's command-line reference is accepted as well, so a
 Besu configuration starts unchanged: the node says at start-up what it does
-instead for each one given (config/README.md lists them all). Run
+instead for each one given (docs/reference/configuration.md lists them all). Run
 basalt --Xhelp for the hidden options.`,
 		Version:       version.ClientID(config.ClientName, ""),
 		Args:          noArgs,

@@ -315,7 +315,7 @@ func TestScrapeInterval(t *testing.T) {
 	block := regexp.MustCompile("(?s)```yaml\n(.*?)```")
 	interval := regexp.MustCompile(`(?m)^\s*scrape_interval:\s*(\d+)s\b`)
 	found := 0
-	for _, readme := range []string{"../../README.md", "../README.md"} {
+	for _, readme := range []string{"../../docs/how-to/monitoring.md"} {
 		data, err := os.ReadFile(readme)
 		if err != nil {
 			t.Fatal(err)
@@ -335,8 +335,8 @@ func TestScrapeInterval(t *testing.T) {
 			}
 		}
 	}
-	if found != 2 {
-		t.Errorf("%d Prometheus configurations in the READMEs, want the node README's and metrics/README.md's", found)
+	if found != 1 {
+		t.Errorf("%d Prometheus configurations in docs/how-to/monitoring.md, want one", found)
 	}
 }
 

@@ -58,7 +58,7 @@ type Config struct {
 	MaxPayloadSize         int      // maxpayloadsize: 16777216 bytes (Basalt)
 
 	// Discovery and the client API's access control (Basalt's keys; see
-	// ptm/README.md, "Running it in production").
+	// docs/how-to/privacy-manager.md, "Running it in production").
 	PeerDiscovery   bool   // peerdiscovery: true; false = only othernodes, which are also the only addresses the node API serves
 	MaxPeers        int    // maxpeers: 128 other instances in the node table
 	MaxKeysPerPeer  int    // maxkeysperpeer: 256 keys per instance

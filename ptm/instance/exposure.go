@@ -33,7 +33,7 @@ func exposureWarnings(cfg *config.Config, clientTokens bool) []string {
 		switch {
 		case cfg.TLS == "off":
 			out = append(out, fmt.Sprintf("the node API listens on %s with tls = \"off\": its traffic is readable on the network and any host that reaches it is served; "+
-				"set tls = \"strict\" with tlsservertrust and tlsclienttrust = \"whitelist\" or \"ca\", and ipwhitelist (see ptm/README.md, Running it in production)", cfg.NodeNetworkInterface))
+				"set tls = \"strict\" with tlsservertrust and tlsclienttrust = \"whitelist\" or \"ca\", and ipwhitelist (see docs/how-to/privacy-manager.md, Running it in production)", cfg.NodeNetworkInterface))
 		case strings.HasPrefix(cfg.TLSServerTrust, "insecure-") || strings.HasPrefix(cfg.TLSClientTrust, "insecure-"):
 			out = append(out, fmt.Sprintf("the node API listens on %s with an insecure TLS trust mode (tlsservertrust = %q, tlsclienttrust = %q): any certificate is accepted", cfg.NodeNetworkInterface, cfg.TLSServerTrust, cfg.TLSClientTrust))
 		}

@@ -12,9 +12,9 @@ import (
 	"github.com/basaltchain/basalt/testsupport/proctest"
 )
 
-// TestQuickstart runs the README's Quickstart: `basalt network up
+// TestQuickstart runs the Quickstart (docs/get-started/quickstart.md): `basalt network up
 // --privacy --signer` (in the background here), then its ethers.js
-// snippet, quickstart.mjs, which must be the README's block verbatim: a
+// snippet, quickstart.mjs, which must be the page's block verbatim: a
 // transfer through the signer, a private contract for nodes 1 and 2 that
 // node 3 cannot read.
 func TestQuickstart(t *testing.T) {
@@ -29,12 +29,12 @@ func TestQuickstart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := os.ReadFile("../../docs/get-started/quickstart.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(string(readme), "```js\n"+string(script)+"```\n") {
-		t.Fatal("quickstart.mjs differs from the README's Quickstart snippet")
+		t.Fatal("quickstart.mjs differs from the snippet of docs/get-started/quickstart.md")
 	}
 	abs, err := filepath.Abs("quickstart.mjs")
 	if err != nil {

@@ -1,7 +1,9 @@
-// Package walkthrough runs the walkthroughs of the project's READMEs as
-// they are written, so that a README cannot drift from the code.
+// Package walkthrough runs the walkthroughs of README.md and of every page
+// under docs/ as they are written, so that the documentation cannot drift
+// from the code. It also checks that every relative link of those pages
+// leads to a file (and heading) of the repository (TestLinks).
 //
-// Every ```sh block of every README is preceded by an annotation, an HTML
+// Every ```sh block of every page is preceded by an annotation, an HTML
 // comment that the rendered page does not show:
 //
 //	<!-- walkthrough: NAME -->                 run the block as the next step of walkthrough NAME
@@ -18,12 +20,12 @@
 // variables carry from a block to the next, as in a terminal), with
 // `set -euo pipefail`, in a new temporary directory, with basalt,
 // basalt-privacy and basalt-signer (built from this checkout) first on
-// PATH: the README's commands are what a user types after `go install
-// ./cmd/...`. The well-known ports the READMEs use (8545, 30303, 8888, …)
+// PATH: the pages' commands are what a user types after `go install
+// ./cmd/...`. The well-known ports the pages use (8545, 30303, 8888, …)
 // are replaced by free ones, so walkthroughs do not collide with anything
 // else on the machine, and basalt's default ports move with them
 // (BASALT_RPC_HTTP_PORT and friends, which win over a config file: a
-// README's basalt config file leaves its ports to the defaults or to
+// page's basalt config file leaves its ports to the defaults or to
 // flags); nothing else is changed.
 //
 // A comment line holding JSON right after a command shows what it prints:

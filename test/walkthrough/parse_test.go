@@ -7,11 +7,14 @@ import (
 	"testing"
 )
 
-// TestSampleConfig: the config file the README's walkthrough writes is
-// config/example.toml, so the sample in the repository is the one a node
-// starts with in the test.
+// configPage is the page whose walkthrough writes config/example.toml.
+const configPage = "docs/get-started/config-file.md"
+
+// TestSampleConfig: the config file the config-file page's walkthrough
+// writes is config/example.toml, so the sample in the repository is the one
+// a node starts with in the test.
 func TestSampleConfig(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	readme, err := os.ReadFile(filepath.Join(root, configPage))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -19,14 +22,14 @@ func TestSampleConfig(t *testing.T) {
 	_, rest, ok := strings.Cut(string(readme), start)
 	shown, _, ok2 := strings.Cut(rest, end)
 	if !ok || !ok2 {
-		t.Fatal("README.md does not write config.toml")
+		t.Fatal(configPage + " does not write config.toml")
 	}
 	sample, err := os.ReadFile(filepath.Join(root, "config", "example.toml"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if shown+"\n" != string(sample) {
-		t.Errorf("README.md's config.toml differs from config/example.toml:\n%s\n---\n%s", shown, sample)
+		t.Errorf(configPage+"'s config.toml differs from config/example.toml:\n%s\n---\n%s", shown, sample)
 	}
 }
 

@@ -21,20 +21,34 @@ import (
 // root is the module root, from this package's directory.
 const root = "../.."
 
-// readmes are the READMEs whose walkthroughs run.
-var readmes = []string{
-	"README.md",
-	"config/README.md",
-	"graphql/README.md",
-	"p2p/README.md",
-	"ptm/README.md",
-	"rpc/auth/README.md",
-	"signer/README.md",
+// pages returns the pages whose walkthroughs run: README.md and every
+// markdown file under docs/, in a stable order.
+func pages(t *testing.T) []string {
+	t.Helper()
+	out := []string{"README.md"}
+	err := filepath.WalkDir(filepath.Join(root, "docs"), func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && strings.HasSuffix(p, ".md") {
+			rel, err := filepath.Rel(root, p)
+			if err != nil {
+				return err
+			}
+			out = append(out, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(out[1:])
+	return out
 }
 
 // knownPorts are the ports the READMEs use; each walkthrough runs with free
 // ports in their place.
-var knownPorts = []string{"8545", "8546", "8547", "8555", "8565", "9545", "30303", "30304", "30305", "8888", "8889", "8890", "8080", "8081", "8082"}
+var knownPorts = []string{"8545", "8546", "8547", "8555", "8565", "8575", "8590", "9545", "30303", "30304", "30305", "30306", "8888", "8889", "8890", "8080", "8081", "8082"}
 
 // block is one ```sh block of a README with its annotation.
 type block struct {
@@ -157,8 +171,10 @@ func (b *block) expectations() []expectation {
 	return out
 }
 
-// TestREADMEWalkthroughs runs every walkthrough of every README.
-func TestREADMEWalkthroughs(t *testing.T) {
+// TestWalkthroughs runs every walkthrough of README.md and of every page
+// under docs/, and names the pages that hold none (only prose, or only
+// skipped blocks, whose reasons it lists).
+func TestWalkthroughs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs real processes")
 	}
@@ -169,11 +185,13 @@ func TestREADMEWalkthroughs(t *testing.T) {
 	}
 	bin := binaries(t)
 	before := checkoutStatus(t)
-	for _, path := range readmes {
+	var idle []string
+	for _, path := range pages(t) {
 		walks := map[string][]block{}
-		var order []string
+		var order, skips []string
 		for _, b := range parse(t, path) {
 			if b.skip != "" {
+				skips = append(skips, fmt.Sprintf("%s:%d: %s", b.file, b.line, b.skip))
 				continue
 			}
 			if walks[b.name] == nil {
@@ -181,10 +199,17 @@ func TestREADMEWalkthroughs(t *testing.T) {
 			}
 			walks[b.name] = append(walks[b.name], b)
 		}
+		if len(skips) > 0 {
+			t.Logf("blocks not run:\n  %s", strings.Join(skips, "\n  "))
+		}
+		if len(order) == 0 {
+			idle = append(idle, path)
+		}
 		for _, name := range order {
 			t.Run(path+"/"+name, func(t *testing.T) { run(t, bin, walks[name]) })
 		}
 	}
+	t.Logf("pages without a walkthrough to run: %s", strings.Join(idle, ", "))
 	if after := checkoutStatus(t); after != before {
 		t.Errorf("the walkthroughs changed the checkout:\nbefore:\n%s\nafter:\n%s", before, after)
 	}
