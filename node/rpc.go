@@ -16,6 +16,7 @@ import (
 // on the node's backend.
 type rpcServers struct {
 	n    *Node
+	reg  *rpc.Registry // every method the node registers, whether or not an endpoint enables its group
 	http *listener
 	ws   *listener
 	wsH  *rpc.WSHandler
@@ -23,7 +24,7 @@ type rpcServers struct {
 
 func newRPCServers(n *Node) (*rpcServers, error) {
 	reg := rpc.NewRegistry()
-	s := &rpcServers{n: n}
+	s := &rpcServers{n: n, reg: reg}
 	cfg := n.cfg.RPC
 	// The groups come from their providers: the node's services, then the
 	// consensus engine's own (CLIQUE, IBFT, QBFT).

@@ -111,6 +111,25 @@ func (r *Registry) Groups() []string {
 	return out
 }
 
+// MethodInfo names a registered method and its API group.
+type MethodInfo struct {
+	Name  string
+	Group string
+}
+
+// Methods returns every registered method with its group, sorted by name
+// (the generated JSON-RPC reference is written from it).
+func (r *Registry) Methods() []MethodInfo {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]MethodInfo, 0, len(r.methods))
+	for _, m := range r.methods {
+		out = append(out, MethodInfo{Name: m.name, Group: m.group})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
 func (r *Registry) snapshot() map[string]*method {
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -614,3 +614,22 @@ func TestGroupErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestRegistryMethods: Methods lists every registered method once, with
+// its group, sorted by name.
+func TestRegistryMethods(t *testing.T) {
+	r := NewRegistry()
+	r.MustRegister("", "web3_sha3", func(s string) string { return s })
+	r.MustRegister("eth", "eth_chainId", func() string { return "0x1" })
+	r.MustRegister("", "eth_blockNumber", func() string { return "0x0" })
+	got := r.Methods()
+	want := []MethodInfo{{"eth_blockNumber", "ETH"}, {"eth_chainId", "ETH"}, {"web3_sha3", "WEB3"}}
+	if len(got) != len(want) {
+		t.Fatalf("Methods() = %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("Methods()[%d] = %v, want %v", i, got[i], want[i])
+		}
+	}
+}

@@ -1,6 +1,9 @@
 package rpctypes
 
-import "strings"
+import (
+	"sort"
+	"strings"
+)
 
 // API group names (--rpc-http-api / --rpc-ws-api values). Group names are
 // case-insensitive; the server keeps them upper case.
@@ -178,6 +181,16 @@ var knownMethods = toSet(
 func IsKnownMethod(name string) bool {
 	_, ok := knownMethods[name]
 	return ok
+}
+
+// KnownMethods returns the names IsKnownMethod accepts, sorted.
+func KnownMethods() []string {
+	out := make([]string, 0, len(knownMethods))
+	for n := range knownMethods {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
 }
 
 func toSet(names ...string) map[string]struct{} {
