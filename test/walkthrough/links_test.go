@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/basaltchain/basalt/internal/docgen"
 )
 
 // pending are pages the documentation map links that are written on other
@@ -124,5 +126,18 @@ func TestSlug(t *testing.T) {
 		if got := slug(h); got != want {
 			t.Errorf("slug(%q) = %q, want %q", h, got, want)
 		}
+	}
+}
+
+// TestRegenerateCommand: the documentation map gives the command that
+// regenerates the generated reference pages, the one their staleness
+// errors name.
+func TestRegenerateCommand(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(root, "docs", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "\n"+docgen.Command+"\n") {
+		t.Errorf("docs/README.md does not give the command %q", docgen.Command)
 	}
 }

@@ -46,11 +46,11 @@ func pages(t *testing.T) []string {
 	return out
 }
 
-// knownPorts are the ports the READMEs use; each walkthrough runs with free
+// knownPorts are the ports the pages use; each walkthrough runs with free
 // ports in their place.
 var knownPorts = []string{"8545", "8546", "8547", "8555", "8565", "8575", "8590", "9545", "30303", "30304", "30305", "30306", "8888", "8889", "8890", "8080", "8081", "8082"}
 
-// block is one ```sh block of a README with its annotation.
+// block is one ```sh block of a page with its annotation.
 type block struct {
 	file string
 	line int // of the opening fence
@@ -65,7 +65,7 @@ type block struct {
 
 var annotation = regexp.MustCompile(`^<!-- walkthrough: (.*) -->$`)
 
-// parse returns the sh blocks of the README at path, failing the test for
+// parse returns the sh blocks of the page at path, failing the test for
 // a block without an annotation or with a malformed one.
 func parse(t *testing.T, path string) []block {
 	t.Helper()
@@ -142,7 +142,7 @@ func (b *block) annotate(s string) error {
 	return nil
 }
 
-// expectation is a JSON line a README shows as a command's output.
+// expectation is a JSON line a page shows as a command's output.
 type expectation struct {
 	line    int
 	text    string
@@ -305,7 +305,7 @@ if [ -z "$up" ]; then echo "the background step did not listen on port %[1]s" >&
 
 	// basalt's default ports move with the ones the text names, so a step
 	// relying on a default (basalt --graphql-http-enabled) listens on the
-	// rewritten port too. (The variables win over a config file: a README's
+	// rewritten port too. (The variables win over a config file: a page's
 	// basalt config file leaves the ports to their defaults or to flags.)
 	env := append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	for v, p := range map[string]string{
