@@ -141,3 +141,24 @@ func TestRegenerateCommand(t *testing.T) {
 		t.Errorf("docs/README.md does not give the command %q", docgen.Command)
 	}
 }
+
+// TestIndex: every page under docs/ is linked from the map, docs/README.md,
+// so a newcomer can find it.
+func TestIndex(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(root, "docs", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	linked := map[string]bool{}
+	for _, l := range proseLines(string(b)) {
+		for _, m := range mdLink.FindAllStringSubmatch(l, -1) {
+			path, _, _ := strings.Cut(m[1], "#")
+			linked[filepath.ToSlash(filepath.Join("docs", path))] = true
+		}
+	}
+	for _, p := range pages(t) {
+		if strings.HasPrefix(p, "docs/") && p != "docs/README.md" && !linked[p] {
+			t.Errorf("%s is not linked from docs/README.md", p)
+		}
+	}
+}
