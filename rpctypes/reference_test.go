@@ -31,16 +31,28 @@ func moduleErrors(t *testing.T, root string) []jsonError {
 	var out []jsonError
 	fset := token.NewFileSet()
 	pkgs := map[string]bool{}
-	filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, "_test.go") {
-			dir := filepath.Dir(path)
-			rel, _ := filepath.Rel(root, dir)
-			if !strings.HasPrefix(rel, "deploy/k8stest") && !strings.Contains(rel, "node_modules") {
-				pkgs[dir] = true
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			name := d.Name()
+			if path != root && (strings.HasPrefix(name, ".") || name == "node_modules" || name == "testdata") {
+				return filepath.SkipDir
 			}
+			if rel, _ := filepath.Rel(root, path); rel == filepath.Join("deploy", "k8stest") {
+				return filepath.SkipDir // a module of its own
+			}
+			return nil
+		}
+		if strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, "_test.go") {
+			pkgs[filepath.Dir(path)] = true
 		}
 		return nil
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for dir := range pkgs {
 		parsed, err := parser.ParseDir(fset, dir, func(fi fs.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, 0)
 		if err != nil {
