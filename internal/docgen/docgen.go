@@ -53,12 +53,17 @@ func Header(title, source string) string {
 // want, and rewrites it under -update.
 func Check(t testing.TB, path, want string) {
 	t.Helper()
-	file := filepath.Join(Root(t), path)
+	check(t, filepath.Join(Root(t), path), path, want, *update)
+}
+
+// check is Check on the file at file, shown as path.
+func check(t testing.TB, file, path, want string, update bool) {
+	t.Helper()
 	got, err := os.ReadFile(file)
 	if err == nil && string(got) == want {
 		return
 	}
-	if *update {
+	if update {
 		if err := os.WriteFile(file, []byte(want), 0o644); err != nil {
 			t.Fatal(err)
 		}
