@@ -2,6 +2,8 @@ package fault
 
 import (
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -21,8 +23,9 @@ import (
 
 // Ports of every node, each in its own namespace.
 const (
-	rpcPort = 8545
-	p2pPort = 30303
+	rpcPort     = 8545
+	p2pPort     = 30303
+	metricsPort = 9545
 )
 
 // Config is the network NewNetwork starts.
@@ -114,6 +117,8 @@ func (n *Node) Start(extra ...string) {
 		"--rpc-http-api=" + api, "--host-allowlist=*",
 		"--p2p-enabled", "--p2p-host=" + f.NodeIP(n.Index), "--p2p-interface=" + f.NodeIP(n.Index),
 		"--p2p-port=" + strconv.Itoa(p2pPort), "--discovery-enabled=false",
+		// The consensus round and round changes, read by Metric.
+		"--metrics-enabled", "--metrics-host=" + f.NodeIP(n.Index), "--metrics-port=" + strconv.Itoa(metricsPort),
 		// Redial a dropped peer at once, not after Besu's 60 s.
 		"--Xp2p-static-reconnect-seconds=1",
 	}, extra...)
@@ -145,6 +150,51 @@ func (n *Node) Coinbase(number uint64) common.Address {
 	}
 	n.MustCall(&b, "eth_getBlockByNumber", hexutil.EncodeUint64(number), false)
 	return b.Miner
+}
+
+// Metric is the value of the Prometheus sample name (a gauge or counter
+// without labels, e.g. besu_consensus_qbft_round) on the node's metrics
+// endpoint.
+func (n *Node) Metric(name string) (float64, error) {
+	resp, err := metricsClient.Get(fmt.Sprintf("http://%s:%d/metrics", n.net.NodeIP(n.Index), metricsPort))
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(body), "\n") {
+		if v, ok := strings.CutPrefix(line, name+" "); ok {
+			return strconv.ParseFloat(strings.TrimSpace(v), 64)
+		}
+	}
+	return 0, fmt.Errorf("no sample %s", name)
+}
+
+var metricsClient = &http.Client{Timeout: 5 * time.Second}
+
+// Round is the round the node is deciding its next block in (0 unless
+// the proposer was late or cut off).
+func (n *Node) Round() int {
+	n.net.t.Helper()
+	v, err := n.Metric("besu_consensus_" + n.net.Cfg.Engine + "_round")
+	if err != nil {
+		n.net.t.Fatalf("node %d round: %v", n.Index, err)
+	}
+	return int(v)
+}
+
+// RoundChanges is the number of round changes the node made since it
+// started.
+func (n *Node) RoundChanges() int {
+	n.net.t.Helper()
+	v, err := n.Metric("besu_consensus_" + n.net.Cfg.Engine + "_round_changes_total")
+	if err != nil {
+		n.net.t.Fatalf("node %d round changes: %v", n.Index, err)
+	}
+	return int(v)
 }
 
 // Running lists the running nodes.
