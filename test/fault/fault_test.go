@@ -264,7 +264,7 @@ func killDuringRoundChange(t testing.TB, run *fault.Run) {
 	victim := others[len(others)-1]
 	victim.Stop(syscall.SIGKILL)
 	h := fault.Head(net.Running())
-	s.Note("killed %d at round %d of block %d (head %d)", victim.Index, round, head+1, h)
+	s.Note("killed %d at round %d (proposer %d cut after block %d, head now %d)", victim.Index, round, p, head, h)
 	if len(net.Nodes) == 4 {
 		fault.Halted(t, halt, net.Running()...)
 		s.Note("halted with proposer %d cut", p)

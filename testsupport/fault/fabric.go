@@ -31,8 +31,9 @@ type Fabric struct {
 	cuts map[[2]int]bool // unordered pairs, low index first
 }
 
-// fabrics numbers the fabrics of this test process (names, subnets).
-var fabrics atomic.Int32
+// fabrics numbers the fabrics of this test process (names, subnets);
+// probes Require's probe namespaces (parallel tests probe at once).
+var fabrics, probes atomic.Int32
 
 // Require skips the test unless it can build a Fabric: it runs as root,
 // with ip (iproute2) and nft (nftables), and may add a network namespace.
@@ -46,7 +47,7 @@ func Require(t testing.TB) {
 			t.Skipf("fault injection needs %s (Debian: apt-get install iproute2 nftables)", tool)
 		}
 	}
-	probe := fmt.Sprintf("bfprobe%d", os.Getpid())
+	probe := fmt.Sprintf("bfprobe%d-%d", os.Getpid(), probes.Add(1))
 	if out, err := exec.Command("ip", "netns", "add", probe).CombinedOutput(); err != nil {
 		t.Skipf("fault injection needs network namespaces: ip netns add: %v %s", err, out)
 	}

@@ -175,3 +175,31 @@ func TestLossToxic(t *testing.T) {
 		}
 	}
 }
+
+// TestLinkBandwidth: a 4 KB/s cap makes 8 KB take at least most of two
+// seconds to cross, and all of it arrives.
+func TestLinkBandwidth(t *testing.T) {
+	f := NewFabric(t, 2)
+	startEcho(t, f, 1)
+	l := NewLinks(t, f, p2pPort)
+	c, err := net.Dial("tcp", l.Addr(0, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	l.Shape(0, 1, Shape{RateKB: 4})
+	data := []byte(strings.Repeat("0123456789abcdef", 512)) // 8 KB
+	start := time.Now()
+	go c.Write(data)
+	c.SetDeadline(time.Now().Add(30 * time.Second))
+	got := make([]byte, len(data))
+	if _, err := io.ReadFull(c, got); err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(data) {
+		t.Fatal("the echo differs")
+	}
+	if d := time.Since(start); d < 1500*time.Millisecond {
+		t.Fatalf("8 KB crossed a 4 KB/s link in %v", d)
+	}
+}

@@ -29,7 +29,8 @@ type Record struct {
 
 // String is the record as a row of the documentation's table.
 func (r Record) String() string {
-	return fmt.Sprintf("| %s | %d | %d | %d/%d | %s |", r.Name, r.Blocks, r.Recovery, r.Acked, r.Mined, r.Note)
+	cell := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+	return fmt.Sprintf("| %s | %d | %d | %d/%d | %s |", cell(r.Name), r.Blocks, r.Recovery, r.Acked, r.Mined, cell(r.Note))
 }
 
 // Run is a sequence of scenarios on one network under one stream: each
