@@ -174,9 +174,10 @@ func proposerAlone(t testing.TB, run *fault.Run) {
 	p, head := net.NextProposer(net.Nodes[0])
 	net.Isolate(p)
 	others := without(net.Nodes, p)
+	rc := roundChanges(others)
 	fault.Progress(t, 2*time.Minute, 3, others...)
 	if got := net.IndexOf(others[0].Coinbase(head + 1)); got != p {
-		s.Note("block %d proposed by %d after a round change", head+1, got)
+		s.Note("block %d proposed by %d after a round change (%d round changes on the others)", head+1, got, roundChanges(others)-rc)
 	} else {
 		// The proposal left before the cut took hold (a loaded machine).
 		s.Note("block %d proposed by the isolated %d before the cut", head+1, p)
@@ -273,6 +274,15 @@ func killDuringRoundChange(t testing.TB, run *fault.Run) {
 	net.Heal()
 	s.FaultEnded()
 	s.End()
+}
+
+// roundChanges is the sum of the nodes' round change counters.
+func roundChanges(nodes []*fault.Node) int {
+	sum := 0
+	for _, n := range nodes {
+		sum += n.RoundChanges()
+	}
+	return sum
 }
 
 // without is nodes less the one of index i.
