@@ -21,7 +21,6 @@ import (
 
 	"github.com/basaltchain/basalt/testsupport/fault"
 	"github.com/basaltchain/basalt/testsupport/proctest"
-	"github.com/basaltchain/basalt/testsupport/testnode"
 )
 
 func TestMain(m *testing.M) {
@@ -244,31 +243,40 @@ func clockSkew(t testing.TB, run *fault.Run, skew time.Duration) {
 }
 
 // killDuringRoundChange isolates the next proposer so that the others
-// change round, and while they do kills one of them: the two left have no
-// quorum; the killed one restarts and the cut heals, production resumes.
+// change round, and as they do (their round change counters move) kills
+// the proposer of the round they move to, so that round fails as well.
+// On 4 validators the two left have no quorum and halt; on 7 the five
+// left change round again and go on. The killed one restarts while the
+// others are still changing rounds and has to join them; then the cut
+// heals.
 func killDuringRoundChange(t testing.TB, run *fault.Run) {
 	net := run.Net
 	s := run.Begin(t, "kill during a round change")
 	p, head := net.NextProposer(net.Nodes[0])
 	net.Isolate(p)
 	others := without(net.Nodes, p)
-	// The others' round 0 times out without a proposal: kill one of them
-	// once one has moved to round 1 or later (its gauge), before the
-	// height is decided.
-	var round int
-	testnode.WaitFor(t, time.Minute, "a round change", func() bool {
-		for _, o := range others {
+	victim := net.Nodes[net.Proposer(others[0], head, 1)]
+	rc := roundChanges(others)
+	proctest.WaitFor(t, time.Minute, 5*time.Millisecond, "a round change", func() bool {
+		return roundChanges(others) > rc
+	})
+	victim.Stop(syscall.SIGKILL)
+	live := without(others, victim.Index)
+	if h := fault.Head(live); h > head {
+		s.Note("killed round 1's proposer %d after block %d was in (head %d)", victim.Index, head+1, h)
+	} else {
+		s.Note("killed round 1's proposer %d during the round change of block %d", victim.Index, head+1)
+	}
+	if len(net.Nodes) == 4 {
+		fault.Halted(t, halt, live...)
+		round := 0
+		for _, o := range live {
 			round = max(round, o.Round())
 		}
-		return round > 0
-	})
-	victim := others[len(others)-1]
-	victim.Stop(syscall.SIGKILL)
-	h := fault.Head(net.Running())
-	s.Note("killed %d at round %d (proposer %d cut after block %d, head now %d)", victim.Index, round, p, head, h)
-	if len(net.Nodes) == 4 {
-		fault.Halted(t, halt, net.Running()...)
-		s.Note("halted with proposer %d cut", p)
+		s.Note("halted at round %d with proposer %d cut", round, p)
+	} else {
+		fault.Progress(t, 2*time.Minute, 2, live...)
+		s.Note("went on with %d of %d", len(live), len(net.Nodes))
 	}
 	victim.Start()
 	net.Heal()

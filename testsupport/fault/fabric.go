@@ -83,10 +83,12 @@ func NewFabric(t testing.TB, count int) *Fabric {
 		f.must("ip", "-n", ns, "addr", "add", f.NodeIP(i)+"/24", "dev", "eth0")
 		f.must("ip", "-n", ns, "link", "set", "eth0", "up")
 		f.must("ip", "-n", ns, "link", "set", "lo", "up")
-		f.nft(i, "-f", "-", `table inet fault {
+		if err := f.nftScript(i, `table inet fault {
   chain in { type filter hook input priority 0; policy accept; }
   chain out { type filter hook output priority 0; policy accept; }
-}`)
+}`); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return f
 }
@@ -138,41 +140,70 @@ func (f *Fabric) Command(i int, name string, args ...string) *exec.Cmd {
 // Cut drops every packet between nodes a and b, both ways, from now on.
 func (f *Fabric) Cut(a, b int) {
 	f.t.Helper()
-	if a == b {
-		return
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	pair := [2]int{min(a, b), max(a, b)}
-	if f.cuts[pair] {
-		return
-	}
-	f.cuts[pair] = true
-	for _, p := range [][2]int{{a, b}, {b, a}} {
-		f.nft(p[0], "add", "rule", "inet", "fault", "out", "ip", "daddr", f.PeerIP(p[1]), "drop")
-		f.nft(p[0], "add", "rule", "inet", "fault", "in", "ip", "saddr", f.PeerIP(p[1]), "drop")
-	}
+	f.cut([][2]int{{a, b}})
 }
 
-// Partition cuts every pair of nodes in different groups.
+// Partition cuts every pair of nodes in different groups, all at once.
 func (f *Fabric) Partition(groups ...[]int) {
 	f.t.Helper()
+	var pairs [][2]int
 	for gi, g := range groups {
 		for _, h := range groups[gi+1:] {
 			for _, a := range g {
 				for _, b := range h {
-					f.Cut(a, b)
+					pairs = append(pairs, [2]int{a, b})
 				}
 			}
 		}
 	}
+	f.cut(pairs)
 }
 
-// Isolate cuts node i from every other node.
+// Isolate cuts node i from every other node, all at once.
 func (f *Fabric) Isolate(i int) {
 	f.t.Helper()
+	var pairs [][2]int
 	for j := range f.count {
-		f.Cut(i, j)
+		pairs = append(pairs, [2]int{i, j})
+	}
+	f.cut(pairs)
+}
+
+// cut drops the packets of pairs: one nftables transaction per namespace,
+// the namespaces in parallel, so that a partition takes hold at once (a
+// proposer isolated in its round must not get its proposal out first).
+func (f *Fabric) cut(pairs [][2]int) {
+	f.t.Helper()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	scripts := map[int]*strings.Builder{}
+	rule := func(ns, peer int) {
+		b := scripts[ns]
+		if b == nil {
+			b = new(strings.Builder)
+			scripts[ns] = b
+		}
+		fmt.Fprintf(b, "add rule inet fault out ip daddr %s drop\n", f.PeerIP(peer))
+		fmt.Fprintf(b, "add rule inet fault in ip saddr %s drop\n", f.PeerIP(peer))
+	}
+	for _, p := range pairs {
+		a, b := p[0], p[1]
+		key := [2]int{min(a, b), max(a, b)}
+		if a == b || f.cuts[key] {
+			continue
+		}
+		f.cuts[key] = true
+		rule(a, b)
+		rule(b, a)
+	}
+	errs := make(chan error, len(scripts))
+	for ns, script := range scripts {
+		go func() { errs <- f.nftScript(ns, script.String()) }()
+	}
+	for range scripts {
+		if err := <-errs; err != nil {
+			f.t.Fatal(err)
+		}
 	}
 }
 
@@ -181,24 +212,26 @@ func (f *Fabric) Heal() {
 	f.t.Helper()
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	errs := make(chan error, f.count)
 	for i := range f.count {
-		f.nft(i, "flush", "chain", "inet", "fault", "in")
-		f.nft(i, "flush", "chain", "inet", "fault", "out")
+		go func() { errs <- f.nftScript(i, "flush chain inet fault in\nflush chain inet fault out\n") }()
+	}
+	for range f.count {
+		if err := <-errs; err != nil {
+			f.t.Fatal(err)
+		}
 	}
 	clear(f.cuts)
 }
 
-// nft runs nft in node i's namespace.
-func (f *Fabric) nft(i int, args ...string) {
-	f.t.Helper()
-	cmd := exec.Command("ip", append([]string{"netns", "exec", f.Namespace(i), "nft"}, args...)...)
-	if len(args) > 1 && args[0] == "-f" {
-		cmd.Stdin = strings.NewReader(args[len(args)-1])
-		cmd.Args = cmd.Args[:len(cmd.Args)-1]
-	}
+// nftScript runs an nft script (one transaction) in node i's namespace.
+func (f *Fabric) nftScript(i int, script string) error {
+	cmd := exec.Command("ip", "netns", "exec", f.Namespace(i), "nft", "-f", "-")
+	cmd.Stdin = strings.NewReader(script)
 	if out, err := cmd.CombinedOutput(); err != nil {
-		f.t.Fatalf("nft %v in %s: %v\n%s", args, f.Namespace(i), err, out)
+		return fmt.Errorf("nft in %s: %v\n%s\n%s", f.Namespace(i), err, out, script)
 	}
+	return nil
 }
 
 func (f *Fabric) must(name string, args ...string) {

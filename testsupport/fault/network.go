@@ -18,6 +18,7 @@ import (
 
 	"github.com/basaltchain/basalt/consensus/bft"
 	"github.com/basaltchain/basalt/testsupport/bftnet"
+	"github.com/basaltchain/basalt/testsupport/proctest"
 	"github.com/basaltchain/basalt/testsupport/testnode"
 )
 
@@ -249,13 +250,25 @@ func Halted(t testing.TB, span time.Duration, nodes ...*Node) {
 	}
 }
 
-// NextProposer is the index of the validator that proposes round 0 of the
-// block after node's head, and that head.
-func (n *Network) NextProposer(node *Node) (int, uint64) {
+// NextProposer waits for node's next block and returns it (head) and the
+// index of the validator that proposes round 0 of the block after it.
+// Called just as a block is in, the caller has about a block period before
+// that proposal goes out.
+func (n *Network) NextProposer(node *Node) (proposer int, head uint64) {
 	n.t.Helper()
-	head := node.BlockNumber()
-	p := bft.Proposer(n.Validators, node.Coinbase(head), 0)
-	return n.IndexOf(p), head
+	from := node.BlockNumber()
+	proctest.WaitFor(n.t, time.Minute, 10*time.Millisecond, "a new block", func() bool {
+		head = node.BlockNumber()
+		return head > from
+	})
+	return n.Proposer(node, head, 0), head
+}
+
+// Proposer is the index of the validator that proposes round of the block
+// after parent (read from node).
+func (n *Network) Proposer(node *Node, parent uint64, round uint32) int {
+	n.t.Helper()
+	return n.IndexOf(bft.Proposer(n.Validators, node.Coinbase(parent), round))
 }
 
 // IndexOf is the index of the node whose address is addr, -1 if none.
