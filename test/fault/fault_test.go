@@ -245,6 +245,8 @@ func clockSkew(t testing.TB, run *fault.Run, skew time.Duration) {
 // killDuringRoundChange isolates the next proposer so that the others
 // change round, and as they do (their round change counters move) kills
 // the proposer of the round they move to, so that round fails as well.
+// That proposer's links are slowed by 3 s from the cut on, so that its
+// round-1 proposal cannot settle the height before the kill lands.
 // On 4 validators the two left have no quorum and halt; on 7 the five
 // left change round again and go on. The killed one restarts while the
 // others are still changing rounds and has to join them; then the cut
@@ -252,11 +254,21 @@ func clockSkew(t testing.TB, run *fault.Run, skew time.Duration) {
 func killDuringRoundChange(t testing.TB, run *fault.Run) {
 	net := run.Net
 	s := run.Begin(t, "kill during a round change")
+	// The counters before the height: read after the cut, they might
+	// already hold its round change on a loaded machine.
+	rcs := map[int]int{}
+	for _, n := range net.Nodes {
+		rcs[n.Index] = n.RoundChanges()
+	}
 	p, head := net.NextProposer(net.Nodes[0])
 	net.Isolate(p)
 	others := without(net.Nodes, p)
 	victim := net.Nodes[net.Proposer(others[0], head, 1)]
-	rc := roundChanges(others)
+	net.Links.ShapeNode(victim.Index, fault.Shape{Latency: 3 * time.Second})
+	rc := 0
+	for _, o := range others {
+		rc += rcs[o.Index]
+	}
 	proctest.WaitFor(t, time.Minute, 5*time.Millisecond, "a round change", func() bool {
 		return roundChanges(others) > rc
 	})
@@ -278,6 +290,7 @@ func killDuringRoundChange(t testing.TB, run *fault.Run) {
 		fault.Progress(t, 2*time.Minute, 2, live...)
 		s.Note("went on with %d of %d", len(live), len(net.Nodes))
 	}
+	net.Links.Clear()
 	victim.Start()
 	net.Heal()
 	s.FaultEnded()
