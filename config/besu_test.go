@@ -271,7 +271,7 @@ func TestEveryOptionHasItsEntry(t *testing.T) {
 // TestUnstableHelp lists the hidden options Basalt acts on.
 func TestUnstableHelp(t *testing.T) {
 	h := UnstableHelp()
-	for _, want := range []string{"--Xhttp-timeout-seconds int", "--Xws-timeout-seconds int", "--Xp2p-static-reconnect-seconds int", "(default 30)"} {
+	for _, want := range []string{"--Xhttp-timeout-seconds int", "--Xws-timeout-seconds int", "--Xp2p-static-reconnect-seconds int", "--Xclock-offset-milliseconds int", "(default 30)"} {
 		if !strings.Contains(h, want) {
 			t.Errorf("--Xhelp lacks %q:\n%s", want, h)
 		}

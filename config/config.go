@@ -95,6 +95,11 @@ type Config struct {
 	// PprofAddress is --Xpprof-address: where Go's runtime profiles are
 	// served, "" for nowhere.
 	PprofAddress string
+	// ClockOffset is the hidden --Xclock-offset-milliseconds: how far the
+	// node's consensus clock (block timestamps, round timers' deadlines, the
+	// future-block check) is from the wall clock. Zero but in
+	// fault-injection tests, which skew one validator's clock with it.
+	ClockOffset time.Duration
 	// TxPool holds the --tx-pool-* options.
 	TxPool TxPoolConfig
 	// RPC holds the JSON-RPC options.

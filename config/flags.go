@@ -764,6 +764,16 @@ func nodeOptions() []option {
 				c.PprofAddress = v
 				return nil
 			}},
+		{Option: cliconf.Option{Name: "Xclock-offset-milliseconds", Type: "int", Default: "0", Hidden: true,
+			Usage: "Skew the consensus clock by this many milliseconds (negative: behind), for fault-injection tests"}, status: own,
+			apply: func(c *Config, v string) error {
+				n, err := strconv.Atoi(strings.TrimSpace(v))
+				if err != nil {
+					return errors.New("expected an integer")
+				}
+				c.ClockOffset = time.Duration(n) * time.Millisecond
+				return nil
+			}},
 		{Option: cliconf.Option{Name: "Xp2p-static-reconnect-seconds", Type: "int", Default: "60", Hidden: true,
 			Usage: "Seconds between redials of dropped static nodes"}, status: own,
 			apply: func(c *Config, v string) error {

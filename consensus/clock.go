@@ -118,3 +118,21 @@ func (t *manualTimer) Stop() bool {
 	}
 	return false
 }
+
+// OffsetClock is the wall clock moved by a fixed offset: a node started with
+// the hidden --Xclock-offset-milliseconds reads it, so that fault-injection
+// tests can skew one validator's clock (LD_PRELOAD tools such as libfaketime
+// do not reach Go's clock, which the runtime reads through the vDSO). Its
+// timers run on real time: a duration is the same on every clock.
+func OffsetClock(offset time.Duration) Clock {
+	if offset == 0 {
+		return SystemClock
+	}
+	return offsetClock{offset}
+}
+
+type offsetClock struct{ offset time.Duration }
+
+func (c offsetClock) Now() time.Time { return time.Now().Add(c.offset) }
+
+func (offsetClock) NewTimer(d time.Duration) Timer { return systemTimer{time.NewTimer(d)} }

@@ -64,3 +64,20 @@ func TestSystemClock(t *testing.T) {
 		t.Fatalf("system clock off by %v", d)
 	}
 }
+
+func TestOffsetClock(t *testing.T) {
+	if OffsetClock(0) != SystemClock {
+		t.Error("a zero offset is not the system clock")
+	}
+	for _, off := range []time.Duration{5 * time.Second, -5 * time.Second} {
+		c := OffsetClock(off)
+		before := time.Now()
+		got := c.Now()
+		after := time.Now()
+		if got.Before(before.Add(off)) || got.After(after.Add(off)) {
+			t.Errorf("offset %v: Now %v not within [%v, %v]", off, got, before.Add(off), after.Add(off))
+		}
+		tm := c.NewTimer(time.Millisecond)
+		<-tm.C() // fires on real time whatever the offset
+	}
+}

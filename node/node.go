@@ -91,6 +91,9 @@ type EngineEnv struct {
 	Key *ecdsa.PrivateKey
 	DB  ethdb.KeyValueStore
 	Log *slog.Logger
+	// Clock is the consensus clock (the wall clock when nil; skewed by
+	// --Xclock-offset-milliseconds).
+	Clock consensus.Clock
 }
 
 // NewEngine returns the consensus engine the genesis asks for, able to
@@ -109,11 +112,11 @@ func NewEngineWith(g *config.Genesis, env EngineEnv) (consensus.Engine, error) {
 	case "ibft2":
 		if g.QBFT != nil && g.QBFT.StartBlock > 0 {
 			// A migration: IBFT 2.0 up to the block before, QBFT from it.
-			return qbft.New(g, ibft2.Options{Key: env.Key})
+			return qbft.New(g, ibft2.Options{Key: env.Key, Clock: env.Clock})
 		}
-		return ibft2.New(g.IBFT2, ibft2.Options{Key: env.Key}), nil
+		return ibft2.New(g.IBFT2, ibft2.Options{Key: env.Key, Clock: env.Clock}), nil
 	case "qbft":
-		return qbft.New(g, ibft2.Options{Key: env.Key})
+		return qbft.New(g, ibft2.Options{Key: env.Key, Clock: env.Clock})
 	case "clique":
 		return newCliqueEngine(g, env)
 	}
@@ -135,7 +138,7 @@ func newCliqueEngine(g *config.Genesis, env EngineEnv) (consensus.Engine, error)
 		Period:            cc.BlockPeriodSeconds,
 		Epoch:             cc.EpochLength,
 		CreateEmptyBlocks: cc.CreateEmptyBlocks,
-	}, clique.Options{Key: env.Key, DB: env.DB, Log: env.Log})
+	}, clique.Options{Key: env.Key, DB: env.DB, Log: env.Log, Clock: env.Clock})
 	return beacon.New(e), nil
 }
 
@@ -242,7 +245,7 @@ func newNode(cfg *config.Config, log *slog.Logger, newEngine engineFactory, opts
 			return nil, err
 		}
 	}
-	db, c, proc, err := openChain(cfg.DataPath, g, newEngine, EngineEnv{Key: key, Log: log}, cfg.Privacy, o.exec...)
+	db, c, proc, err := openChain(cfg.DataPath, g, newEngine, EngineEnv{Key: key, Log: log, Clock: consensus.OffsetClock(cfg.ClockOffset)}, cfg.Privacy, o.exec...)
 	if err != nil {
 		return nil, err
 	}
@@ -276,6 +279,7 @@ func newNode(cfg *config.Config, log *slog.Logger, newEngine engineFactory, opts
 	n.miner = miner.New(c, poolSource{n.pool}, miner.Config{
 		Coinbase:  n.coinbase(),
 		ExtraData: cfg.Miner.ExtraData,
+		Clock:     consensus.OffsetClock(cfg.ClockOffset),
 		GasTarget: cfg.Miner.TargetGasLimit,
 		PoW:       n.caps.pow,
 		Scheduler: n.caps.scheduler,
