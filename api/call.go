@@ -7,7 +7,6 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
-	"github.com/ethereum/go-ethereum/consensus/misc/eip4844"
 	"github.com/ethereum/go-ethereum/core"
 	"github.com/ethereum/go-ethereum/core/state"
 	"github.com/ethereum/go-ethereum/core/tracing"
@@ -15,22 +14,21 @@ import (
 	"github.com/ethereum/go-ethereum/core/vm"
 	"github.com/ethereum/go-ethereum/params"
 
+	"github.com/basaltchain/basalt/backend"
 	"github.com/basaltchain/basalt/txpool"
 
 	"github.com/basaltchain/basalt/rpctypes"
-
-	"github.com/basaltchain/basalt/consensus/feemarket"
 )
 
 // Call is eth_call: the call object runs on the state after the block,
 // nothing is kept. Without "strict", a call that names no price is free
 // (the balance is not checked), as in Besu.
 func (e *Eth) Call(ctx context.Context, args CallArgs, p BlockParam, overrides *StateOverrides) (*hexutil.Bytes, error) {
-	header, hash, err := e.b.headerFor(p)
+	header, hash, err := headerFor(e.b, p)
 	if header == nil || err != nil {
 		return nil, err
 	}
-	st, err := e.b.stateOf(header, hash)
+	st, err := e.b.StateOf(header, hash)
 	if err != nil {
 		return nil, err
 	}
@@ -42,7 +40,7 @@ func (e *Eth) Call(ctx context.Context, args CallArgs, p BlockParam, overrides *
 	if overrides != nil {
 		sim.override = *overrides
 	}
-	res, err := sim.run(ctx, e.b.callGas(header, args.Gas))
+	res, err := sim.run(ctx, e.b.CallGas(header, (*uint64)(args.Gas)))
 	if err != nil {
 		return nil, err
 	}
@@ -82,44 +80,11 @@ func estimateMode(a *CallArgs) simMode {
 }
 
 // Besu's eth_estimateGas constants: the gas a value transfer needs, the
-// stipend and the 64/63 rule for the first guess, and the tolerance at
-// which the binary search stops (--estimate-gas-tolerance-ratio's default).
+// stipend and the 64/63 rule for the first guess.
 const (
-	minTxCost                = params.TxGas
-	callStipend              = 2300
-	defaultEstimateTolerance = 0.015
+	minTxCost   = params.TxGas
+	callStipend = 2300
 )
-
-// estimateTolerance is --estimate-gas-tolerance-ratio.
-func (b *Backend) estimateTolerance() float64 {
-	if b.EstimateTolerance > 0 {
-		return b.EstimateTolerance
-	}
-	return defaultEstimateTolerance
-}
-
-// callGas is the gas a simulation of a call in the block of header runs
-// with: the call's gas, or else the block's (see defaultCallGas), and never
-// more than --rpc-gas-cap, which also stands in for a missing gas (Besu's
-// TransactionSimulator.calculateSimulationGasCap). The option's default, 0,
-// caps at the block's gas as its documentation says: without a cap one
-// request naming a huge gas could loop for the whole JSON-RPC timeout.
-func (b *Backend) callGas(header *types.Header, given *Uint64Param) uint64 {
-	limit := b.callGasCap(header)
-	if given == nil {
-		return limit
-	}
-	return min(uint64(*given), limit)
-}
-
-// callGasCap is the most gas one call in the block of header may use:
-// --rpc-gas-cap, or when it is 0 the block's gas (defaultCallGas).
-func (b *Backend) callGasCap(header *types.Header) uint64 {
-	if b.GasCap > 0 {
-		return b.GasCap
-	}
-	return defaultCallGas(b.Chain.Config(), header)
-}
 
 // estimation prepares an eth_estimateGas or eth_createAccessList run.
 func (e *Eth) estimation(args *CallArgs, p *rpctypes.BlockNumber, overrides *StateOverrides) (*simulation, uint64, error) {
@@ -133,15 +98,15 @@ func (e *Eth) estimation(args *CallArgs, p *rpctypes.BlockNumber, overrides *Sta
 		err    error
 	)
 	if bp.Tag == rpctypes.TagPending {
-		header = e.b.pendingHeader()
-		st, err = e.b.stateOf(e.b.Chain.CurrentHeader(), e.b.Chain.CurrentHash())
+		header = e.b.PendingHeader()
+		st, err = e.b.StateOf(e.b.Chain.CurrentHeader(), e.b.Chain.CurrentHash())
 	} else {
-		h, hash := e.b.headerForNumber(bp)
+		h, hash := headerForNumber(e.b, bp)
 		if h == nil {
-			return nil, 0, &BlockNotFoundError{Number: bp.Number}
+			return nil, 0, &backend.BlockNotFoundError{Number: bp.Number}
 		}
 		header = h
-		st, err = e.b.stateOf(h, hash)
+		st, err = e.b.StateOf(h, hash)
 	}
 	if err != nil {
 		return nil, 0, err
@@ -152,7 +117,7 @@ func (e *Eth) estimation(args *CallArgs, p *rpctypes.BlockNumber, overrides *Sta
 	}
 	upper := e.gasUpperBound(args, header, st)
 	if upper < minTxCost {
-		return nil, 0, &InvalidTransactionError{Reason: txpool.UpfrontCostExceedsBalance}
+		return nil, 0, &backend.InvalidTransactionError{Reason: txpool.UpfrontCostExceedsBalance}
 	}
 	return sim, upper, nil
 }
@@ -161,7 +126,7 @@ func (e *Eth) estimation(args *CallArgs, p *rpctypes.BlockNumber, overrides *Sta
 // limit (and the per-transaction cap), or, for a strict call with a price,
 // what the sender's balance can pay for.
 func (e *Eth) gasUpperBound(a *CallArgs, header *types.Header, st *state.StateDB) uint64 {
-	upper := e.b.callGas(header, nil)
+	upper := e.b.CallGas(header, nil)
 	if a.From == nil || (a.Strict != nil && !*a.Strict) {
 		return upper
 	}
@@ -219,7 +184,7 @@ func (e *Eth) EstimateGas(ctx context.Context, args CallArgs, p *rpctypes.BlockN
 		lo = guess
 	}
 	for lo+1 < hi {
-		if float64(hi-lo)/float64(hi) < e.b.estimateTolerance() {
+		if float64(hi-lo)/float64(hi) < e.b.EstimateTolerance() {
 			break
 		}
 		if err := ctx.Err(); err != nil {
@@ -352,43 +317,4 @@ func (t *slotTracer) list() types.AccessList {
 		out = append(out, types.AccessTuple{Address: addr, StorageKeys: keys})
 	}
 	return out
-}
-
-// pendingHeader is the header of the block that would follow the head, as
-// Besu simulates it for "pending" estimates: the head's gas limit, the next
-// base fee and blob excess, a slot later, the miner's coinbase.
-func (b *Backend) pendingHeader() *types.Header {
-	c := b.Chain
-	cfg := c.Config()
-	parent := c.CurrentHeader()
-	h := &types.Header{
-		ParentHash: c.CurrentHash(),
-		Number:     new(big.Int).Add(parent.Number, common.Big1),
-		GasLimit:   parent.GasLimit,
-		Difficulty: new(big.Int).Set(parent.Difficulty),
-		MixDigest:  parent.MixDigest,
-		Time:       parent.Time + 1,
-		UncleHash:  types.EmptyUncleHash,
-	}
-	if parent.Difficulty.Sign() == 0 {
-		h.Time = parent.Time + 12 // a proof-of-stake slot
-	}
-	if b.Miner != nil {
-		if cb, ok := b.Miner.Coinbase(); ok {
-			h.Coinbase = cb
-		}
-	}
-	if cfg.IsLondon(h.Number) {
-		h.BaseFee = feemarket.CalcBaseFee(cfg, parent)
-	}
-	if cfg.IsShanghai(h.Number, h.Time) {
-		h.WithdrawalsHash = &types.EmptyWithdrawalsHash
-	}
-	if cfg.IsCancun(h.Number, h.Time) {
-		excess := eip4844.CalcExcessBlobGas(cfg, parent, h.Time)
-		used := uint64(0)
-		h.ExcessBlobGas, h.BlobGasUsed = &excess, &used
-		h.ParentBeaconRoot = &common.Hash{}
-	}
-	return h
 }

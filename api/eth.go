@@ -7,15 +7,15 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
-	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/basaltchain/basalt/backend"
 	"github.com/basaltchain/basalt/rpctypes"
 )
 
 // Eth is the ETH method group. Parameters and answers follow current Besu;
 // where a method reads a block parameter first (Besu's block-parameter
 // methods), register.go declares that order.
-type Eth struct{ b *Backend }
+type Eth struct{ b *backend.Backend }
 
 // ChainID is eth_chainId.
 func (e *Eth) ChainID() hexutil.Big { return hexutil.Big(*e.b.ChainID()) }
@@ -55,7 +55,7 @@ func (e *Eth) Accounts() []common.Address { return []common.Address{} }
 // GetBalance is eth_getBalance: the balance after the block, null when
 // there is no such block.
 func (e *Eth) GetBalance(addr rpctypes.Address, p BlockParam) (*hexutil.Big, error) {
-	header, hash, err := e.b.headerFor(p)
+	header, hash, err := headerFor(e.b, p)
 	if header == nil || err != nil {
 		return nil, err
 	}
@@ -69,7 +69,7 @@ func (e *Eth) GetBalance(addr rpctypes.Address, p BlockParam) (*hexutil.Big, err
 // GetTransactionCount answers the account nonce; with "pending", the
 // higher of the pool's next nonce and the head's.
 func (e *Eth) GetTransactionCount(addr rpctypes.Address, p BlockParam) (*hexutil.Uint64, error) {
-	header, hash, err := e.b.headerFor(p)
+	header, hash, err := headerFor(e.b, p)
 	if header == nil || err != nil {
 		return nil, err
 	}
@@ -87,7 +87,7 @@ func (e *Eth) GetTransactionCount(addr rpctypes.Address, p BlockParam) (*hexutil
 // GetCode is eth_getCode: the code after the block ("0x" for none), null
 // when there is no such block.
 func (e *Eth) GetCode(addr rpctypes.Address, p BlockParam) (*hexutil.Bytes, error) {
-	header, hash, err := e.b.headerFor(p)
+	header, hash, err := headerFor(e.b, p)
 	if header == nil || err != nil {
 		return nil, err
 	}
@@ -123,7 +123,7 @@ func (k *StorageKey) UnmarshalJSON(data []byte) error {
 // GetStorageAt is eth_getStorageAt: a storage slot after the block, null
 // when there is no such block.
 func (e *Eth) GetStorageAt(addr rpctypes.Address, key StorageKey, p BlockParam) (*common.Hash, error) {
-	header, hash, err := e.b.headerFor(p)
+	header, hash, err := headerFor(e.b, p)
 	if header == nil || err != nil {
 		return nil, err
 	}
@@ -134,9 +134,6 @@ func (e *Eth) GetStorageAt(addr rpctypes.Address, key StorageKey, p BlockParam) 
 	return &v, nil
 }
 
-// secp256k1N is the order of the curve; signature values must be below it.
-var secp256k1N = crypto.S256().Params().N
-
 // SendRawTransaction is eth_sendRawTransaction: a signed transaction in
 // hex (0x optional) for Backend.SendRawTransaction. Hex that does not
 // decode is invalid, as are the bytes the backend cannot read as a
@@ -144,7 +141,7 @@ var secp256k1N = crypto.S256().Params().N
 func (e *Eth) SendRawTransaction(ctx context.Context, raw string) (common.Hash, error) {
 	data, err := evenHex(raw)
 	if err != nil {
-		return common.Hash{}, invalidParams(ParamAny, "")
+		return common.Hash{}, backend.InvalidParams(backend.ParamAny, "")
 	}
 	return e.b.SendRawTransaction(ctx, data)
 }
@@ -152,7 +149,7 @@ func (e *Eth) SendRawTransaction(ctx context.Context, raw string) (common.Hash, 
 // SendTransaction is eth_sendTransaction, which the node does not serve:
 // it holds no keys.
 func (e *Eth) SendTransaction() (common.Hash, error) {
-	return common.Hash{}, ErrNoSigningKeys
+	return common.Hash{}, backend.ErrNoSigningKeys
 }
 
 // GetTransactionByHash is eth_getTransactionByHash: a transaction of the
@@ -185,14 +182,14 @@ func (e *Eth) GetTransactionReceipt(hash rpctypes.Hash) (*ReceiptJSON, error) {
 		return nil, nil
 	}
 	out := receiptJSON(c.Config(), receipts[loc.Index], tx, header)
-	e.b.addRevertReasons(header, loc.BlockHash, out)
+	addRevertReasons(e.b, header, loc.BlockHash, out)
 	return out, nil
 }
 
 // GetBlockReceipts answers the receipts of every transaction of a block,
 // null when there is no such block.
 func (e *Eth) GetBlockReceipts(p BlockParam) ([]*ReceiptJSON, error) {
-	header, hash, err := e.b.headerFor(p)
+	header, hash, err := headerFor(e.b, p)
 	if header == nil || err != nil {
 		return nil, err
 	}
@@ -207,7 +204,7 @@ func (e *Eth) GetBlockReceipts(p BlockParam) ([]*ReceiptJSON, error) {
 	for i, r := range receipts {
 		out[i] = receiptJSON(c.Config(), r, body.Transactions[i], header)
 	}
-	e.b.addRevertReasons(header, hash, out...)
+	addRevertReasons(e.b, header, hash, out...)
 	return out, nil
 }
 
@@ -246,7 +243,7 @@ func (e *Eth) blockJSON(header *types.Header, hash common.Hash, full bool) *Bloc
 // GetBlockByNumber is eth_getBlockByNumber; full selects transaction
 // objects over hashes.
 func (e *Eth) GetBlockByNumber(p rpctypes.BlockNumber, full bool) *BlockJSON {
-	h, hash := e.b.headerForNumber(p)
+	h, hash := headerForNumber(e.b, p)
 	if h == nil {
 		return nil
 	}
@@ -275,7 +272,7 @@ func (e *Eth) GetBlockTransactionCountByHash(hash rpctypes.Hash) *hexutil.Uint64
 // GetBlockTransactionCountByNumber is
 // eth_getBlockTransactionCountByNumber.
 func (e *Eth) GetBlockTransactionCountByNumber(p rpctypes.BlockNumber) *hexutil.Uint64 {
-	h, hash := e.b.headerForNumber(p)
+	h, hash := headerForNumber(e.b, p)
 	if h == nil {
 		return nil
 	}
@@ -302,7 +299,7 @@ func (e *Eth) GetUncleCountByBlockHash(hash rpctypes.Hash) *hexutil.Uint64 {
 
 // GetUncleCountByBlockNumber is eth_getUncleCountByBlockNumber.
 func (e *Eth) GetUncleCountByBlockNumber(p rpctypes.BlockNumber) *hexutil.Uint64 {
-	h, hash := e.b.headerForNumber(p)
+	h, hash := headerForNumber(e.b, p)
 	if h == nil {
 		return nil
 	}
@@ -331,7 +328,7 @@ func (e *Eth) GetTransactionByBlockHashAndIndex(hash rpctypes.Hash, index UintIn
 // GetTransactionByBlockNumberAndIndex is
 // eth_getTransactionByBlockNumberAndIndex.
 func (e *Eth) GetTransactionByBlockNumberAndIndex(p rpctypes.BlockNumber, index UintIndex) *TxJSON {
-	h, hash := e.b.headerForNumber(p)
+	h, hash := headerForNumber(e.b, p)
 	if h == nil {
 		return nil
 	}
@@ -357,7 +354,7 @@ func (e *Eth) GetUncleByBlockHashAndIndex(hash rpctypes.Hash, index UintIndex) *
 
 // GetUncleByBlockNumberAndIndex is eth_getUncleByBlockNumberAndIndex.
 func (e *Eth) GetUncleByBlockNumberAndIndex(p rpctypes.BlockNumber, index UintIndex) *BlockJSON {
-	h, hash := e.b.headerForNumber(p)
+	h, hash := headerForNumber(e.b, p)
 	if h == nil {
 		return nil
 	}
@@ -382,12 +379,7 @@ func (e *Eth) uncleAt(h *types.Header, hash common.Hash, index uint64) *BlockJSO
 func (e *Eth) Mining() bool { return e.b.Miner != nil && e.b.Miner.Mining() }
 
 // Hashrate is eth_hashrate: the local hash rate (0 without proof of work).
-func (e *Eth) Hashrate() hexutil.Uint64 {
-	if e.b.Hashrate == nil {
-		return 0
-	}
-	return hexutil.Uint64(e.b.Hashrate())
-}
+func (e *Eth) Hashrate() hexutil.Uint64 { return hexutil.Uint64(e.b.Hashrate()) }
 
 // Coinbase is eth_coinbase: the miner's coinbase.
 func (e *Eth) Coinbase() (common.Address, error) {
@@ -396,18 +388,18 @@ func (e *Eth) Coinbase() (common.Address, error) {
 			return cb, nil
 		}
 	}
-	return common.Address{}, ErrCoinbaseNotSpecified
+	return common.Address{}, backend.ErrCoinbaseNotSpecified
 }
 
 // GetWork is eth_getWork: the proof-of-work hash, seed hash and boundary
 // of the block being mined.
 func (e *Eth) GetWork() ([3]string, error) {
 	if e.b.Miner == nil {
-		return [3]string{}, ErrNoMiningWork
+		return [3]string{}, backend.ErrNoMiningWork
 	}
 	pow, seed, boundary, err := e.b.Miner.GetWork()
 	if err != nil {
-		return [3]string{}, ErrNoMiningWork
+		return [3]string{}, backend.ErrNoMiningWork
 	}
 	return [3]string{pow.Hex(), seed.Hex(), boundary.Hex()}, nil
 }
@@ -419,9 +411,5 @@ func (e *Eth) SubmitWork(nonce types.BlockNonce, powHash, mix common.Hash) bool 
 
 // SubmitHashrate is eth_submitHashrate: a remote miner reports its rate.
 func (e *Eth) SubmitHashrate(rate hexutil.Big, id common.Hash) bool {
-	if e.b.SubmitHashrate == nil {
-		return false
-	}
-	e.b.SubmitHashrate(id, (*big.Int)(&rate).Uint64())
-	return true
+	return e.b.SubmitHashrate(id, (*big.Int)(&rate).Uint64())
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/vm"
 	"github.com/holiman/uint256"
 
+	"github.com/basaltchain/basalt/backend"
 	"github.com/basaltchain/basalt/rpctypes"
 )
 
@@ -120,7 +121,7 @@ func (o StateOverrides) apply(st *state.StateDB, precompiles vm.PrecompiledContr
 		}
 		p, ok := precompiles[ao.Address]
 		if !ok {
-			return invalidParams(ParamCall, "account %s is not a precompile", ao.Address.Hex())
+			return backend.InvalidParams(backend.ParamCall, "account %s is not a precompile", ao.Address.Hex())
 		}
 		delete(precompiles, ao.Address)
 		precompiles[*ao.MovePrecompileTo] = p
@@ -133,7 +134,7 @@ func (o StateOverrides) apply(st *state.StateDB, precompiles vm.PrecompiledContr
 		if ao.Balance != nil {
 			v, overflow := uint256.FromBig(ao.Balance)
 			if overflow {
-				return invalidParams(ParamCall, "")
+				return backend.InvalidParams(backend.ParamCall, "")
 			}
 			st.SetBalance(a, v, tracing.BalanceChangeUnspecified)
 		}

@@ -3,18 +3,19 @@ package api
 import (
 	"errors"
 
+	"github.com/basaltchain/basalt/backend"
 	"github.com/basaltchain/basalt/permissioning"
 	"github.com/basaltchain/basalt/rpctypes"
 )
 
 // Perm is the PERM method group: the local accounts and nodes allowlists.
-type Perm struct{ b *Backend }
+type Perm struct{ b *backend.Backend }
 
 // permGroup is the PERM group under one naming: the 1.3.x names the API
 // documents give (perm_*Whitelist, answering 1.3.x's "whitelist" messages)
 // or current Besu's (perm_*Allowlist, answering its "allowlist" messages).
 // perm_reloadPermissionsFromFile has one name; it comes with the 1.3.x set.
-func permGroup(b *Backend, current bool) rpctypes.Group {
+func permGroup(b *backend.Backend, current bool) rpctypes.Group {
 	p := &Perm{b}
 	list := []*rpctypes.Error{rpctypes.ErrInvalidParams}
 	if current {

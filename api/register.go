@@ -3,6 +3,7 @@ package api
 import (
 	"encoding/json"
 
+	"github.com/basaltchain/basalt/backend"
 	"github.com/basaltchain/basalt/rpc"
 
 	"github.com/basaltchain/basalt/rpctypes"
@@ -18,7 +19,7 @@ func Register(r *rpc.Registry, groups ...rpctypes.Group) error {
 // (with the filter methods when b.Filters is set), NET, WEB3, MINER, ADMIN,
 // TXPOOL, DEBUG (but debug_metrics, which the node adds) and PERM. Groups provided by a consensus engine (CLIQUE, IBFT, QBFT) are not
 // among them.
-func Groups(b *Backend) []rpctypes.Group {
+func Groups(b *backend.Backend) []rpctypes.Group {
 	e, n, w, m := &Eth{b}, &Net{b}, &Web3{b}, &Miner{b}
 	var (
 		addr    = rpctypes.ErrInvalidAddressParams

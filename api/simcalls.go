@@ -40,8 +40,8 @@ func (s *multiSim) message(a *CallArgs, h *types.Header, gasLeft uint64) (*core.
 	// The block's gas limit bounds each call (the documented default of
 	// --rpc-gas-cap); a non-zero --rpc-gas-cap bounds it too, like an
 	// eth_call's.
-	if s.b.GasCap > 0 {
-		gas = min(gas, s.b.GasCap)
+	if s.b.Config.GasCap > 0 {
+		gas = min(gas, s.b.Config.GasCap)
 	}
 	gas = min(gas, s.budget)
 	if a.GasPrice != nil && (a.MaxFeePerGas != nil || a.MaxPriorityFeePerGas != nil) {

@@ -18,6 +18,7 @@ import (
 	"github.com/ethereum/go-ethereum/params"
 	"github.com/holiman/uint256"
 
+	"github.com/basaltchain/basalt/backend"
 	"github.com/basaltchain/basalt/chain"
 	"github.com/basaltchain/basalt/txpool"
 )
@@ -85,7 +86,7 @@ func (t *simTx) maxGasPrice() *big.Int {
 
 // simulation is one prepared run: the state, block and transaction.
 type simulation struct {
-	b        *Backend
+	b        *backend.Backend
 	header   *types.Header // the block the call runs in
 	st       *state.StateDB
 	mode     simMode
@@ -97,19 +98,8 @@ type simulation struct {
 	once bool
 }
 
-// defaultCallGas is the gas of a call that names none: the block's gas
-// limit, bounded by the per-transaction cap where a fork has one (Besu's
-// calculateSimulationGasCap without --rpc-gas-cap).
-func defaultCallGas(cfg *params.ChainConfig, header *types.Header) uint64 {
-	gas := header.GasLimit
-	if cfg.IsOsaka(header.Number, header.Time) {
-		gas = min(gas, params.MaxTxGas)
-	}
-	return gas
-}
-
 // run executes the call on a copy of the state. A transaction Besu would
-// refuse answers an *InvalidTransactionError; an executed one answers its
+// refuse answers a *backend.InvalidTransactionError; an executed one answers its
 // result (successful, reverted or halted).
 func (s *simulation) run(ctx context.Context, gas uint64) (*core.ExecutionResult, error) {
 	c := s.b.Chain
@@ -341,7 +331,7 @@ var besuTypeNames = map[byte]string{
 func (s *simulation) validate(st *state.StateDB, tx *simTx, rules params.Rules, baseFee, blobPrice *big.Int) error {
 	cfg := s.b.Chain.Config()
 	if tx.chainID != nil && tx.chainID.Cmp(cfg.ChainID) != 0 {
-		return invalidTx(txpool.WrongChainID, "transaction was meant for chain id %s and not this chain id %s", tx.chainID, cfg.ChainID)
+		return backend.InvalidTx(txpool.WrongChainID, "transaction was meant for chain id %s and not this chain id %s", tx.chainID, cfg.ChainID)
 	}
 	accepted := acceptedTypes(rules)
 	name := besuTypeNames[tx.typ]
@@ -350,21 +340,21 @@ func (s *simulation) validate(st *state.StateDB, tx *simTx, rules params.Rules, 
 		ok = ok || t == name
 	}
 	if !ok {
-		return invalidTx(txpool.InvalidTransactionFormat, "Transaction type %s is invalid, accepted transaction types are [%s]", name, strings.Join(accepted, ", "))
+		return backend.InvalidTx(txpool.InvalidTransactionFormat, "Transaction type %s is invalid, accepted transaction types are [%s]", name, strings.Join(accepted, ", "))
 	}
 	if tx.typ == types.BlobTxType {
 		if tx.to == nil {
-			return invalidTx(txpool.InvalidTransactionFormat, "transaction blob transactions must have a to address")
+			return backend.InvalidTx(txpool.InvalidTransactionFormat, "transaction blob transactions must have a to address")
 		}
 		if len(tx.blobHashes) == 0 {
-			return invalidTx(ReasonInvalidBlobs, "transaction blob transactions must specify one or more versioned hashes")
+			return backend.InvalidTx(backend.ReasonInvalidBlobs, "transaction blob transactions must specify one or more versioned hashes")
 		}
 		maxBlobs := eip4844.MaxBlobsPerBlock(cfg, s.header.Time)
 		if rules.IsOsaka {
 			maxBlobs = min(maxBlobs, params.BlobTxMaxBlobs)
 		}
 		if len(tx.blobHashes) > maxBlobs {
-			return invalidTx(ReasonTotalBlobGasTooHigh, "Blob transaction has too many blobs: %d", len(tx.blobHashes))
+			return backend.InvalidTx(backend.ReasonTotalBlobGasTooHigh, "Blob transaction has too many blobs: %d", len(tx.blobHashes))
 		}
 	}
 	if tx.to == nil && rules.IsShanghai {
@@ -373,27 +363,27 @@ func (s *simulation) validate(st *state.StateDB, tx *simTx, rules params.Rules, 
 			limit = params.MaxInitCodeSizeAmsterdam
 		}
 		if len(tx.data) > limit {
-			return invalidTx(txpool.InitcodeTooLarge, "Initcode size of %d exceeds maximum size of %d", len(tx.data), limit)
+			return backend.InvalidTx(txpool.InitcodeTooLarge, "Initcode size of %d exceeds maximum size of %d", len(tx.data), limit)
 		}
 	}
 	if tx.typ == types.SetCodeTxType && tx.to == nil {
-		return invalidTx(txpool.InvalidTransactionFormat, "transaction code delegation transactions must have a to address")
+		return backend.InvalidTx(txpool.InvalidTransactionFormat, "transaction code delegation transactions must have a to address")
 	}
 	if baseFee != nil {
 		if !s.mode.allowUnderpriced && tx.price(baseFee).Cmp(baseFee) < 0 {
-			return invalidTx(ReasonGasPriceBelowCurrentBaseFee, "gasPrice is less than the current BaseFee")
+			return backend.InvalidTx(backend.ReasonGasPriceBelowCurrentBaseFee, "gasPrice is less than the current BaseFee")
 		}
 		if tx.dynamic() && tx.maxTip.Cmp(tx.maxFee) > 0 {
-			return invalidTx(txpool.MaxPriorityFeePerGasExceedsMaxFeePerGas, "max priority fee per gas cannot be greater than max fee per gas")
+			return backend.InvalidTx(txpool.MaxPriorityFeePerGasExceedsMaxFeePerGas, "max priority fee per gas cannot be greater than max fee per gas")
 		}
 	}
 	if tx.typ == types.BlobTxType && !s.mode.allowUnderpriced && blobPrice.Cmp(tx.maxBlobFee) > 0 {
-		return invalidTx(ReasonBlobGasPriceBelowCurrentBlobBaseFee, "tx max fee per blob gas less than block blob gas fee: address %s blobGasFeeCap: %s, blobBaseFee: %s",
+		return backend.InvalidTx(backend.ReasonBlobGasPriceBelowCurrentBlobBaseFee, "tx max fee per blob gas less than block blob gas fee: address %s blobGasFeeCap: %s, blobBaseFee: %s",
 			lowerHex(tx.from), humanWei(tx.maxBlobFee), humanWei(blobPrice))
 	}
 	intrinsic, err := core.IntrinsicGas(tx.data, tx.accessList, tx.auths, tx.from, tx.to, uint256.MustFromBig(tx.value), rules)
 	if err != nil {
-		return invalidTx(txpool.IntrinsicGasExceedsGasLimit, "%s", err.Error())
+		return backend.InvalidTx(txpool.IntrinsicGasExceedsGasLimit, "%s", err.Error())
 	}
 	if rules.IsPrague {
 		floor, err := core.FloorDataGas(rules, tx.from, tx.to, uint256.MustFromBig(tx.value), tx.data, tx.accessList)
@@ -402,28 +392,28 @@ func (s *simulation) validate(st *state.StateDB, tx *simTx, rules params.Rules, 
 		}
 	}
 	if intrinsic > tx.gas {
-		return invalidTx(txpool.IntrinsicGasExceedsGasLimit, "intrinsic gas cost %d exceeds gas limit %d", intrinsic, tx.gas)
+		return backend.InvalidTx(txpool.IntrinsicGasExceedsGasLimit, "intrinsic gas cost %d exceeds gas limit %d", intrinsic, tx.gas)
 	}
 
 	balance := st.GetBalance(tx.from).ToBig()
 	if cost := upfrontCost(tx); !s.mode.allowUnderpriced && cost.Cmp(balance) > 0 {
-		return invalidTx(txpool.UpfrontCostExceedsBalance, "transaction up-front cost %s exceeds transaction sender account balance %s for sender %s",
+		return backend.InvalidTx(txpool.UpfrontCostExceedsBalance, "transaction up-front cost %s exceeds transaction sender account balance %s for sender %s",
 			hexQuantity(cost), hexQuantity(balance), lowerHex(tx.from))
 	}
 	if nonce := st.GetNonce(tx.from); tx.nonce < nonce {
-		return invalidTx(txpool.NonceTooLow, "transaction nonce %d below sender account nonce %d for sender %s", tx.nonce, nonce, lowerHex(tx.from))
+		return backend.InvalidTx(txpool.NonceTooLow, "transaction nonce %d below sender account nonce %d for sender %s", tx.nonce, nonce, lowerHex(tx.from))
 	}
 	return nil
 }
 
-// resultError is the error of a call that ran and failed: a RevertError
-// with the revert data, or a HaltError with Besu's description of the
+// resultError is the error of a call that ran and failed: a backend.RevertError
+// with the revert data, or a backend.HaltError with Besu's description of the
 // halt.
 func resultError(res *core.ExecutionResult) error {
 	if errors.Is(res.Err, vm.ErrExecutionReverted) {
-		return &RevertError{Data: res.Revert()}
+		return &backend.RevertError{Data: res.Revert()}
 	}
-	return &HaltError{Reason: haltReason(res.Err)}
+	return &backend.HaltError{Reason: haltReason(res.Err)}
 }
 
 // haltReason is Besu's description of an exceptional halt.

@@ -5,6 +5,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/core"
 
+	"github.com/basaltchain/basalt/backend"
 	"github.com/basaltchain/basalt/txpool"
 )
 
@@ -12,16 +13,16 @@ import (
 // simulator's own (Besu) checks: the nearest of Besu's transaction-invalid
 // reasons, with go-ethereum's message as the detail.
 func txError(err error) error {
-	var known *InvalidTransactionError
+	var known *backend.InvalidTransactionError
 	if errors.As(err, &known) {
 		return err
 	}
-	reason := ReasonExecutionRefused
+	reason := backend.ReasonExecutionRefused
 	switch {
 	case errors.Is(err, core.ErrNonceTooLow):
 		reason = txpool.NonceTooLow
 	case errors.Is(err, core.ErrNonceTooHigh):
-		reason = ReasonNonceTooHigh
+		reason = backend.ReasonNonceTooHigh
 	case errors.Is(err, core.ErrIntrinsicGas), errors.Is(err, core.ErrFloorDataGas):
 		reason = txpool.IntrinsicGasExceedsGasLimit
 	case errors.Is(err, core.ErrInsufficientFunds), errors.Is(err, core.ErrInsufficientFundsForTransfer):
@@ -31,7 +32,7 @@ func txError(err error) error {
 	case errors.Is(err, core.ErrTipAboveFeeCap):
 		reason = txpool.MaxPriorityFeePerGasExceedsMaxFeePerGas
 	case errors.Is(err, core.ErrFeeCapTooLow):
-		reason = ReasonGasPriceBelowCurrentBaseFee
+		reason = backend.ReasonGasPriceBelowCurrentBaseFee
 	}
-	return &InvalidTransactionError{Reason: reason, Detail: err.Error()}
+	return &backend.InvalidTransactionError{Reason: reason, Detail: err.Error()}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/basaltchain/basalt/api"
+	"github.com/basaltchain/basalt/backend"
 )
 
 // callData is the CallData input.
@@ -77,9 +78,9 @@ func (c *CallResult) Status() Long { return Long(c.status) }
 // without a canonical block of its number).
 func (s *Service) call(ctx context.Context, d callData, header *types.Header, hash common.Hash) (*CallResult, error) {
 	if header == nil {
-		return nil, api.ErrWorldStateUnavailable
+		return nil, backend.ErrWorldStateUnavailable
 	}
-	res, err := s.backend.SimulateCall(ctx, d.request(), header, hash)
+	res, err := api.SimulateCall(ctx, s.backend, d.request(), header, hash)
 	if err != nil {
 		return nil, err
 	}
