@@ -32,20 +32,17 @@ func (e *Eth) Call(ctx context.Context, args CallArgs, p BlockParam, overrides *
 	if err != nil {
 		return nil, err
 	}
-	mode := simMode{allowExceedingBalance: callIsFree(&args, header)}
-	if args.Strict != nil {
-		mode.allowExceedingBalance = !*args.Strict
-	}
-	sim := &simulation{b: e.b, header: header, st: st, mode: mode, args: &args, once: true}
+	sim := e.b.NewSimulation(header, st, callMode(&args, header), args.msg())
+	sim.Once = true
 	if overrides != nil {
-		sim.override = *overrides
+		sim.Override = backend.StateOverrides(*overrides)
 	}
-	res, err := sim.run(ctx, e.b.CallGas(header, (*uint64)(args.Gas)))
+	res, err := sim.Run(ctx, e.b.CallGas(header, (*uint64)(args.Gas)))
 	if err != nil {
 		return nil, err
 	}
 	if res.Err != nil {
-		return nil, resultError(res)
+		return nil, backend.ResultError(res)
 	}
 	out := hexutil.Bytes(res.ReturnData)
 	if out == nil {
@@ -69,14 +66,25 @@ func callIsFree(a *CallArgs, header *types.Header) bool {
 	return isZero(a.GasPrice) && isZero(a.MaxFeePerGas) && isZero(a.MaxPriorityFeePerGas)
 }
 
+// callMode is eth_call's (and debug_traceCall's) simulation mode:
+// "strict" chooses whether the sender's balance is checked, and without it
+// callIsFree does.
+func callMode(a *CallArgs, header *types.Header) backend.SimMode {
+	free := callIsFree(a, header)
+	if a.Strict != nil {
+		free = !*a.Strict
+	}
+	return backend.SimMode{AllowExceedingBalance: free}
+}
+
 // estimateMode is Besu's choice for eth_estimateGas and
 // eth_createAccessList: strict (the default) keeps the caller's prices but
 // lets the simulation run underpriced; "strict": false makes it free.
-func estimateMode(a *CallArgs) simMode {
+func estimateMode(a *CallArgs) backend.SimMode {
 	if a.Strict != nil && !*a.Strict {
-		return simMode{allowExceedingBalance: true}
+		return backend.SimMode{AllowExceedingBalance: true}
 	}
-	return simMode{allowUnderpriced: true}
+	return backend.SimMode{AllowUnderpriced: true}
 }
 
 // Besu's eth_estimateGas constants: the gas a value transfer needs, the
@@ -87,7 +95,7 @@ const (
 )
 
 // estimation prepares an eth_estimateGas or eth_createAccessList run.
-func (e *Eth) estimation(args *CallArgs, p *rpctypes.BlockNumber, overrides *StateOverrides) (*simulation, uint64, error) {
+func (e *Eth) estimation(args *CallArgs, p *rpctypes.BlockNumber, overrides *StateOverrides) (*backend.Simulation, uint64, error) {
 	bp := rpctypes.BlockNumber{Tag: rpctypes.TagPending}
 	if p != nil {
 		bp = *p
@@ -111,9 +119,9 @@ func (e *Eth) estimation(args *CallArgs, p *rpctypes.BlockNumber, overrides *Sta
 	if err != nil {
 		return nil, 0, err
 	}
-	sim := &simulation{b: e.b, header: header, st: st, mode: estimateMode(args), args: args}
+	sim := e.b.NewSimulation(header, st, estimateMode(args), args.msg())
 	if overrides != nil {
-		sim.override = *overrides
+		sim.Override = backend.StateOverrides(*overrides)
 	}
 	upper := e.gasUpperBound(args, header, st)
 	if upper < minTxCost {
@@ -165,20 +173,20 @@ func (e *Eth) EstimateGas(ctx context.Context, args CallArgs, p *rpctypes.BlockN
 		return 0, err
 	}
 	if len(args.data()) == 0 {
-		if res, err := sim.run(ctx, minTxCost); err == nil && res.Err == nil {
+		if res, err := sim.Run(ctx, minTxCost); err == nil && res.Err == nil {
 			return hexutil.Uint64(minTxCost), nil
 		}
 	}
-	res, err := sim.run(ctx, upper)
+	res, err := sim.Run(ctx, upper)
 	if err != nil {
 		return 0, err
 	}
 	if res.Err != nil {
-		return 0, resultError(res)
+		return 0, backend.ResultError(res)
 	}
 	lo, hi := res.MaxUsedGas-1, upper
 	guess := uint64(float64(res.MaxUsedGas+callStipend) * (64.0 / 63.0))
-	if r, err := sim.run(ctx, guess); err == nil && r.Err == nil {
+	if r, err := sim.Run(ctx, guess); err == nil && r.Err == nil {
 		hi = guess
 	} else {
 		lo = guess
@@ -191,7 +199,7 @@ func (e *Eth) EstimateGas(ctx context.Context, args CallArgs, p *rpctypes.BlockN
 			return 0, err
 		}
 		mid := (lo + hi) / 2
-		if r, err := sim.run(ctx, mid); err != nil || r.Err != nil {
+		if r, err := sim.Run(ctx, mid); err != nil || r.Err != nil {
 			lo = mid
 		} else {
 			hi = mid
@@ -216,17 +224,17 @@ func (e *Eth) CreateAccessList(ctx context.Context, args CallArgs, p *rpctypes.B
 		return nil, err
 	}
 	tracer := newSlotTracer(args.AccessList)
-	sim.tracer = tracer.hooks()
+	sim.Tracer = tracer.hooks()
 	if len(args.data()) == 0 {
-		if res, err := sim.run(ctx, minTxCost); err == nil && res.Err == nil {
+		if res, err := sim.Run(ctx, minTxCost); err == nil && res.Err == nil {
 			return &AccessListResult{AccessList: tracer.list(), GasUsed: hexutil.Uint64(minTxCost)}, nil
 		}
 		tracer.reset(args.AccessList)
 	}
 	run := func(a *CallArgs, t *slotTracer) (*core.ExecutionResult, error) {
 		s := *sim
-		s.args, s.tracer = a, t.hooks()
-		return s.run(ctx, upper)
+		s.Msg, s.Tracer = a.msg(), t.hooks()
+		return s.Run(ctx, upper)
 	}
 	res, err := run(&args, tracer)
 	list := tracer.list()

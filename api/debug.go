@@ -7,7 +7,6 @@ import (
 	"fmt"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/core"
 	"github.com/ethereum/go-ethereum/core/state"
 	"github.com/ethereum/go-ethereum/core/tracing"
 	"github.com/ethereum/go-ethereum/core/types"
@@ -282,31 +281,13 @@ func (d *Debug) TraceCall(ctx context.Context, args CallArgs, p BlockParam, cfg 
 	if err != nil {
 		return nil, err
 	}
-	mode := simMode{allowExceedingBalance: callIsFree(&args, header)}
-	if args.Strict != nil {
-		mode.allowExceedingBalance = !*args.Strict
-	}
-	sim := &simulation{b: d.b, header: header, st: st, mode: mode, args: &args, once: true, tracer: t.hooks}
+	sim := d.b.NewSimulation(header, st, callMode(&args, header), args.msg())
+	sim.Once, sim.Tracer = true, t.hooks
 	if cfg.StateOverrides != nil {
-		sim.override = *cfg.StateOverrides
+		sim.Override = backend.StateOverrides(*cfg.StateOverrides)
 	}
-	if _, err := sim.run(ctx, d.b.CallGas(header, (*uint64)(args.Gas))); err != nil {
+	if _, err := sim.Run(ctx, d.b.CallGas(header, (*uint64)(args.Gas))); err != nil {
 		return nil, err
 	}
 	return t.result()
-}
-
-// messageTx is the transaction a simulated message stands for, as its
-// tracer sees it (debug_traceCall): sender aside, the fields tracers read.
-func messageTx(msg *core.Message) *types.Transaction {
-	return types.NewTx(&types.DynamicFeeTx{
-		Nonce:      msg.Nonce,
-		GasTipCap:  msg.GasTipCap.ToBig(),
-		GasFeeCap:  msg.GasFeeCap.ToBig(),
-		Gas:        msg.GasLimit,
-		To:         msg.To,
-		Value:      msg.Value.ToBig(),
-		Data:       msg.Data,
-		AccessList: msg.AccessList,
-	})
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/vm"
 
 	"github.com/basaltchain/basalt/backend"
+	"github.com/basaltchain/basalt/chain"
 	"github.com/basaltchain/basalt/privacy"
 	"github.com/basaltchain/basalt/rpc"
 	"github.com/basaltchain/basalt/rpctypes"
@@ -377,7 +378,7 @@ func (p *Priv) Call(ctx context.Context, group string, args PrivCallArgs, block 
 		if errors.Is(err, vm.ErrExecutionReverted) {
 			return nil, &backend.RevertError{Data: out}
 		}
-		return nil, &backend.HaltError{Reason: haltReason(err)}
+		return nil, &backend.HaltError{Reason: chain.HaltReason(err)}
 	}
 	res := hexutil.Bytes(out)
 	if res == nil {

@@ -341,7 +341,7 @@ func (s *multiSim) block(ctx context.Context, pb plannedBlock, parent *types.Hea
 		calls = pb.calls
 	}
 	precompiles := exec.Precompiles(h)
-	if err := simApplyOverrides(s.st, calls.StateOverrides, precompiles); err != nil {
+	if err := simApplyOverrides(s.st, backend.StateOverrides(calls.StateOverrides), precompiles); err != nil {
 		return nil, nil, common.Hash{}, err
 	}
 	logs := &simLogs{transfers: s.opts.TraceTransfers && !rules.IsAmsterdam}

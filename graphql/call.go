@@ -7,7 +7,6 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 
-	"github.com/basaltchain/basalt/api"
 	"github.com/basaltchain/basalt/backend"
 )
 
@@ -23,9 +22,9 @@ type callData struct {
 	Data                 *Bytes
 }
 
-// request converts the input to the backend's call object.
-func (d *callData) request() api.CallRequest {
-	var r api.CallRequest
+// msg converts the input to the backend's call.
+func (d *callData) msg() backend.CallMsg {
+	var r backend.CallMsg
 	if d.From != nil {
 		from := common.Address(*d.From)
 		r.From = &from
@@ -80,7 +79,7 @@ func (s *Service) call(ctx context.Context, d callData, header *types.Header, ha
 	if header == nil {
 		return nil, backend.ErrWorldStateUnavailable
 	}
-	res, err := api.SimulateCall(ctx, s.backend, d.request(), header, hash)
+	res, err := s.backend.SimulateCall(ctx, d.msg(), header, hash)
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package api
+package backend
 
 import (
 	"context"
@@ -18,7 +18,6 @@ import (
 	"github.com/ethereum/go-ethereum/params"
 	"github.com/holiman/uint256"
 
-	"github.com/basaltchain/basalt/backend"
 	"github.com/basaltchain/basalt/chain"
 	"github.com/basaltchain/basalt/txpool"
 )
@@ -28,16 +27,16 @@ import (
 // messages — on go-ethereum's EVM. Besu's checks run here, before the EVM;
 // go-ethereum's own checks are then switched off or cannot fire.
 
-// simMode is Besu's TransactionValidationParams for simulations. Future
+// SimMode is Besu's TransactionValidationParams for simulations. Future
 // nonces, contract senders and gas limits above the block's are always
 // allowed.
-type simMode struct {
-	// allowExceedingBalance prices the call at zero (gas price, fees, blob
+type SimMode struct {
+	// AllowExceedingBalance prices the call at zero (gas price, fees, blob
 	// fee and the block's base fees all 0), so no balance is needed.
-	allowExceedingBalance bool
-	// allowUnderpriced skips the base-fee and balance checks but keeps the
+	AllowExceedingBalance bool
+	// AllowUnderpriced skips the base-fee and balance checks but keeps the
 	// caller's prices (eth_estimateGas with strict pricing).
-	allowUnderpriced bool
+	AllowUnderpriced bool
 }
 
 // simTx is the transaction Besu builds from a call object.
@@ -84,42 +83,52 @@ func (t *simTx) maxGasPrice() *big.Int {
 	return t.gasPrice
 }
 
-// simulation is one prepared run: the state, block and transaction.
-type simulation struct {
-	b        *backend.Backend
-	header   *types.Header // the block the call runs in
-	st       *state.StateDB
-	mode     simMode
-	args     *CallArgs
-	override StateOverrides
-	tracer   *tracing.Hooks
-	// once marks a simulation run a single time, which may then use st
-	// itself instead of a copy.
-	once bool
+// Simulation is one prepared run: the state, block and call. Build it with
+// Backend.NewSimulation; Override, Tracer and Once may be set before Run.
+type Simulation struct {
+	b      *Backend
+	header *types.Header // the block the call runs in
+	st     *state.StateDB
+	mode   SimMode
+	// Msg is the call.
+	Msg *CallMsg
+	// Override is applied to a copy of the state before each run.
+	Override StateOverrides
+	// Tracer, when set, follows the run (debug_traceCall, access lists).
+	Tracer *tracing.Hooks
+	// Once marks a simulation run a single time, which may then use the
+	// state itself instead of a copy.
+	Once bool
 }
 
-// run executes the call on a copy of the state. A transaction Besu would
-// refuse answers a *backend.InvalidTransactionError; an executed one answers its
+// NewSimulation prepares msg to run in the block of header on st (that
+// block's post-state, or its parent's for a pending block) under mode.
+func (b *Backend) NewSimulation(header *types.Header, st *state.StateDB, mode SimMode, msg *CallMsg) *Simulation {
+	return &Simulation{b: b, header: header, st: st, mode: mode, Msg: msg}
+}
+
+// Run executes the call on a copy of the state. A transaction Besu would
+// refuse answers a *InvalidTransactionError; an executed one answers its
 // result (successful, reverted or halted).
-func (s *simulation) run(ctx context.Context, gas uint64) (*core.ExecutionResult, error) {
+func (s *Simulation) Run(ctx context.Context, gas uint64) (*core.ExecutionResult, error) {
 	c := s.b.Chain
 	exec := c.Executor()
 	st := s.st
-	if !s.once {
+	if !s.Once {
 		st = st.Copy()
 	}
 	rules := chain.Rules(c.Config(), s.header)
 	var precompiles vm.PrecompiledContracts // nil: the executor's own
-	if len(s.override) > 0 {
+	if len(s.Override) > 0 {
 		precompiles = exec.Precompiles(s.header)
-		if err := s.override.apply(st, precompiles); err != nil {
+		if err := s.Override.Apply(st, precompiles); err != nil {
 			return nil, err
 		}
 	}
 	tx := s.build(st, gas)
 	blobPrice := s.blobGasPrice()
 	baseFee := s.header.BaseFee
-	if s.mode.allowExceedingBalance && baseFee != nil {
+	if s.mode.AllowExceedingBalance && baseFee != nil {
 		baseFee = new(big.Int)
 	}
 	if err := s.validate(st, tx, rules, baseFee, blobPrice); err != nil {
@@ -151,15 +160,15 @@ func (s *simulation) run(ctx context.Context, gas uint64) (*core.ExecutionResult
 	}
 	msg.SkipNonceCheck().SkipEOACheck().SkipGasLimitCapCheck()
 
-	opts := chain.CallOptions{Tracer: s.tracer, Precompiles: precompiles}
-	if s.tracer != nil {
+	opts := chain.CallOptions{Tracer: s.Tracer, Precompiles: precompiles}
+	if s.Tracer != nil {
 		opts.Tx = messageTx(msg) // debug_traceCall's tracers start from the transaction
 	}
-	if s.mode.allowExceedingBalance {
+	if s.mode.AllowExceedingBalance {
 		// A free call runs in a block whose fees read zero.
 		opts.ZeroBaseFee, opts.ZeroBlobBaseFee = true, true
 	}
-	if s.mode.allowUnderpriced && !s.affordable(st, tx, price, blobPrice, baseFee) {
+	if s.mode.AllowUnderpriced && !s.affordable(st, tx, price, blobPrice, baseFee) {
 		// Besu lets an underpriced simulation run without charging for gas
 		// it cannot pay; so does a zero-priced message.
 		zero := new(uint256.Int)
@@ -179,21 +188,21 @@ func (s *simulation) run(ctx context.Context, gas uint64) (*core.ExecutionResult
 	return res, nil
 }
 
-// build turns the call object into the transaction Besu's simulator builds.
-func (s *simulation) build(st *state.StateDB, gas uint64) *simTx {
-	a := s.args
+// build turns the call into the transaction Besu's simulator builds.
+func (s *Simulation) build(st *state.StateDB, gas uint64) *simTx {
+	a := s.Msg
 	cfg := s.b.Chain.Config()
 	tx := &simTx{
-		from:       a.sender(),
+		from:       a.Sender(),
 		to:         a.to(),
 		gas:        gas,
 		value:      a.value(),
-		data:       a.data(),
-		blobHashes: a.blobHashes(),
+		data:       a.Data,
+		blobHashes: a.BlobHashes,
 		auths:      a.AuthorizationList,
 	}
 	if a.Nonce != nil {
-		tx.nonce = uint64(*a.Nonce)
+		tx.nonce = *a.Nonce
 	} else {
 		tx.nonce = st.GetNonce(tx.from)
 	}
@@ -204,29 +213,29 @@ func (s *simulation) build(st *state.StateDB, gas uint64) *simTx {
 	zero := new(big.Int)
 	var gasPrice, maxFee, maxTip, maxBlobFee *big.Int
 	switch {
-	case s.mode.allowExceedingBalance:
+	case s.mode.AllowExceedingBalance:
 		gasPrice, maxFee, maxTip, maxBlobFee = zero, zero, zero, zero
 	default:
 		switch {
 		case a.noPricing() && baseFee != nil:
 			gasPrice = baseFee
 		case a.GasPrice != nil:
-			gasPrice = a.GasPrice.Big()
+			gasPrice = a.GasPrice
 		default:
 			gasPrice = zero
 		}
 		maxFee, maxTip, maxBlobFee = gasPrice, gasPrice, s.blobGasPrice()
 		if a.MaxFeePerGas != nil {
-			maxFee = a.MaxFeePerGas.Big()
+			maxFee = a.MaxFeePerGas
 		}
 		if a.MaxPriorityFeePerGas != nil {
-			maxTip = a.MaxPriorityFeePerGas.Big()
+			maxTip = a.MaxPriorityFeePerGas
 		}
 		if a.MaxFeePerBlobGas != nil {
-			maxBlobFee = a.MaxFeePerBlobGas.Big()
+			maxBlobFee = a.MaxFeePerBlobGas
 		}
 	}
-	isBlob := a.BlobVersionedHashes != nil
+	isBlob := a.BlobHashes != nil
 	setGasPrice := baseFee == nil || (a.MaxPriorityFeePerGas == nil && a.MaxFeePerGas == nil)
 	setMaxFee := baseFee != nil && (isBlob || a.noPricing() || a.MaxPriorityFeePerGas != nil || a.MaxFeePerGas != nil)
 	if setGasPrice {
@@ -259,7 +268,7 @@ func (s *simulation) build(st *state.StateDB, gas uint64) *simTx {
 	if tx.typ != types.LegacyTxType {
 		tx.chainID = cfg.ChainID
 		if a.ChainID != nil {
-			tx.chainID = a.ChainID.Big()
+			tx.chainID = a.ChainID
 		}
 	}
 	if tx.typ < types.AccessListTxType {
@@ -273,15 +282,15 @@ func (s *simulation) build(st *state.StateDB, gas uint64) *simTx {
 
 // blobGasPrice is the blob base fee the call pays: zero for a free call,
 // else the block's.
-func (s *simulation) blobGasPrice() *big.Int {
-	if s.mode.allowExceedingBalance || s.header.ExcessBlobGas == nil {
+func (s *Simulation) blobGasPrice() *big.Int {
+	if s.mode.AllowExceedingBalance || s.header.ExcessBlobGas == nil {
 		return new(big.Int)
 	}
 	return eip4844.CalcBlobFee(s.b.Chain.Config(), s.header)
 }
 
 // affordable reports whether the sender can pay for the call's gas.
-func (s *simulation) affordable(st *state.StateDB, tx *simTx, price, blobPrice, baseFee *big.Int) bool {
+func (s *Simulation) affordable(st *state.StateDB, tx *simTx, price, blobPrice, baseFee *big.Int) bool {
 	if baseFee != nil && price.Cmp(baseFee) < 0 {
 		return false
 	}
@@ -328,10 +337,10 @@ var besuTypeNames = map[byte]string{
 
 // validate is Besu's MainnetTransactionValidator.validate followed by
 // validateForSender, with Besu's messages.
-func (s *simulation) validate(st *state.StateDB, tx *simTx, rules params.Rules, baseFee, blobPrice *big.Int) error {
+func (s *Simulation) validate(st *state.StateDB, tx *simTx, rules params.Rules, baseFee, blobPrice *big.Int) error {
 	cfg := s.b.Chain.Config()
 	if tx.chainID != nil && tx.chainID.Cmp(cfg.ChainID) != 0 {
-		return backend.InvalidTx(txpool.WrongChainID, "transaction was meant for chain id %s and not this chain id %s", tx.chainID, cfg.ChainID)
+		return InvalidTx(txpool.WrongChainID, "transaction was meant for chain id %s and not this chain id %s", tx.chainID, cfg.ChainID)
 	}
 	accepted := acceptedTypes(rules)
 	name := besuTypeNames[tx.typ]
@@ -340,21 +349,21 @@ func (s *simulation) validate(st *state.StateDB, tx *simTx, rules params.Rules, 
 		ok = ok || t == name
 	}
 	if !ok {
-		return backend.InvalidTx(txpool.InvalidTransactionFormat, "Transaction type %s is invalid, accepted transaction types are [%s]", name, strings.Join(accepted, ", "))
+		return InvalidTx(txpool.InvalidTransactionFormat, "Transaction type %s is invalid, accepted transaction types are [%s]", name, strings.Join(accepted, ", "))
 	}
 	if tx.typ == types.BlobTxType {
 		if tx.to == nil {
-			return backend.InvalidTx(txpool.InvalidTransactionFormat, "transaction blob transactions must have a to address")
+			return InvalidTx(txpool.InvalidTransactionFormat, "transaction blob transactions must have a to address")
 		}
 		if len(tx.blobHashes) == 0 {
-			return backend.InvalidTx(backend.ReasonInvalidBlobs, "transaction blob transactions must specify one or more versioned hashes")
+			return InvalidTx(ReasonInvalidBlobs, "transaction blob transactions must specify one or more versioned hashes")
 		}
 		maxBlobs := eip4844.MaxBlobsPerBlock(cfg, s.header.Time)
 		if rules.IsOsaka {
 			maxBlobs = min(maxBlobs, params.BlobTxMaxBlobs)
 		}
 		if len(tx.blobHashes) > maxBlobs {
-			return backend.InvalidTx(backend.ReasonTotalBlobGasTooHigh, "Blob transaction has too many blobs: %d", len(tx.blobHashes))
+			return InvalidTx(ReasonTotalBlobGasTooHigh, "Blob transaction has too many blobs: %d", len(tx.blobHashes))
 		}
 	}
 	if tx.to == nil && rules.IsShanghai {
@@ -363,27 +372,27 @@ func (s *simulation) validate(st *state.StateDB, tx *simTx, rules params.Rules, 
 			limit = params.MaxInitCodeSizeAmsterdam
 		}
 		if len(tx.data) > limit {
-			return backend.InvalidTx(txpool.InitcodeTooLarge, "Initcode size of %d exceeds maximum size of %d", len(tx.data), limit)
+			return InvalidTx(txpool.InitcodeTooLarge, "Initcode size of %d exceeds maximum size of %d", len(tx.data), limit)
 		}
 	}
 	if tx.typ == types.SetCodeTxType && tx.to == nil {
-		return backend.InvalidTx(txpool.InvalidTransactionFormat, "transaction code delegation transactions must have a to address")
+		return InvalidTx(txpool.InvalidTransactionFormat, "transaction code delegation transactions must have a to address")
 	}
 	if baseFee != nil {
-		if !s.mode.allowUnderpriced && tx.price(baseFee).Cmp(baseFee) < 0 {
-			return backend.InvalidTx(backend.ReasonGasPriceBelowCurrentBaseFee, "gasPrice is less than the current BaseFee")
+		if !s.mode.AllowUnderpriced && tx.price(baseFee).Cmp(baseFee) < 0 {
+			return InvalidTx(ReasonGasPriceBelowCurrentBaseFee, "gasPrice is less than the current BaseFee")
 		}
 		if tx.dynamic() && tx.maxTip.Cmp(tx.maxFee) > 0 {
-			return backend.InvalidTx(txpool.MaxPriorityFeePerGasExceedsMaxFeePerGas, "max priority fee per gas cannot be greater than max fee per gas")
+			return InvalidTx(txpool.MaxPriorityFeePerGasExceedsMaxFeePerGas, "max priority fee per gas cannot be greater than max fee per gas")
 		}
 	}
-	if tx.typ == types.BlobTxType && !s.mode.allowUnderpriced && blobPrice.Cmp(tx.maxBlobFee) > 0 {
-		return backend.InvalidTx(backend.ReasonBlobGasPriceBelowCurrentBlobBaseFee, "tx max fee per blob gas less than block blob gas fee: address %s blobGasFeeCap: %s, blobBaseFee: %s",
+	if tx.typ == types.BlobTxType && !s.mode.AllowUnderpriced && blobPrice.Cmp(tx.maxBlobFee) > 0 {
+		return InvalidTx(ReasonBlobGasPriceBelowCurrentBlobBaseFee, "tx max fee per blob gas less than block blob gas fee: address %s blobGasFeeCap: %s, blobBaseFee: %s",
 			lowerHex(tx.from), humanWei(tx.maxBlobFee), humanWei(blobPrice))
 	}
 	intrinsic, err := core.IntrinsicGas(tx.data, tx.accessList, tx.auths, tx.from, tx.to, uint256.MustFromBig(tx.value), rules)
 	if err != nil {
-		return backend.InvalidTx(txpool.IntrinsicGasExceedsGasLimit, "%s", err.Error())
+		return InvalidTx(txpool.IntrinsicGasExceedsGasLimit, "%s", err.Error())
 	}
 	if rules.IsPrague {
 		floor, err := core.FloorDataGas(rules, tx.from, tx.to, uint256.MustFromBig(tx.value), tx.data, tx.accessList)
@@ -392,32 +401,29 @@ func (s *simulation) validate(st *state.StateDB, tx *simTx, rules params.Rules, 
 		}
 	}
 	if intrinsic > tx.gas {
-		return backend.InvalidTx(txpool.IntrinsicGasExceedsGasLimit, "intrinsic gas cost %d exceeds gas limit %d", intrinsic, tx.gas)
+		return InvalidTx(txpool.IntrinsicGasExceedsGasLimit, "intrinsic gas cost %d exceeds gas limit %d", intrinsic, tx.gas)
 	}
 
 	balance := st.GetBalance(tx.from).ToBig()
-	if cost := upfrontCost(tx); !s.mode.allowUnderpriced && cost.Cmp(balance) > 0 {
-		return backend.InvalidTx(txpool.UpfrontCostExceedsBalance, "transaction up-front cost %s exceeds transaction sender account balance %s for sender %s",
+	if cost := upfrontCost(tx); !s.mode.AllowUnderpriced && cost.Cmp(balance) > 0 {
+		return InvalidTx(txpool.UpfrontCostExceedsBalance, "transaction up-front cost %s exceeds transaction sender account balance %s for sender %s",
 			hexQuantity(cost), hexQuantity(balance), lowerHex(tx.from))
 	}
 	if nonce := st.GetNonce(tx.from); tx.nonce < nonce {
-		return backend.InvalidTx(txpool.NonceTooLow, "transaction nonce %d below sender account nonce %d for sender %s", tx.nonce, nonce, lowerHex(tx.from))
+		return InvalidTx(txpool.NonceTooLow, "transaction nonce %d below sender account nonce %d for sender %s", tx.nonce, nonce, lowerHex(tx.from))
 	}
 	return nil
 }
 
-// resultError is the error of a call that ran and failed: a backend.RevertError
-// with the revert data, or a backend.HaltError with Besu's description of the
+// ResultError is the error of a call that ran and failed: a RevertError
+// with the revert data, or a HaltError with Besu's description of the
 // halt.
-func resultError(res *core.ExecutionResult) error {
+func ResultError(res *core.ExecutionResult) error {
 	if errors.Is(res.Err, vm.ErrExecutionReverted) {
-		return &backend.RevertError{Data: res.Revert()}
+		return &RevertError{Data: res.Revert()}
 	}
-	return &backend.HaltError{Reason: haltReason(res.Err)}
+	return &HaltError{Reason: chain.HaltReason(res.Err)}
 }
-
-// haltReason is Besu's description of an exceptional halt.
-func haltReason(err error) string { return chain.HaltReason(err) }
 
 // lowerHex renders an address the way Besu's messages do.
 func lowerHex(a common.Address) string { return strings.ToLower(a.Hex()) }
