@@ -208,14 +208,15 @@ func (e *Eth) GetBlockReceipts(p BlockParam) ([]*ReceiptJSON, error) {
 	return out, nil
 }
 
-// blockJSON renders a stored block; full selects transaction objects.
+// blockJSON renders a stored block, nil for none; full selects
+// transaction objects.
 func (e *Eth) blockJSON(header *types.Header, hash common.Hash, full bool) *BlockJSON {
 	c := e.b.Chain
-	number := header.Number.Uint64()
-	body := c.GetBody(hash, number)
+	body := e.body(header, hash)
 	if body == nil {
 		return nil
 	}
+	number := header.Number.Uint64()
 	block := types.NewBlockWithHeader(header).WithBody(*body)
 	out := headerJSON(header, hash, c.GetTD(hash, number))
 	out.Size = hexutil.Uint64(block.Size())
@@ -240,103 +241,94 @@ func (e *Eth) blockJSON(header *types.Header, hash common.Hash, full bool) *Bloc
 	return out
 }
 
+// The methods by block hash and by block number differ only in how they
+// find the block: each resolves its parameter to a header (nil when there
+// is no such block, and the method answers null) and reads the body
+// through body.
+
+// headerByHash is the block hash names; a nil header when it is unknown.
+func (e *Eth) headerByHash(hash rpctypes.Hash) (*types.Header, common.Hash) {
+	return e.b.Chain.GetHeaderByHash(common.Hash(hash)), common.Hash(hash)
+}
+
+// body is the body of the block (h, hash); nil for no block (a nil h) or
+// a missing body.
+func (e *Eth) body(h *types.Header, hash common.Hash) *types.Body {
+	if h == nil {
+		return nil
+	}
+	return e.b.Chain.GetBody(hash, h.Number.Uint64())
+}
+
 // GetBlockByNumber is eth_getBlockByNumber; full selects transaction
 // objects over hashes.
 func (e *Eth) GetBlockByNumber(p rpctypes.BlockNumber, full bool) *BlockJSON {
 	h, hash := headerForNumber(e.b, p)
-	if h == nil {
-		return nil
-	}
 	return e.blockJSON(h, hash, full)
 }
 
 // GetBlockByHash is eth_getBlockByHash; full selects transaction objects
 // over hashes.
 func (e *Eth) GetBlockByHash(hash rpctypes.Hash, full bool) *BlockJSON {
-	h := e.b.Chain.GetHeaderByHash(common.Hash(hash))
-	if h == nil {
-		return nil
-	}
-	return e.blockJSON(h, common.Hash(hash), full)
+	h, bh := e.headerByHash(hash)
+	return e.blockJSON(h, bh, full)
 }
 
 // GetBlockTransactionCountByHash is eth_getBlockTransactionCountByHash.
 func (e *Eth) GetBlockTransactionCountByHash(hash rpctypes.Hash) *hexutil.Uint64 {
-	h := e.b.Chain.GetHeaderByHash(common.Hash(hash))
-	if h == nil {
-		return nil
-	}
-	return e.txCount(h, common.Hash(hash))
+	return e.txCount(e.headerByHash(hash))
 }
 
 // GetBlockTransactionCountByNumber is
 // eth_getBlockTransactionCountByNumber.
 func (e *Eth) GetBlockTransactionCountByNumber(p rpctypes.BlockNumber) *hexutil.Uint64 {
-	h, hash := headerForNumber(e.b, p)
-	if h == nil {
-		return nil
-	}
-	return e.txCount(h, hash)
+	return e.txCount(headerForNumber(e.b, p))
 }
 
 func (e *Eth) txCount(h *types.Header, hash common.Hash) *hexutil.Uint64 {
-	body := e.b.Chain.GetBody(hash, h.Number.Uint64())
+	return e.bodyCount(h, hash, func(b *types.Body) int { return len(b.Transactions) })
+}
+
+// bodyCount is n of the body of the block (h, hash), nil for no block.
+func (e *Eth) bodyCount(h *types.Header, hash common.Hash, n func(*types.Body) int) *hexutil.Uint64 {
+	body := e.body(h, hash)
 	if body == nil {
 		return nil
 	}
-	n := hexutil.Uint64(len(body.Transactions))
-	return &n
+	count := hexutil.Uint64(n(body))
+	return &count
 }
 
 // GetUncleCountByBlockHash is eth_getUncleCountByBlockHash.
 func (e *Eth) GetUncleCountByBlockHash(hash rpctypes.Hash) *hexutil.Uint64 {
-	h := e.b.Chain.GetHeaderByHash(common.Hash(hash))
-	if h == nil {
-		return nil
-	}
-	return e.uncleCount(h, common.Hash(hash))
+	return e.uncleCount(e.headerByHash(hash))
 }
 
 // GetUncleCountByBlockNumber is eth_getUncleCountByBlockNumber.
 func (e *Eth) GetUncleCountByBlockNumber(p rpctypes.BlockNumber) *hexutil.Uint64 {
-	h, hash := headerForNumber(e.b, p)
-	if h == nil {
-		return nil
-	}
-	return e.uncleCount(h, hash)
+	return e.uncleCount(headerForNumber(e.b, p))
 }
 
 func (e *Eth) uncleCount(h *types.Header, hash common.Hash) *hexutil.Uint64 {
-	body := e.b.Chain.GetBody(hash, h.Number.Uint64())
-	if body == nil {
-		return nil
-	}
-	n := hexutil.Uint64(len(body.Uncles))
-	return &n
+	return e.bodyCount(h, hash, func(b *types.Body) int { return len(b.Uncles) })
 }
 
 // GetTransactionByBlockHashAndIndex is
 // eth_getTransactionByBlockHashAndIndex.
 func (e *Eth) GetTransactionByBlockHashAndIndex(hash rpctypes.Hash, index UintIndex) *TxJSON {
-	h := e.b.Chain.GetHeaderByHash(common.Hash(hash))
-	if h == nil {
-		return nil
-	}
-	return e.txAt(h, common.Hash(hash), uint64(index))
+	h, bh := e.headerByHash(hash)
+	return e.txAt(h, bh, uint64(index))
 }
 
 // GetTransactionByBlockNumberAndIndex is
 // eth_getTransactionByBlockNumberAndIndex.
 func (e *Eth) GetTransactionByBlockNumberAndIndex(p rpctypes.BlockNumber, index UintIndex) *TxJSON {
 	h, hash := headerForNumber(e.b, p)
-	if h == nil {
-		return nil
-	}
 	return e.txAt(h, hash, uint64(index))
 }
 
 func (e *Eth) txAt(h *types.Header, hash common.Hash, index uint64) *TxJSON {
-	body := e.b.Chain.GetBody(hash, h.Number.Uint64())
+	body := e.body(h, hash)
 	if body == nil || index >= uint64(len(body.Transactions)) {
 		return nil
 	}
@@ -345,26 +337,20 @@ func (e *Eth) txAt(h *types.Header, hash common.Hash, index uint64) *TxJSON {
 
 // GetUncleByBlockHashAndIndex is eth_getUncleByBlockHashAndIndex.
 func (e *Eth) GetUncleByBlockHashAndIndex(hash rpctypes.Hash, index UintIndex) *BlockJSON {
-	h := e.b.Chain.GetHeaderByHash(common.Hash(hash))
-	if h == nil {
-		return nil
-	}
-	return e.uncleAt(h, common.Hash(hash), uint64(index))
+	h, bh := e.headerByHash(hash)
+	return e.uncleAt(h, bh, uint64(index))
 }
 
 // GetUncleByBlockNumberAndIndex is eth_getUncleByBlockNumberAndIndex.
 func (e *Eth) GetUncleByBlockNumberAndIndex(p rpctypes.BlockNumber, index UintIndex) *BlockJSON {
 	h, hash := headerForNumber(e.b, p)
-	if h == nil {
-		return nil
-	}
 	return e.uncleAt(h, hash, uint64(index))
 }
 
 // uncleAt renders an uncle as Besu does: a block object without
 // transactions or uncles, total difficulty zero.
 func (e *Eth) uncleAt(h *types.Header, hash common.Hash, index uint64) *BlockJSON {
-	body := e.b.Chain.GetBody(hash, h.Number.Uint64())
+	body := e.body(h, hash)
 	if body == nil || index >= uint64(len(body.Uncles)) {
 		return nil
 	}
