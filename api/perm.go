@@ -18,25 +18,22 @@ type Perm struct{ b *backend.Backend }
 func permGroup(b *backend.Backend, current bool) rpctypes.Group {
 	p := &Perm{b}
 	list := []*rpctypes.Error{rpctypes.ErrInvalidParams}
+	word, errs := "Whitelist", permErrors(whitelistErrors)
 	if current {
-		return rpctypes.Group{Name: rpctypes.GroupPerm, Errors: permErrors(allowlistErrors), Methods: []rpctypes.Method{
-			{Name: "perm_addAccountsToAllowlist", Fn: p.AddAccounts, ParamErrors: list},
-			{Name: "perm_removeAccountsFromAllowlist", Fn: p.RemoveAccounts, ParamErrors: list},
-			{Name: "perm_getAccountsAllowlist", Fn: p.Accounts},
-			{Name: "perm_addNodesToAllowlist", Fn: p.AddNodes, ParamErrors: list},
-			{Name: "perm_removeNodesFromAllowlist", Fn: p.RemoveNodes, ParamErrors: list},
-			{Name: "perm_getNodesAllowlist", Fn: p.Nodes},
-		}}
+		word, errs = "Allowlist", permErrors(allowlistErrors)
 	}
-	return rpctypes.Group{Name: rpctypes.GroupPerm, Errors: permErrors(whitelistErrors), Methods: []rpctypes.Method{
-		{Name: "perm_addAccountsToWhitelist", Fn: p.AddAccounts, ParamErrors: list},
-		{Name: "perm_removeAccountsFromWhitelist", Fn: p.RemoveAccounts, ParamErrors: list},
-		{Name: "perm_getAccountsWhitelist", Fn: p.Accounts},
-		{Name: "perm_addNodesToWhitelist", Fn: p.AddNodes, ParamErrors: list},
-		{Name: "perm_removeNodesFromWhitelist", Fn: p.RemoveNodes, ParamErrors: list},
-		{Name: "perm_getNodesWhitelist", Fn: p.Nodes},
-		{Name: "perm_reloadPermissionsFromFile", Fn: p.Reload},
-	}}
+	methods := []rpctypes.Method{
+		{Name: "perm_addAccountsTo" + word, Fn: p.AddAccounts, ParamErrors: list},
+		{Name: "perm_removeAccountsFrom" + word, Fn: p.RemoveAccounts, ParamErrors: list},
+		{Name: "perm_getAccounts" + word, Fn: p.Accounts},
+		{Name: "perm_addNodesTo" + word, Fn: p.AddNodes, ParamErrors: list},
+		{Name: "perm_removeNodesFrom" + word, Fn: p.RemoveNodes, ParamErrors: list},
+		{Name: "perm_getNodes" + word, Fn: p.Nodes},
+	}
+	if !current {
+		methods = append(methods, rpctypes.Method{Name: "perm_reloadPermissionsFromFile", Fn: p.Reload})
+	}
+	return rpctypes.Group{Name: rpctypes.GroupPerm, Errors: errs, Methods: methods}
 }
 
 // lists are the backend's allowlists; none enabled when it has none.
