@@ -274,19 +274,43 @@ func (e *Eth) GetBlockByHash(hash rpctypes.Hash, full bool) *BlockJSON {
 	return e.blockJSON(h, bh, full)
 }
 
-// GetBlockTransactionCountByHash is eth_getBlockTransactionCountByHash.
-func (e *Eth) GetBlockTransactionCountByHash(hash rpctypes.Hash) *hexutil.Uint64 {
-	return e.txCount(e.headerByHash(hash))
+// byHash and byNumber make a method of a block parameter from what it
+// answers for the block found (a nil header for none): the method by
+// block hash and the one by block number share everything else.
+func byHash[T any](e *Eth, answer func(*types.Header, common.Hash) *T) func(rpctypes.Hash) *T {
+	return func(hash rpctypes.Hash) *T { return answer(e.headerByHash(hash)) }
 }
 
-// GetBlockTransactionCountByNumber is
-// eth_getBlockTransactionCountByNumber.
-func (e *Eth) GetBlockTransactionCountByNumber(p rpctypes.BlockNumber) *hexutil.Uint64 {
-	return e.txCount(headerForNumber(e.b, p))
+func byNumber[T any](e *Eth, answer func(*types.Header, common.Hash) *T) func(rpctypes.BlockNumber) *T {
+	return func(p rpctypes.BlockNumber) *T { return answer(headerForNumber(e.b, p)) }
 }
 
+// byHashAndIndex and byNumberAndIndex do the same for the methods that
+// take an index into the block.
+func byHashAndIndex[T any](e *Eth, at func(*types.Header, common.Hash, uint64) *T) func(rpctypes.Hash, UintIndex) *T {
+	return func(hash rpctypes.Hash, index UintIndex) *T {
+		h, bh := e.headerByHash(hash)
+		return at(h, bh, uint64(index))
+	}
+}
+
+func byNumberAndIndex[T any](e *Eth, at func(*types.Header, common.Hash, uint64) *T) func(rpctypes.BlockNumber, UintIndex) *T {
+	return func(p rpctypes.BlockNumber, index UintIndex) *T {
+		h, hash := headerForNumber(e.b, p)
+		return at(h, hash, uint64(index))
+	}
+}
+
+// txCount is the number of transactions of a block
+// (eth_getBlockTransactionCountByHash and ByNumber).
 func (e *Eth) txCount(h *types.Header, hash common.Hash) *hexutil.Uint64 {
 	return e.bodyCount(h, hash, func(b *types.Body) int { return len(b.Transactions) })
+}
+
+// uncleCount is the number of uncles of a block
+// (eth_getUncleCountByBlockHash and ByBlockNumber).
+func (e *Eth) uncleCount(h *types.Header, hash common.Hash) *hexutil.Uint64 {
+	return e.bodyCount(h, hash, func(b *types.Body) int { return len(b.Uncles) })
 }
 
 // bodyCount is n of the body of the block (h, hash), nil for no block.
@@ -299,34 +323,8 @@ func (e *Eth) bodyCount(h *types.Header, hash common.Hash, n func(*types.Body) i
 	return &count
 }
 
-// GetUncleCountByBlockHash is eth_getUncleCountByBlockHash.
-func (e *Eth) GetUncleCountByBlockHash(hash rpctypes.Hash) *hexutil.Uint64 {
-	return e.uncleCount(e.headerByHash(hash))
-}
-
-// GetUncleCountByBlockNumber is eth_getUncleCountByBlockNumber.
-func (e *Eth) GetUncleCountByBlockNumber(p rpctypes.BlockNumber) *hexutil.Uint64 {
-	return e.uncleCount(headerForNumber(e.b, p))
-}
-
-func (e *Eth) uncleCount(h *types.Header, hash common.Hash) *hexutil.Uint64 {
-	return e.bodyCount(h, hash, func(b *types.Body) int { return len(b.Uncles) })
-}
-
-// GetTransactionByBlockHashAndIndex is
-// eth_getTransactionByBlockHashAndIndex.
-func (e *Eth) GetTransactionByBlockHashAndIndex(hash rpctypes.Hash, index UintIndex) *TxJSON {
-	h, bh := e.headerByHash(hash)
-	return e.txAt(h, bh, uint64(index))
-}
-
-// GetTransactionByBlockNumberAndIndex is
-// eth_getTransactionByBlockNumberAndIndex.
-func (e *Eth) GetTransactionByBlockNumberAndIndex(p rpctypes.BlockNumber, index UintIndex) *TxJSON {
-	h, hash := headerForNumber(e.b, p)
-	return e.txAt(h, hash, uint64(index))
-}
-
+// txAt is the index-th transaction of a block
+// (eth_getTransactionByBlockHashAndIndex and ByBlockNumberAndIndex).
 func (e *Eth) txAt(h *types.Header, hash common.Hash, index uint64) *TxJSON {
 	body := e.body(h, hash)
 	if body == nil || index >= uint64(len(body.Transactions)) {
@@ -335,19 +333,8 @@ func (e *Eth) txAt(h *types.Header, hash common.Hash, index uint64) *TxJSON {
 	return txJSON(e.b.Chain.Config(), body.Transactions[index], &TxContext{BlockHash: hash, Header: h, Index: index})
 }
 
-// GetUncleByBlockHashAndIndex is eth_getUncleByBlockHashAndIndex.
-func (e *Eth) GetUncleByBlockHashAndIndex(hash rpctypes.Hash, index UintIndex) *BlockJSON {
-	h, bh := e.headerByHash(hash)
-	return e.uncleAt(h, bh, uint64(index))
-}
-
-// GetUncleByBlockNumberAndIndex is eth_getUncleByBlockNumberAndIndex.
-func (e *Eth) GetUncleByBlockNumberAndIndex(p rpctypes.BlockNumber, index UintIndex) *BlockJSON {
-	h, hash := headerForNumber(e.b, p)
-	return e.uncleAt(h, hash, uint64(index))
-}
-
-// uncleAt renders an uncle as Besu does: a block object without
+// uncleAt renders the index-th uncle of a block
+// (eth_getUncleByBlockHashAndIndex and ByBlockNumberAndIndex) as Besu does: a block object without
 // transactions or uncles, total difficulty zero.
 func (e *Eth) uncleAt(h *types.Header, hash common.Hash, index uint64) *BlockJSON {
 	body := e.body(h, hash)

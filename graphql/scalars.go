@@ -63,28 +63,13 @@ func parseScalar(name string, in any) (any, error) {
 		}
 		return common.BytesToAddress(b), nil
 	case scalarBytes:
-		s, ok := in.(string)
-		if !ok {
-			return nil, errBadScalar
-		}
-		if !strings.HasPrefix(s, "0x") {
-			return nil, errNoHexPrefix
-		}
-		b, err := decodeHex(s[2:], true)
-		if err != nil {
-			return nil, errBadScalar
-		}
-		return b, nil
+		return hexInput(in)
 	case scalarBytes32, scalarHash, scalarLogTopic, scalarVersionedHash:
-		s, ok := in.(string)
-		if !ok {
-			return nil, errBadScalar
+		b, err := hexInput(in)
+		if err != nil {
+			return nil, err
 		}
-		if !strings.HasPrefix(s, "0x") {
-			return nil, errNoHexPrefix
-		}
-		b, err := decodeHex(s[2:], true)
-		if err != nil || len(b) > common.HashLength {
+		if len(b) > common.HashLength {
 			return nil, errBadScalar
 		}
 		return common.BytesToHash(b), nil
@@ -195,6 +180,23 @@ func unmarshalScalar(name string, in any) (any, error) {
 		return nil, fmt.Errorf("invalid %s value %v", name, in)
 	}
 	return v, nil
+}
+
+// hexInput reads an input of the byte scalars: a string of 0x and hex
+// digits, of any length (an odd count is left-padded).
+func hexInput(in any) ([]byte, error) {
+	s, ok := in.(string)
+	if !ok {
+		return nil, errBadScalar
+	}
+	if !strings.HasPrefix(s, "0x") {
+		return nil, errNoHexPrefix
+	}
+	b, err := decodeHex(s[2:], true)
+	if err != nil {
+		return nil, errBadScalar
+	}
+	return b, nil
 }
 
 // Long is an unsigned 64-bit quantity (Besu reads it into a Java long, so
