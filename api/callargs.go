@@ -102,7 +102,7 @@ func (a *CallArgs) blobHashes() []common.Hash {
 }
 
 // msg is the call the backend simulates. Strict is not part of it: it
-// chooses the simulation's mode (callIsFree, estimateMode).
+// chooses the simulation's mode (backend.CallMode, Backend.NewEstimate).
 func (a *CallArgs) msg() *backend.CallMsg {
 	m := &backend.CallMsg{
 		To:                   a.to(),

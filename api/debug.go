@@ -281,7 +281,8 @@ func (d *Debug) TraceCall(ctx context.Context, args CallArgs, p BlockParam, cfg 
 	if err != nil {
 		return nil, err
 	}
-	sim := d.b.NewSimulation(header, st, callMode(&args, header), args.msg())
+	msg := args.msg()
+	sim := d.b.NewSimulation(header, st, backend.CallMode(msg, args.Strict, header), msg)
 	sim.Once, sim.Tracer = true, t.hooks
 	if cfg.StateOverrides != nil {
 		sim.Override = backend.StateOverrides(*cfg.StateOverrides)

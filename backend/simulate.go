@@ -83,6 +83,28 @@ func (t *simTx) maxGasPrice() *big.Int {
 	return t.gasPrice
 }
 
+// CallMode is eth_call's (and debug_traceCall's) simulation mode as Besu
+// chooses it: strict, when given, chooses whether the sender's balance is
+// checked; without it the call may exceed the balance when it names no
+// price — before London no (or a zero) gas price; after London no
+// non-zero price, or a blob call without a blob fee.
+func CallMode(m *CallMsg, strict *bool, header *types.Header) SimMode {
+	if strict != nil {
+		return SimMode{AllowExceedingBalance: !*strict}
+	}
+	isZero := func(n *big.Int) bool { return n == nil || n.Sign() == 0 }
+	var free bool
+	switch {
+	case header.BaseFee == nil:
+		free = isZero(m.GasPrice)
+	case m.BlobHashes != nil && isZero(m.MaxFeePerBlobGas):
+		free = true
+	default:
+		free = isZero(m.GasPrice) && isZero(m.MaxFeePerGas) && isZero(m.MaxPriorityFeePerGas)
+	}
+	return SimMode{AllowExceedingBalance: free}
+}
+
 // Simulation is one prepared run: the state, block and call. Build it with
 // Backend.NewSimulation; Override, Tracer and Once may be set before Run.
 type Simulation struct {
