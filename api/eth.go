@@ -55,26 +55,32 @@ func (e *Eth) Accounts() []common.Address { return []common.Address{} }
 // GetBalance is eth_getBalance: the balance after the block, null when
 // there is no such block.
 func (e *Eth) GetBalance(addr rpctypes.Address, p BlockParam) (*hexutil.Big, error) {
-	header, hash, err := headerFor(e.b, p)
-	if header == nil || err != nil {
-		return nil, err
-	}
-	acct, err := e.b.Account(header, hash, common.Address(addr))
-	if err != nil {
+	_, acct, err := e.account(addr, p)
+	if acct == nil {
 		return nil, err
 	}
 	return (*hexutil.Big)(acct.Balance.ToBig()), nil
 }
 
-// GetTransactionCount answers the account nonce; with "pending", the
-// higher of the pool's next nonce and the head's.
-func (e *Eth) GetTransactionCount(addr rpctypes.Address, p BlockParam) (*hexutil.Uint64, error) {
+// account reads addr after the block p names: a nil account, with a nil
+// error, when there is no such block (the methods answer null).
+func (e *Eth) account(addr rpctypes.Address, p BlockParam) (*types.Header, *types.StateAccount, error) {
 	header, hash, err := headerFor(e.b, p)
 	if header == nil || err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	acct, err := e.b.Account(header, hash, common.Address(addr))
 	if err != nil {
+		return nil, nil, err
+	}
+	return header, acct, nil
+}
+
+// GetTransactionCount answers the account nonce; with "pending", the
+// higher of the pool's next nonce and the head's.
+func (e *Eth) GetTransactionCount(addr rpctypes.Address, p BlockParam) (*hexutil.Uint64, error) {
+	_, acct, err := e.account(addr, p)
+	if acct == nil {
 		return nil, err
 	}
 	n := acct.Nonce
@@ -87,12 +93,8 @@ func (e *Eth) GetTransactionCount(addr rpctypes.Address, p BlockParam) (*hexutil
 // GetCode is eth_getCode: the code after the block ("0x" for none), null
 // when there is no such block.
 func (e *Eth) GetCode(addr rpctypes.Address, p BlockParam) (*hexutil.Bytes, error) {
-	header, hash, err := headerFor(e.b, p)
-	if header == nil || err != nil {
-		return nil, err
-	}
-	acct, err := e.b.Account(header, hash, common.Address(addr))
-	if err != nil {
+	header, acct, err := e.account(addr, p)
+	if acct == nil {
 		return nil, err
 	}
 	code, err := e.b.Code(header, common.Address(addr), acct)

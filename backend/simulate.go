@@ -83,6 +83,118 @@ func (t *simTx) maxGasPrice() *big.Int {
 	return t.gasPrice
 }
 
+// CallMsg is a call to simulate, in plain values; nil fields are absent
+// and take Besu's simulator defaults (the sender's nonce, the block's gas
+// and base fee, no value, no data).
+type CallMsg struct {
+	From                 *common.Address
+	To                   *common.Address // nil: a contract creation
+	Gas                  *uint64
+	GasPrice             *big.Int
+	MaxFeePerGas         *big.Int
+	MaxPriorityFeePerGas *big.Int
+	MaxFeePerBlobGas     *big.Int
+	Value                *big.Int
+	Nonce                *uint64
+	Data                 []byte
+	AccessList           *types.AccessList
+	// BlobHashes are the blob versioned hashes; non-nil (even empty)
+	// makes the call a blob transaction.
+	BlobHashes        []common.Hash
+	AuthorizationList []types.SetCodeAuthorization
+	// ChainID is the chain the call names; nil means this one.
+	ChainID *big.Int
+}
+
+// Sender is the call's sender, the zero address when it names none.
+func (m *CallMsg) Sender() common.Address {
+	if m.From == nil {
+		return common.Address{}
+	}
+	return *m.From
+}
+
+func (m *CallMsg) to() *common.Address {
+	if m.To == nil {
+		return nil
+	}
+	to := *m.To
+	return &to
+}
+
+// value is the value sent, 0 when none is named.
+func (m *CallMsg) value() *big.Int {
+	if m.Value == nil {
+		return new(big.Int)
+	}
+	return m.Value
+}
+
+// noPricing reports that none of gasPrice, maxFeePerGas and
+// maxPriorityFeePerGas is given.
+func (m *CallMsg) noPricing() bool {
+	return m.GasPrice == nil && m.MaxFeePerGas == nil && m.MaxPriorityFeePerGas == nil
+}
+
+// SimulateCall runs msg once on the post-state of the block (header, hash)
+// and in that block's context, the way Besu's GraphQL call and estimateGas
+// do (its transaction simulator, allowed to exceed the sender's balance):
+// the result tells whether the call succeeded, what it returned and the gas
+// it used (MaxUsedGas is the gas before refunds, Besu's gas estimate). A
+// call that ran and failed is a result, not an error; a call Besu would
+// refuse to run is an *InvalidTransactionError.
+func (b *Backend) SimulateCall(ctx context.Context, msg CallMsg, header *types.Header, hash common.Hash) (*core.ExecutionResult, error) {
+	st, err := b.StateOf(header, hash)
+	if err != nil {
+		return nil, err
+	}
+	sim := b.NewSimulation(header, st, SimMode{AllowExceedingBalance: true}, &msg)
+	return sim.Run(ctx, b.CallGas(header, msg.Gas))
+}
+
+// messageTx is the transaction a simulated message stands for, as its
+// tracer sees it (debug_traceCall): sender aside, the fields tracers read.
+func messageTx(msg *core.Message) *types.Transaction {
+	return types.NewTx(&types.DynamicFeeTx{
+		Nonce:      msg.Nonce,
+		GasTipCap:  msg.GasTipCap.ToBig(),
+		GasFeeCap:  msg.GasFeeCap.ToBig(),
+		Gas:        msg.GasLimit,
+		To:         msg.To,
+		Value:      msg.Value.ToBig(),
+		Data:       msg.Data,
+		AccessList: msg.AccessList,
+	})
+}
+
+// txError classifies a state-transition failure that got past the
+// simulator's own (Besu) checks: the nearest of Besu's transaction-invalid
+// reasons, with go-ethereum's message as the detail.
+func txError(err error) error {
+	var known *InvalidTransactionError
+	if errors.As(err, &known) {
+		return err
+	}
+	reason := ReasonExecutionRefused
+	switch {
+	case errors.Is(err, core.ErrNonceTooLow):
+		reason = txpool.NonceTooLow
+	case errors.Is(err, core.ErrNonceTooHigh):
+		reason = ReasonNonceTooHigh
+	case errors.Is(err, core.ErrIntrinsicGas), errors.Is(err, core.ErrFloorDataGas):
+		reason = txpool.IntrinsicGasExceedsGasLimit
+	case errors.Is(err, core.ErrInsufficientFunds), errors.Is(err, core.ErrInsufficientFundsForTransfer):
+		reason = txpool.UpfrontCostExceedsBalance
+	case errors.Is(err, core.ErrGasLimitReached):
+		reason = txpool.ExceedsBlockGasLimit
+	case errors.Is(err, core.ErrTipAboveFeeCap):
+		reason = txpool.MaxPriorityFeePerGasExceedsMaxFeePerGas
+	case errors.Is(err, core.ErrFeeCapTooLow):
+		reason = ReasonGasPriceBelowCurrentBaseFee
+	}
+	return &InvalidTransactionError{Reason: reason, Detail: err.Error()}
+}
+
 // CallMode is eth_call's (and debug_traceCall's) simulation mode as Besu
 // chooses it: strict, when given, chooses whether the sender's balance is
 // checked; without it the call may exceed the balance when it names no
