@@ -5,16 +5,17 @@ import (
 
 	"github.com/ethereum/go-ethereum/p2p/enode"
 
+	"github.com/basaltchain/basalt/backend"
 	"github.com/basaltchain/basalt/enodeurl"
 	"github.com/basaltchain/basalt/rpctypes"
 )
 
 // Admin is the ADMIN method group (peer management; Besu's other ADMIN
 // methods live elsewhere).
-type Admin struct{ b *Backend }
+type Admin struct{ b *backend.Backend }
 
 // adminGroup is the ADMIN group: the peer methods.
-func adminGroup(b *Backend) rpctypes.Group {
+func adminGroup(b *backend.Backend) rpctypes.Group {
 	a := &Admin{b}
 	enodeParam := []*rpctypes.Error{rpctypes.ErrInvalidParams}
 	return rpctypes.Group{Name: rpctypes.GroupAdmin, Errors: jsonrpcError, Methods: []rpctypes.Method{
@@ -56,13 +57,13 @@ func (u *EnodeURL) UnmarshalJSON(data []byte) error {
 func (a *Admin) AddPeer(url EnodeURL) (bool, error) {
 	net := a.b.Network
 	if net == nil {
-		return false, ErrP2PDisabled
+		return false, backend.ErrP2PDisabled
 	}
 	if url.ID() == net.Self().ID() {
-		return false, ErrLocalPeer
+		return false, backend.ErrLocalPeer
 	}
 	if !a.b.Permissions.NodePermitted(url.ID(), url.IP(), url.TCP()) {
-		return false, ErrPeerNotPermitted
+		return false, backend.ErrPeerNotPermitted
 	}
 	return net.AddPeer(url.Node), nil
 }
@@ -71,32 +72,32 @@ func (a *Admin) AddPeer(url EnodeURL) (bool, error) {
 // removed, false if it was not one.
 func (a *Admin) RemovePeer(url EnodeURL) (bool, error) {
 	if a.b.Network == nil {
-		return false, ErrP2PDisabled
+		return false, backend.ErrP2PDisabled
 	}
 	return a.b.Network.RemovePeer(url.Node), nil
 }
 
 // NodeInfo is admin_nodeInfo: the local node.
-func (a *Admin) NodeInfo() (*NodeInfo, error) {
+func (a *Admin) NodeInfo() (*backend.NodeInfo, error) {
 	net := a.b.Network
 	switch {
 	case net == nil:
-		return nil, ErrP2PDisabled
+		return nil, backend.ErrP2PDisabled
 	case !net.Running():
-		return nil, ErrP2PNotRunning
+		return nil, backend.ErrP2PNotRunning
 	}
 	info := net.NodeInfo()
 	return &info, nil
 }
 
 // Peers is admin_peers: the connected peers.
-func (a *Admin) Peers() ([]PeerInfo, error) {
+func (a *Admin) Peers() ([]backend.PeerInfo, error) {
 	if a.b.Network == nil {
-		return nil, ErrP2PDisabled
+		return nil, backend.ErrP2PDisabled
 	}
 	peers := a.b.Network.Peers()
 	if peers == nil {
-		peers = []PeerInfo{}
+		peers = []backend.PeerInfo{}
 	}
 	return peers, nil
 }

@@ -12,12 +12,13 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/p2p/enode"
 
+	"github.com/basaltchain/basalt/backend"
 	"github.com/basaltchain/basalt/enodeurl"
 	"github.com/basaltchain/basalt/rpc"
 	"github.com/basaltchain/basalt/rpctypes"
 )
 
-// fakeNetwork is a Network holding a static set.
+// fakeNetwork is a backend.Network holding a static set.
 type fakeNetwork struct {
 	self    *enode.Node
 	static  map[enode.ID]bool
@@ -28,11 +29,14 @@ func (f *fakeNetwork) Running() bool     { return f.running }
 func (f *fakeNetwork) Listening() bool   { return f.running }
 func (f *fakeNetwork) PeerCount() int    { return len(f.static) }
 func (f *fakeNetwork) Self() *enode.Node { return f.self }
-func (f *fakeNetwork) NodeInfo() NodeInfo {
-	return NodeInfo{ID: enodeurl.ID(f.self), Protocols: NodeProtocols{Eth: EthNodeInfo{Difficulty: big.NewInt(100), Network: 1337}}}
+func (f *fakeNetwork) NodeInfo() backend.NodeInfo {
+	return backend.NodeInfo{ID: enodeurl.ID(f.self), Protocols: backend.NodeProtocols{Eth: backend.EthNodeInfo{Difficulty: big.NewInt(100), Network: 1337}}}
 }
-func (f *fakeNetwork) Peers() []PeerInfo { return nil }
-func (f *fakeNetwork) Service() Service  { return Service{Host: "127.0.0.1", Port: "30303"} }
+func (f *fakeNetwork) Peers() []backend.PeerInfo { return nil }
+func (f *fakeNetwork) Service() backend.Service {
+	return backend.Service{Host: "127.0.0.1", Port: "30303"}
+}
+func (f *fakeNetwork) Enode() (string, error) { return f.self.URLv4(), nil }
 func (f *fakeNetwork) AddPeer(n *enode.Node) bool {
 	if f.static[n.ID()] {
 		return false
@@ -54,7 +58,7 @@ func testNode(t *testing.T) *enode.Node {
 
 // peerServer serves the ADMIN and NET groups of b, so that the tests see
 // what a client sees: decoded parameters and mapped errors.
-func peerServer(t *testing.T, b *Backend) *rpc.Server {
+func peerServer(t *testing.T, b *backend.Backend) *rpc.Server {
 	t.Helper()
 	reg := rpc.NewRegistry()
 	if err := Register(reg, Groups(b)...); err != nil {
@@ -95,7 +99,7 @@ func callPeer(t *testing.T, srv *rpc.Server, method string, params ...any) (json
 func TestAdminPeerMethods(t *testing.T) {
 	self, other := testNode(t), testNode(t)
 	net := &fakeNetwork{self: self, static: map[enode.ID]bool{}, running: true}
-	srv := peerServer(t, &Backend{Network: net})
+	srv := peerServer(t, &backend.Backend{Network: net})
 	url := enodeurl.Format(other, "127.0.0.1", 30303, 30303)
 	if res, err := callPeer(t, srv, "admin_addPeer", url); string(res) != "true" || err != nil {
 		t.Fatalf("first add: %s %v", res, err)
@@ -144,7 +148,7 @@ func TestAdminPeerMethods(t *testing.T) {
 }
 
 func TestAdminP2PDisabled(t *testing.T) {
-	srv := peerServer(t, &Backend{})
+	srv := peerServer(t, &backend.Backend{})
 	url := enodeurl.Format(testNode(t), "127.0.0.1", 30303, 30303)
 	for _, m := range []string{"admin_addPeer", "admin_removePeer"} {
 		if _, err := callPeer(t, srv, m, url); !errors.Is(err, rpctypes.ErrP2PDisabled) {

@@ -6,18 +6,19 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/rlp"
 
+	"github.com/basaltchain/basalt/backend"
 	"github.com/basaltchain/basalt/rpctypes"
 )
 
 // badBlocksGroup is debug_getBadBlocks, in the DEBUG group beside the
 // tracing and metrics methods.
-func badBlocksGroup(b *Backend) rpctypes.Group {
+func badBlocksGroup(b *backend.Backend) rpctypes.Group {
 	return rpctypes.Group{Name: rpctypes.GroupDebug, Errors: jsonrpcError, Methods: []rpctypes.Method{
 		{Name: "debug_getBadBlocks", Fn: (&badBlocks{b}).GetBadBlocks},
 	}}
 }
 
-type badBlocks struct{ b *Backend }
+type badBlocks struct{ b *backend.Backend }
 
 // BadBlockJSON is the spec's BadBlock object (Besu's BadBlockResult).
 type BadBlockJSON struct {

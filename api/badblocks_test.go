@@ -10,6 +10,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/rlp"
 
+	"github.com/basaltchain/basalt/backend"
 	"github.com/basaltchain/basalt/chain"
 	"github.com/basaltchain/basalt/rpc"
 	"github.com/basaltchain/basalt/rpctypes"
@@ -24,7 +25,7 @@ func TestGetBadBlocks(t *testing.T) {
 	t.Cleanup(func() { db.Close() })
 	c := chaintest.Open(t, db)
 	reg := rpc.NewRegistry()
-	if err := Register(reg, Groups(&Backend{Chain: c.Chain, NetworkID: 1337})...); err != nil {
+	if err := Register(reg, Groups(&backend.Backend{Chain: c.Chain, Config: backend.Config{NetworkID: 1337}})...); err != nil {
 		t.Fatal(err)
 	}
 	srv, err := rpc.NewServer(reg, rpc.Config{APIs: []string{rpctypes.GroupDebug}})

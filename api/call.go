@@ -2,52 +2,40 @@ package api
 
 import (
 	"context"
-	"math/big"
-	"slices"
 
-	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
-	"github.com/ethereum/go-ethereum/consensus/misc/eip4844"
-	"github.com/ethereum/go-ethereum/core"
 	"github.com/ethereum/go-ethereum/core/state"
-	"github.com/ethereum/go-ethereum/core/tracing"
 	"github.com/ethereum/go-ethereum/core/types"
-	"github.com/ethereum/go-ethereum/core/vm"
-	"github.com/ethereum/go-ethereum/params"
 
-	"github.com/basaltchain/basalt/txpool"
+	"github.com/basaltchain/basalt/backend"
 
 	"github.com/basaltchain/basalt/rpctypes"
-
-	"github.com/basaltchain/basalt/consensus/feemarket"
 )
 
 // Call is eth_call: the call object runs on the state after the block,
 // nothing is kept. Without "strict", a call that names no price is free
 // (the balance is not checked), as in Besu.
 func (e *Eth) Call(ctx context.Context, args CallArgs, p BlockParam, overrides *StateOverrides) (*hexutil.Bytes, error) {
-	header, hash, err := e.b.headerFor(p)
+	header, hash, err := headerFor(e.b, p)
 	if header == nil || err != nil {
 		return nil, err
 	}
-	st, err := e.b.stateOf(header, hash)
+	st, err := e.b.StateOf(header, hash)
 	if err != nil {
 		return nil, err
 	}
-	mode := simMode{allowExceedingBalance: callIsFree(&args, header)}
-	if args.Strict != nil {
-		mode.allowExceedingBalance = !*args.Strict
-	}
-	sim := &simulation{b: e.b, header: header, st: st, mode: mode, args: &args, once: true}
+	msg := args.msg()
+	sim := e.b.NewSimulation(header, st, backend.CallMode(msg, args.Strict, header), msg)
+	sim.Once = true
 	if overrides != nil {
-		sim.override = *overrides
+		sim.Override = backend.StateOverrides(*overrides)
 	}
-	res, err := sim.run(ctx, e.b.callGas(header, args.Gas))
+	res, err := sim.Run(ctx, e.b.CallGas(header, (*uint64)(args.Gas)))
 	if err != nil {
 		return nil, err
 	}
 	if res.Err != nil {
-		return nil, resultError(res)
+		return nil, backend.ResultError(res)
 	}
 	out := hexutil.Bytes(res.ReturnData)
 	if out == nil {
@@ -56,73 +44,9 @@ func (e *Eth) Call(ctx context.Context, args CallArgs, p BlockParam, overrides *
 	return &out, nil
 }
 
-// callIsFree is Besu's choice, for eth_call without "strict", of whether
-// the call may exceed the sender's balance: before London when it names no
-// (or a zero) gas price; after London when it names no non-zero price, or
-// is a blob call without a blob fee.
-func callIsFree(a *CallArgs, header *types.Header) bool {
-	isZero := func(q *Quantity) bool { return q == nil || q.Big().Sign() == 0 }
-	if header.BaseFee == nil {
-		return isZero(a.GasPrice)
-	}
-	if a.BlobVersionedHashes != nil && isZero(a.MaxFeePerBlobGas) {
-		return true
-	}
-	return isZero(a.GasPrice) && isZero(a.MaxFeePerGas) && isZero(a.MaxPriorityFeePerGas)
-}
-
-// estimateMode is Besu's choice for eth_estimateGas and
-// eth_createAccessList: strict (the default) keeps the caller's prices but
-// lets the simulation run underpriced; "strict": false makes it free.
-func estimateMode(a *CallArgs) simMode {
-	if a.Strict != nil && !*a.Strict {
-		return simMode{allowExceedingBalance: true}
-	}
-	return simMode{allowUnderpriced: true}
-}
-
-// Besu's eth_estimateGas constants: the gas a value transfer needs, the
-// stipend and the 64/63 rule for the first guess, and the tolerance at
-// which the binary search stops (--estimate-gas-tolerance-ratio's default).
-const (
-	minTxCost                = params.TxGas
-	callStipend              = 2300
-	defaultEstimateTolerance = 0.015
-)
-
-// estimateTolerance is --estimate-gas-tolerance-ratio.
-func (b *Backend) estimateTolerance() float64 {
-	if b.EstimateTolerance > 0 {
-		return b.EstimateTolerance
-	}
-	return defaultEstimateTolerance
-}
-
-// callGas is the gas a simulation of a call in the block of header runs
-// with: the call's gas, or else the block's (see defaultCallGas), and never
-// more than --rpc-gas-cap, which also stands in for a missing gas (Besu's
-// TransactionSimulator.calculateSimulationGasCap). The option's default, 0,
-// caps at the block's gas as its documentation says: without a cap one
-// request naming a huge gas could loop for the whole JSON-RPC timeout.
-func (b *Backend) callGas(header *types.Header, given *Uint64Param) uint64 {
-	limit := b.callGasCap(header)
-	if given == nil {
-		return limit
-	}
-	return min(uint64(*given), limit)
-}
-
-// callGasCap is the most gas one call in the block of header may use:
-// --rpc-gas-cap, or when it is 0 the block's gas (defaultCallGas).
-func (b *Backend) callGasCap(header *types.Header) uint64 {
-	if b.GasCap > 0 {
-		return b.GasCap
-	}
-	return defaultCallGas(b.Chain.Config(), header)
-}
-
-// estimation prepares an eth_estimateGas or eth_createAccessList run.
-func (e *Eth) estimation(args *CallArgs, p *rpctypes.BlockNumber, overrides *StateOverrides) (*simulation, uint64, error) {
+// estimation prepares an eth_estimateGas or eth_createAccessList run in
+// the block p names (pending when none).
+func (e *Eth) estimation(args *CallArgs, p *rpctypes.BlockNumber, overrides *StateOverrides) (*backend.Estimate, error) {
 	bp := rpctypes.BlockNumber{Tag: rpctypes.TagPending}
 	if p != nil {
 		bp = *p
@@ -133,106 +57,37 @@ func (e *Eth) estimation(args *CallArgs, p *rpctypes.BlockNumber, overrides *Sta
 		err    error
 	)
 	if bp.Tag == rpctypes.TagPending {
-		header = e.b.pendingHeader()
-		st, err = e.b.stateOf(e.b.Chain.CurrentHeader(), e.b.Chain.CurrentHash())
+		header, st, err = e.b.PendingState()
 	} else {
-		h, hash := e.b.headerForNumber(bp)
+		h, hash := headerForNumber(e.b, bp)
 		if h == nil {
-			return nil, 0, &BlockNotFoundError{Number: bp.Number}
+			return nil, &backend.BlockNotFoundError{Number: bp.Number}
 		}
 		header = h
-		st, err = e.b.stateOf(h, hash)
+		st, err = e.b.StateOf(h, hash)
 	}
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
-	sim := &simulation{b: e.b, header: header, st: st, mode: estimateMode(args), args: args}
+	var o backend.StateOverrides
 	if overrides != nil {
-		sim.override = *overrides
+		o = backend.StateOverrides(*overrides)
 	}
-	upper := e.gasUpperBound(args, header, st)
-	if upper < minTxCost {
-		return nil, 0, &InvalidTransactionError{Reason: txpool.UpfrontCostExceedsBalance}
-	}
-	return sim, upper, nil
+	// Besu's choice: strict (the default) keeps the caller's prices but
+	// lets the simulation run underpriced; "strict": false makes it free.
+	strict := args.Strict == nil || *args.Strict
+	return e.b.NewEstimate(header, st, args.msg(), strict, o)
 }
 
-// gasUpperBound is Besu's calculateGasLimitUpperBound: the block's gas
-// limit (and the per-transaction cap), or, for a strict call with a price,
-// what the sender's balance can pay for.
-func (e *Eth) gasUpperBound(a *CallArgs, header *types.Header, st *state.StateDB) uint64 {
-	upper := e.b.callGas(header, nil)
-	if a.From == nil || (a.Strict != nil && !*a.Strict) {
-		return upper
-	}
-	var price *big.Int
-	switch {
-	case a.MaxFeePerGas != nil:
-		price = a.MaxFeePerGas.Big()
-	case a.GasPrice != nil:
-		price = a.GasPrice.Big()
-	}
-	if price == nil || price.Sign() == 0 {
-		return upper
-	}
-	balance := st.GetBalance(a.sender()).ToBig()
-	if balance.Sign() == 0 {
-		return 0
-	}
-	balance.Sub(balance, a.value())
-	if balance.Sign() <= 0 {
-		return 0
-	}
-	n := balance.Div(balance, price)
-	if !n.IsUint64() || n.Uint64() > upper {
-		return upper
-	}
-	return n.Uint64()
-}
-
-// EstimateGas is eth_estimateGas with Besu's algorithm (so the answers are
-// Besu's): a plain transfer tries 21000 first; otherwise a run at the upper
-// bound, a guess of (used + 2300) × 64/63, and a binary search that stops
-// within 1.5 %.
+// EstimateGas is eth_estimateGas (Backend's Estimate.Gas, Besu's
+// algorithm).
 func (e *Eth) EstimateGas(ctx context.Context, args CallArgs, p *rpctypes.BlockNumber, overrides *StateOverrides) (hexutil.Uint64, error) {
-	sim, upper, err := e.estimation(&args, p, overrides)
+	est, err := e.estimation(&args, p, overrides)
 	if err != nil {
 		return 0, err
 	}
-	if len(args.data()) == 0 {
-		if res, err := sim.run(ctx, minTxCost); err == nil && res.Err == nil {
-			return hexutil.Uint64(minTxCost), nil
-		}
-	}
-	res, err := sim.run(ctx, upper)
-	if err != nil {
-		return 0, err
-	}
-	if res.Err != nil {
-		return 0, resultError(res)
-	}
-	lo, hi := res.MaxUsedGas-1, upper
-	guess := uint64(float64(res.MaxUsedGas+callStipend) * (64.0 / 63.0))
-	if r, err := sim.run(ctx, guess); err == nil && r.Err == nil {
-		hi = guess
-	} else {
-		lo = guess
-	}
-	for lo+1 < hi {
-		if float64(hi-lo)/float64(hi) < e.b.estimateTolerance() {
-			break
-		}
-		if err := ctx.Err(); err != nil {
-			return 0, err
-		}
-		mid := (lo + hi) / 2
-		if r, err := sim.run(ctx, mid); err != nil || r.Err != nil {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	return hexutil.Uint64(hi), nil
+	gas, err := est.Gas(ctx)
+	return hexutil.Uint64(gas), err
 }
 
 // AccessListResult is eth_createAccessList's answer.
@@ -242,153 +97,20 @@ type AccessListResult struct {
 	Error      string           `json:"error,omitempty"`
 }
 
-// CreateAccessList is eth_createAccessList as Besu answers it: the storage
-// slots the call touches, per contract (addresses without slots are left
-// out), and the gas the call uses with that list.
+// CreateAccessList is eth_createAccessList (Backend's
+// Estimate.AccessList, as Besu answers it).
 func (e *Eth) CreateAccessList(ctx context.Context, args CallArgs, p *rpctypes.BlockNumber, overrides *StateOverrides) (*AccessListResult, error) {
-	sim, upper, err := e.estimation(&args, p, overrides)
+	est, err := e.estimation(&args, p, overrides)
 	if err != nil {
 		return nil, err
 	}
-	tracer := newSlotTracer(args.AccessList)
-	sim.tracer = tracer.hooks()
-	if len(args.data()) == 0 {
-		if res, err := sim.run(ctx, minTxCost); err == nil && res.Err == nil {
-			return &AccessListResult{AccessList: tracer.list(), GasUsed: hexutil.Uint64(minTxCost)}, nil
-		}
-		tracer.reset(args.AccessList)
-	}
-	run := func(a *CallArgs, t *slotTracer) (*core.ExecutionResult, error) {
-		s := *sim
-		s.args, s.tracer = a, t.hooks()
-		return s.run(ctx, upper)
-	}
-	res, err := run(&args, tracer)
-	list := tracer.list()
-	if len(list) > 0 && (args.AccessList == nil || !slices.EqualFunc(list, *args.AccessList, accessTupleEqual)) {
-		with := args
-		with.AccessList = &list
-		tracer = newSlotTracer(&list)
-		res, err = run(&with, tracer)
-	}
+	list, gas, reverted, err := est.AccessList(ctx)
 	if err != nil {
 		return nil, err
 	}
-	out := &AccessListResult{AccessList: tracer.list(), GasUsed: hexutil.Uint64(res.UsedGas)}
-	if res.Err != nil {
+	out := &AccessListResult{AccessList: list, GasUsed: hexutil.Uint64(gas)}
+	if reverted {
 		out.Error = "execution reverted"
 	}
 	return out, nil
-}
-
-func accessTupleEqual(a, b types.AccessTuple) bool {
-	return a.Address == b.Address && slices.Equal(a.StorageKeys, b.StorageKeys)
-}
-
-// slotTracer records the storage slots a call reads or writes, per
-// contract, in the order contracts are first touched (Besu's
-// AccessListOperationTracer, which reports the frame's warmed-up storage).
-type slotTracer struct {
-	order []common.Address
-	slots map[common.Address]map[common.Hash]struct{}
-}
-
-func newSlotTracer(initial *types.AccessList) *slotTracer {
-	t := &slotTracer{}
-	t.reset(initial)
-	return t
-}
-
-// reset starts over with the slots of the call's own access list, which
-// are warm from the start.
-func (t *slotTracer) reset(initial *types.AccessList) {
-	t.order = nil
-	t.slots = make(map[common.Address]map[common.Hash]struct{})
-	if initial == nil {
-		return
-	}
-	for _, tuple := range *initial {
-		for _, k := range tuple.StorageKeys {
-			t.add(tuple.Address, k)
-		}
-	}
-}
-
-func (t *slotTracer) add(addr common.Address, key common.Hash) {
-	m, ok := t.slots[addr]
-	if !ok {
-		m = make(map[common.Hash]struct{})
-		t.slots[addr] = m
-		t.order = append(t.order, addr)
-	}
-	m[key] = struct{}{}
-}
-
-func (t *slotTracer) hooks() *tracing.Hooks {
-	return &tracing.Hooks{
-		OnOpcode: func(pc uint64, op byte, gas, cost uint64, scope tracing.OpContext, rData []byte, depth int, err error) {
-			if err != nil {
-				return
-			}
-			if op := vm.OpCode(op); op == vm.SLOAD || op == vm.SSTORE {
-				stack := scope.StackData()
-				if len(stack) > 0 {
-					t.add(scope.Address(), common.Hash(stack[len(stack)-1].Bytes32()))
-				}
-			}
-		},
-	}
-}
-
-// list is the access list: contracts with their slots sorted.
-func (t *slotTracer) list() types.AccessList {
-	out := types.AccessList{}
-	for _, addr := range t.order {
-		keys := make([]common.Hash, 0, len(t.slots[addr]))
-		for k := range t.slots[addr] {
-			keys = append(keys, k)
-		}
-		slices.SortFunc(keys, func(a, b common.Hash) int { return a.Cmp(b) })
-		out = append(out, types.AccessTuple{Address: addr, StorageKeys: keys})
-	}
-	return out
-}
-
-// pendingHeader is the header of the block that would follow the head, as
-// Besu simulates it for "pending" estimates: the head's gas limit, the next
-// base fee and blob excess, a slot later, the miner's coinbase.
-func (b *Backend) pendingHeader() *types.Header {
-	c := b.Chain
-	cfg := c.Config()
-	parent := c.CurrentHeader()
-	h := &types.Header{
-		ParentHash: c.CurrentHash(),
-		Number:     new(big.Int).Add(parent.Number, common.Big1),
-		GasLimit:   parent.GasLimit,
-		Difficulty: new(big.Int).Set(parent.Difficulty),
-		MixDigest:  parent.MixDigest,
-		Time:       parent.Time + 1,
-		UncleHash:  types.EmptyUncleHash,
-	}
-	if parent.Difficulty.Sign() == 0 {
-		h.Time = parent.Time + 12 // a proof-of-stake slot
-	}
-	if b.Miner != nil {
-		if cb, ok := b.Miner.Coinbase(); ok {
-			h.Coinbase = cb
-		}
-	}
-	if cfg.IsLondon(h.Number) {
-		h.BaseFee = feemarket.CalcBaseFee(cfg, parent)
-	}
-	if cfg.IsShanghai(h.Number, h.Time) {
-		h.WithdrawalsHash = &types.EmptyWithdrawalsHash
-	}
-	if cfg.IsCancun(h.Number, h.Time) {
-		excess := eip4844.CalcExcessBlobGas(cfg, parent, h.Time)
-		used := uint64(0)
-		h.ExcessBlobGas, h.BlobGasUsed = &excess, &used
-		h.ParentBeaconRoot = &common.Hash{}
-	}
-	return h
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto/kzg4844"
 
+	"github.com/basaltchain/basalt/backend"
 	"github.com/basaltchain/basalt/rpctypes"
 )
 
@@ -100,10 +101,29 @@ func (a *CallArgs) blobHashes() []common.Hash {
 	return out
 }
 
-// noPricing reports that none of gasPrice, maxFeePerGas and
-// maxPriorityFeePerGas is given.
-func (a *CallArgs) noPricing() bool {
-	return a.GasPrice == nil && a.MaxFeePerGas == nil && a.MaxPriorityFeePerGas == nil
+// msg is the call the backend simulates. Strict is not part of it: it
+// chooses the simulation's mode (backend.CallMode, Backend.NewEstimate).
+func (a *CallArgs) msg() *backend.CallMsg {
+	m := &backend.CallMsg{
+		To:                   a.to(),
+		Gas:                  (*uint64)(a.Gas),
+		GasPrice:             a.GasPrice.Big(),
+		MaxFeePerGas:         a.MaxFeePerGas.Big(),
+		MaxPriorityFeePerGas: a.MaxPriorityFeePerGas.Big(),
+		MaxFeePerBlobGas:     a.MaxFeePerBlobGas.Big(),
+		Value:                a.Value.Big(),
+		Nonce:                (*uint64)(a.Nonce),
+		Data:                 a.data(),
+		AccessList:           a.AccessList,
+		BlobHashes:           a.blobHashes(),
+		AuthorizationList:    a.AuthorizationList,
+		ChainID:              a.ChainID.Big(),
+	}
+	if a.From != nil {
+		from := common.Address(*a.From)
+		m.From = &from
+	}
+	return m
 }
 
 // VersionedHash is an EIP-4844 versioned hash: 32 bytes of even-length hex

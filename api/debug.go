@@ -7,7 +7,6 @@ import (
 	"fmt"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/core"
 	"github.com/ethereum/go-ethereum/core/state"
 	"github.com/ethereum/go-ethereum/core/tracing"
 	"github.com/ethereum/go-ethereum/core/types"
@@ -17,6 +16,7 @@ import (
 	// in tracers.DefaultDirectory.
 	_ "github.com/ethereum/go-ethereum/eth/tracers/native"
 
+	"github.com/basaltchain/basalt/backend"
 	"github.com/basaltchain/basalt/chain"
 	"github.com/basaltchain/basalt/rpctypes"
 )
@@ -26,7 +26,7 @@ import (
 // re-executes through the chain's block executor with a tracer of the
 // request's own (chain.Executor.With(chain.WithTracer(…))), on the state
 // before the block, rebuilt as EnsureState rebuilds historic states.
-type Debug struct{ b *Backend }
+type Debug struct{ b *backend.Backend }
 
 // namedTracers are the tracers a request may name. go-ethereum's directory
 // would take any other name for JavaScript, which the node does not run.
@@ -37,7 +37,7 @@ var namedTracers = map[string]bool{"callTracer": true, "prestateTracer": true}
 var ErrGenesisNotTraceable = errors.New("genesis is not traceable")
 
 // debugGroup returns the DEBUG methods on b.
-func debugGroup(b *Backend) rpctypes.Group {
+func debugGroup(b *backend.Backend) rpctypes.Group {
 	d := &Debug{b}
 	var (
 		txHash = rpctypes.ErrInvalidTransactionHashParams
@@ -106,11 +106,11 @@ func (d *Debug) newTracer(cfg *TraceConfig, budget *traceBudget, tctx *tracers.C
 		return &txTracer{hooks: l.hooks(), result: l.result}, nil
 	}
 	if !namedTracers[cfg.Tracer] {
-		return nil, invalidParams(ParamTraceOptions, "unknown tracer %q (callTracer, prestateTracer)", cfg.Tracer)
+		return nil, backend.InvalidParams(backend.ParamTraceOptions, "unknown tracer %q (callTracer, prestateTracer)", cfg.Tracer)
 	}
 	t, err := tracers.DefaultDirectory.New(cfg.Tracer, tctx, cfg.TracerConfig, d.b.Chain.Config())
 	if err != nil {
-		return nil, invalidParams(ParamTraceOptions, "%v", err)
+		return nil, backend.InvalidParams(backend.ParamTraceOptions, "%v", err)
 	}
 	return &txTracer{hooks: t.Hooks, result: func() (JSONChunks, error) {
 		res, err := t.GetResult()
@@ -137,7 +137,7 @@ func (d *Debug) TraceTransaction(ctx context.Context, hash rpctypes.Hash, cfg *T
 	if block == nil {
 		return nil, nil
 	}
-	budget := newTraceBudget(d.b.TraceLimit)
+	budget := newTraceBudget(d.b.Config.TraceLimit)
 	t, err := d.newTracer(cfg, budget, &tracers.Context{BlockHash: loc.BlockHash, BlockNumber: block.Number(),
 		TxIndex: int(loc.Index), TxHash: tx.Hash()})
 	if err != nil {
@@ -153,9 +153,9 @@ func (d *Debug) TraceTransaction(ctx context.Context, hash rpctypes.Hash, cfg *T
 // TraceBlockByNumber is debug_traceBlockByNumber: every transaction of the
 // block traced, in order, each entry with its transaction hash.
 func (d *Debug) TraceBlockByNumber(ctx context.Context, p rpctypes.BlockNumber, cfg *TraceConfig) (JSONChunks, error) {
-	header, hash := d.b.headerForNumber(p)
+	header, hash := headerForNumber(d.b, p)
 	if header == nil {
-		return nil, &BlockNotFoundError{Number: p.Number}
+		return nil, &backend.BlockNotFoundError{Number: p.Number}
 	}
 	return d.traceBlock(ctx, header, hash, cfg)
 }
@@ -165,7 +165,7 @@ func (d *Debug) TraceBlockByHash(ctx context.Context, hash rpctypes.Hash, cfg *T
 	h := common.Hash(hash)
 	header := d.b.Chain.GetHeaderByHash(h)
 	if header == nil {
-		return nil, &BlockNotFoundError{Hash: &h}
+		return nil, &backend.BlockNotFoundError{Hash: &h}
 	}
 	return d.traceBlock(ctx, header, h, cfg)
 }
@@ -173,13 +173,13 @@ func (d *Debug) TraceBlockByHash(ctx context.Context, hash rpctypes.Hash, cfg *T
 func (d *Debug) traceBlock(ctx context.Context, header *types.Header, hash common.Hash, cfg *TraceConfig) (JSONChunks, error) {
 	block := d.b.Chain.GetBlock(hash, header.Number.Uint64())
 	if block == nil {
-		return nil, &BlockNotFoundError{Hash: &hash}
+		return nil, &backend.BlockNotFoundError{Hash: &hash}
 	}
 	if block.NumberU64() == 0 {
 		return nil, ErrGenesisNotTraceable
 	}
 	txs := block.Transactions()
-	budget := newTraceBudget(d.b.TraceLimit)
+	budget := newTraceBudget(d.b.Config.TraceLimit)
 	tracersByTx := make([]*txTracer, len(txs))
 	hooks := make(map[int]*tracing.Hooks, len(txs))
 	for i, tx := range txs {
@@ -255,57 +255,40 @@ func (d *Debug) parentState(block *types.Block) (*state.StateDB, error) {
 	parentHash := block.ParentHash()
 	parent := d.b.Chain.GetHeader(parentHash, block.NumberU64()-1)
 	if parent == nil {
-		return nil, ErrWorldStateUnavailable
+		return nil, backend.ErrWorldStateUnavailable
 	}
-	return d.b.stateOf(parent, parentHash)
+	return d.b.StateOf(parent, parentHash)
 }
 
 // TraceCall is debug_traceCall: the call object run as eth_call runs it,
 // on the state after the block, with the requested tracer.
 func (d *Debug) TraceCall(ctx context.Context, args CallArgs, p BlockParam, cfg *TraceCallConfig) (JSONChunks, error) {
-	header, hash, err := d.b.headerFor(p)
+	header, hash, err := headerFor(d.b, p)
 	if err != nil {
 		return nil, err
 	}
 	if header == nil {
-		return nil, &BlockNotFoundError{Hash: p.Hash, Number: p.Number}
+		return nil, &backend.BlockNotFoundError{Hash: p.Hash, Number: p.Number}
 	}
 	if cfg == nil {
 		cfg = &TraceCallConfig{}
 	}
-	st, err := d.b.stateOf(header, hash)
+	st, err := d.b.StateOf(header, hash)
 	if err != nil {
 		return nil, err
 	}
-	t, err := d.newTracer(&cfg.TraceConfig, newTraceBudget(d.b.TraceLimit), &tracers.Context{BlockHash: hash, BlockNumber: header.Number})
+	t, err := d.newTracer(&cfg.TraceConfig, newTraceBudget(d.b.Config.TraceLimit), &tracers.Context{BlockHash: hash, BlockNumber: header.Number})
 	if err != nil {
 		return nil, err
 	}
-	mode := simMode{allowExceedingBalance: callIsFree(&args, header)}
-	if args.Strict != nil {
-		mode.allowExceedingBalance = !*args.Strict
-	}
-	sim := &simulation{b: d.b, header: header, st: st, mode: mode, args: &args, once: true, tracer: t.hooks}
+	msg := args.msg()
+	sim := d.b.NewSimulation(header, st, backend.CallMode(msg, args.Strict, header), msg)
+	sim.Once, sim.Tracer = true, t.hooks
 	if cfg.StateOverrides != nil {
-		sim.override = *cfg.StateOverrides
+		sim.Override = backend.StateOverrides(*cfg.StateOverrides)
 	}
-	if _, err := sim.run(ctx, d.b.callGas(header, args.Gas)); err != nil {
+	if _, err := sim.Run(ctx, d.b.CallGas(header, (*uint64)(args.Gas))); err != nil {
 		return nil, err
 	}
 	return t.result()
-}
-
-// messageTx is the transaction a simulated message stands for, as its
-// tracer sees it (debug_traceCall): sender aside, the fields tracers read.
-func messageTx(msg *core.Message) *types.Transaction {
-	return types.NewTx(&types.DynamicFeeTx{
-		Nonce:      msg.Nonce,
-		GasTipCap:  msg.GasTipCap.ToBig(),
-		GasFeeCap:  msg.GasFeeCap.ToBig(),
-		Gas:        msg.GasLimit,
-		To:         msg.To,
-		Value:      msg.Value.ToBig(),
-		Data:       msg.Data,
-		AccessList: msg.AccessList,
-	})
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/rlp"
 
+	"github.com/basaltchain/basalt/backend"
 	"github.com/basaltchain/basalt/rpctypes"
 )
 
@@ -37,7 +38,7 @@ func (d *Debug) GetRawReceipts(p BlockParam) ([]hexutil.Bytes, error) {
 	hash := d.b.Chain.Hash(block.Header())
 	receipts := d.b.Chain.GetReceipts(hash, block.NumberU64())
 	if receipts == nil && len(block.Transactions()) > 0 {
-		return nil, ErrWorldStateUnavailable
+		return nil, backend.ErrWorldStateUnavailable
 	}
 	out := make([]hexutil.Bytes, len(receipts))
 	for i, r := range receipts {
@@ -63,18 +64,18 @@ func (d *Debug) GetRawTransaction(hash rpctypes.Hash) (hexutil.Bytes, error) {
 	return tx.MarshalBinary()
 }
 
-// blockFor returns the block p names; BlockNotFoundError when there is none.
+// blockFor returns the block p names; backend.BlockNotFoundError when there is none.
 func (d *Debug) blockFor(p BlockParam) (*types.Block, error) {
-	header, hash, err := d.b.headerFor(p)
+	header, hash, err := headerFor(d.b, p)
 	if err != nil {
 		return nil, err
 	}
 	if header == nil {
-		return nil, &BlockNotFoundError{Hash: p.Hash, Number: p.Number}
+		return nil, &backend.BlockNotFoundError{Hash: p.Hash, Number: p.Number}
 	}
 	block := d.b.Chain.GetBlock(hash, header.Number.Uint64())
 	if block == nil {
-		return nil, &BlockNotFoundError{Hash: &hash}
+		return nil, &backend.BlockNotFoundError{Hash: &hash}
 	}
 	return block, nil
 }

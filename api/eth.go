@@ -7,15 +7,15 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
-	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/basaltchain/basalt/backend"
 	"github.com/basaltchain/basalt/rpctypes"
 )
 
 // Eth is the ETH method group. Parameters and answers follow current Besu;
 // where a method reads a block parameter first (Besu's block-parameter
 // methods), register.go declares that order.
-type Eth struct{ b *Backend }
+type Eth struct{ b *backend.Backend }
 
 // ChainID is eth_chainId.
 func (e *Eth) ChainID() hexutil.Big { return hexutil.Big(*e.b.ChainID()) }
@@ -55,26 +55,32 @@ func (e *Eth) Accounts() []common.Address { return []common.Address{} }
 // GetBalance is eth_getBalance: the balance after the block, null when
 // there is no such block.
 func (e *Eth) GetBalance(addr rpctypes.Address, p BlockParam) (*hexutil.Big, error) {
-	header, hash, err := e.b.headerFor(p)
-	if header == nil || err != nil {
-		return nil, err
-	}
-	acct, err := e.b.Account(header, hash, common.Address(addr))
-	if err != nil {
+	_, acct, err := e.account(addr, p)
+	if acct == nil {
 		return nil, err
 	}
 	return (*hexutil.Big)(acct.Balance.ToBig()), nil
 }
 
-// GetTransactionCount answers the account nonce; with "pending", the
-// higher of the pool's next nonce and the head's.
-func (e *Eth) GetTransactionCount(addr rpctypes.Address, p BlockParam) (*hexutil.Uint64, error) {
-	header, hash, err := e.b.headerFor(p)
+// account reads addr after the block p names: a nil account, with a nil
+// error, when there is no such block (the methods answer null).
+func (e *Eth) account(addr rpctypes.Address, p BlockParam) (*types.Header, *types.StateAccount, error) {
+	header, hash, err := headerFor(e.b, p)
 	if header == nil || err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	acct, err := e.b.Account(header, hash, common.Address(addr))
 	if err != nil {
+		return nil, nil, err
+	}
+	return header, acct, nil
+}
+
+// GetTransactionCount answers the account nonce; with "pending", the
+// higher of the pool's next nonce and the head's.
+func (e *Eth) GetTransactionCount(addr rpctypes.Address, p BlockParam) (*hexutil.Uint64, error) {
+	_, acct, err := e.account(addr, p)
+	if acct == nil {
 		return nil, err
 	}
 	n := acct.Nonce
@@ -87,12 +93,8 @@ func (e *Eth) GetTransactionCount(addr rpctypes.Address, p BlockParam) (*hexutil
 // GetCode is eth_getCode: the code after the block ("0x" for none), null
 // when there is no such block.
 func (e *Eth) GetCode(addr rpctypes.Address, p BlockParam) (*hexutil.Bytes, error) {
-	header, hash, err := e.b.headerFor(p)
-	if header == nil || err != nil {
-		return nil, err
-	}
-	acct, err := e.b.Account(header, hash, common.Address(addr))
-	if err != nil {
+	header, acct, err := e.account(addr, p)
+	if acct == nil {
 		return nil, err
 	}
 	code, err := e.b.Code(header, common.Address(addr), acct)
@@ -123,7 +125,7 @@ func (k *StorageKey) UnmarshalJSON(data []byte) error {
 // GetStorageAt is eth_getStorageAt: a storage slot after the block, null
 // when there is no such block.
 func (e *Eth) GetStorageAt(addr rpctypes.Address, key StorageKey, p BlockParam) (*common.Hash, error) {
-	header, hash, err := e.b.headerFor(p)
+	header, hash, err := headerFor(e.b, p)
 	if header == nil || err != nil {
 		return nil, err
 	}
@@ -134,9 +136,6 @@ func (e *Eth) GetStorageAt(addr rpctypes.Address, key StorageKey, p BlockParam) 
 	return &v, nil
 }
 
-// secp256k1N is the order of the curve; signature values must be below it.
-var secp256k1N = crypto.S256().Params().N
-
 // SendRawTransaction is eth_sendRawTransaction: a signed transaction in
 // hex (0x optional) for Backend.SendRawTransaction. Hex that does not
 // decode is invalid, as are the bytes the backend cannot read as a
@@ -144,7 +143,7 @@ var secp256k1N = crypto.S256().Params().N
 func (e *Eth) SendRawTransaction(ctx context.Context, raw string) (common.Hash, error) {
 	data, err := evenHex(raw)
 	if err != nil {
-		return common.Hash{}, invalidParams(ParamAny, "")
+		return common.Hash{}, backend.InvalidParams(backend.ParamAny, "")
 	}
 	return e.b.SendRawTransaction(ctx, data)
 }
@@ -152,7 +151,7 @@ func (e *Eth) SendRawTransaction(ctx context.Context, raw string) (common.Hash, 
 // SendTransaction is eth_sendTransaction, which the node does not serve:
 // it holds no keys.
 func (e *Eth) SendTransaction() (common.Hash, error) {
-	return common.Hash{}, ErrNoSigningKeys
+	return common.Hash{}, backend.ErrNoSigningKeys
 }
 
 // GetTransactionByHash is eth_getTransactionByHash: a transaction of the
@@ -185,14 +184,14 @@ func (e *Eth) GetTransactionReceipt(hash rpctypes.Hash) (*ReceiptJSON, error) {
 		return nil, nil
 	}
 	out := receiptJSON(c.Config(), receipts[loc.Index], tx, header)
-	e.b.addRevertReasons(header, loc.BlockHash, out)
+	addRevertReasons(e.b, header, loc.BlockHash, out)
 	return out, nil
 }
 
 // GetBlockReceipts answers the receipts of every transaction of a block,
 // null when there is no such block.
 func (e *Eth) GetBlockReceipts(p BlockParam) ([]*ReceiptJSON, error) {
-	header, hash, err := e.b.headerFor(p)
+	header, hash, err := headerFor(e.b, p)
 	if header == nil || err != nil {
 		return nil, err
 	}
@@ -207,18 +206,19 @@ func (e *Eth) GetBlockReceipts(p BlockParam) ([]*ReceiptJSON, error) {
 	for i, r := range receipts {
 		out[i] = receiptJSON(c.Config(), r, body.Transactions[i], header)
 	}
-	e.b.addRevertReasons(header, hash, out...)
+	addRevertReasons(e.b, header, hash, out...)
 	return out, nil
 }
 
-// blockJSON renders a stored block; full selects transaction objects.
+// blockJSON renders a stored block, nil for none; full selects
+// transaction objects.
 func (e *Eth) blockJSON(header *types.Header, hash common.Hash, full bool) *BlockJSON {
 	c := e.b.Chain
-	number := header.Number.Uint64()
-	body := c.GetBody(hash, number)
+	body := e.body(header, hash)
 	if body == nil {
 		return nil
 	}
+	number := header.Number.Uint64()
 	block := types.NewBlockWithHeader(header).WithBody(*body)
 	out := headerJSON(header, hash, c.GetTD(hash, number))
 	out.Size = hexutil.Uint64(block.Size())
@@ -243,131 +243,103 @@ func (e *Eth) blockJSON(header *types.Header, hash common.Hash, full bool) *Bloc
 	return out
 }
 
-// GetBlockByNumber is eth_getBlockByNumber; full selects transaction
-// objects over hashes.
-func (e *Eth) GetBlockByNumber(p rpctypes.BlockNumber, full bool) *BlockJSON {
-	h, hash := e.b.headerForNumber(p)
+// The methods by block hash and by block number differ only in how they
+// find the block: each resolves its parameter to a header (nil when there
+// is no such block, and the method answers null) and reads the body
+// through body.
+
+// headerByHash is the block hash names; a nil header when it is unknown.
+func (e *Eth) headerByHash(hash rpctypes.Hash) (*types.Header, common.Hash) {
+	return e.b.Chain.GetHeaderByHash(common.Hash(hash)), common.Hash(hash)
+}
+
+// body is the body of the block (h, hash); nil for no block (a nil h) or
+// a missing body.
+func (e *Eth) body(h *types.Header, hash common.Hash) *types.Body {
 	if h == nil {
 		return nil
 	}
+	return e.b.Chain.GetBody(hash, h.Number.Uint64())
+}
+
+// GetBlockByNumber is eth_getBlockByNumber; full selects transaction
+// objects over hashes.
+func (e *Eth) GetBlockByNumber(p rpctypes.BlockNumber, full bool) *BlockJSON {
+	h, hash := headerForNumber(e.b, p)
 	return e.blockJSON(h, hash, full)
 }
 
 // GetBlockByHash is eth_getBlockByHash; full selects transaction objects
 // over hashes.
 func (e *Eth) GetBlockByHash(hash rpctypes.Hash, full bool) *BlockJSON {
-	h := e.b.Chain.GetHeaderByHash(common.Hash(hash))
-	if h == nil {
-		return nil
-	}
-	return e.blockJSON(h, common.Hash(hash), full)
+	h, bh := e.headerByHash(hash)
+	return e.blockJSON(h, bh, full)
 }
 
-// GetBlockTransactionCountByHash is eth_getBlockTransactionCountByHash.
-func (e *Eth) GetBlockTransactionCountByHash(hash rpctypes.Hash) *hexutil.Uint64 {
-	h := e.b.Chain.GetHeaderByHash(common.Hash(hash))
-	if h == nil {
-		return nil
-	}
-	return e.txCount(h, common.Hash(hash))
+// byHash and byNumber make a method of a block parameter from what it
+// answers for the block found (a nil header for none): the method by
+// block hash and the one by block number share everything else.
+func byHash[T any](e *Eth, answer func(*types.Header, common.Hash) *T) func(rpctypes.Hash) *T {
+	return func(hash rpctypes.Hash) *T { return answer(e.headerByHash(hash)) }
 }
 
-// GetBlockTransactionCountByNumber is
-// eth_getBlockTransactionCountByNumber.
-func (e *Eth) GetBlockTransactionCountByNumber(p rpctypes.BlockNumber) *hexutil.Uint64 {
-	h, hash := e.b.headerForNumber(p)
-	if h == nil {
-		return nil
-	}
-	return e.txCount(h, hash)
+func byNumber[T any](e *Eth, answer func(*types.Header, common.Hash) *T) func(rpctypes.BlockNumber) *T {
+	return func(p rpctypes.BlockNumber) *T { return answer(headerForNumber(e.b, p)) }
 }
 
+// byHashAndIndex and byNumberAndIndex do the same for the methods that
+// take an index into the block.
+func byHashAndIndex[T any](e *Eth, at func(*types.Header, common.Hash, uint64) *T) func(rpctypes.Hash, UintIndex) *T {
+	return func(hash rpctypes.Hash, index UintIndex) *T {
+		h, bh := e.headerByHash(hash)
+		return at(h, bh, uint64(index))
+	}
+}
+
+func byNumberAndIndex[T any](e *Eth, at func(*types.Header, common.Hash, uint64) *T) func(rpctypes.BlockNumber, UintIndex) *T {
+	return func(p rpctypes.BlockNumber, index UintIndex) *T {
+		h, hash := headerForNumber(e.b, p)
+		return at(h, hash, uint64(index))
+	}
+}
+
+// txCount is the number of transactions of a block
+// (eth_getBlockTransactionCountByHash and ByNumber).
 func (e *Eth) txCount(h *types.Header, hash common.Hash) *hexutil.Uint64 {
-	body := e.b.Chain.GetBody(hash, h.Number.Uint64())
-	if body == nil {
-		return nil
-	}
-	n := hexutil.Uint64(len(body.Transactions))
-	return &n
+	return e.bodyCount(h, hash, func(b *types.Body) int { return len(b.Transactions) })
 }
 
-// GetUncleCountByBlockHash is eth_getUncleCountByBlockHash.
-func (e *Eth) GetUncleCountByBlockHash(hash rpctypes.Hash) *hexutil.Uint64 {
-	h := e.b.Chain.GetHeaderByHash(common.Hash(hash))
-	if h == nil {
-		return nil
-	}
-	return e.uncleCount(h, common.Hash(hash))
-}
-
-// GetUncleCountByBlockNumber is eth_getUncleCountByBlockNumber.
-func (e *Eth) GetUncleCountByBlockNumber(p rpctypes.BlockNumber) *hexutil.Uint64 {
-	h, hash := e.b.headerForNumber(p)
-	if h == nil {
-		return nil
-	}
-	return e.uncleCount(h, hash)
-}
-
+// uncleCount is the number of uncles of a block
+// (eth_getUncleCountByBlockHash and ByBlockNumber).
 func (e *Eth) uncleCount(h *types.Header, hash common.Hash) *hexutil.Uint64 {
-	body := e.b.Chain.GetBody(hash, h.Number.Uint64())
+	return e.bodyCount(h, hash, func(b *types.Body) int { return len(b.Uncles) })
+}
+
+// bodyCount is n of the body of the block (h, hash), nil for no block.
+func (e *Eth) bodyCount(h *types.Header, hash common.Hash, n func(*types.Body) int) *hexutil.Uint64 {
+	body := e.body(h, hash)
 	if body == nil {
 		return nil
 	}
-	n := hexutil.Uint64(len(body.Uncles))
-	return &n
+	count := hexutil.Uint64(n(body))
+	return &count
 }
 
-// GetTransactionByBlockHashAndIndex is
-// eth_getTransactionByBlockHashAndIndex.
-func (e *Eth) GetTransactionByBlockHashAndIndex(hash rpctypes.Hash, index UintIndex) *TxJSON {
-	h := e.b.Chain.GetHeaderByHash(common.Hash(hash))
-	if h == nil {
-		return nil
-	}
-	return e.txAt(h, common.Hash(hash), uint64(index))
-}
-
-// GetTransactionByBlockNumberAndIndex is
-// eth_getTransactionByBlockNumberAndIndex.
-func (e *Eth) GetTransactionByBlockNumberAndIndex(p rpctypes.BlockNumber, index UintIndex) *TxJSON {
-	h, hash := e.b.headerForNumber(p)
-	if h == nil {
-		return nil
-	}
-	return e.txAt(h, hash, uint64(index))
-}
-
+// txAt is the index-th transaction of a block
+// (eth_getTransactionByBlockHashAndIndex and ByBlockNumberAndIndex).
 func (e *Eth) txAt(h *types.Header, hash common.Hash, index uint64) *TxJSON {
-	body := e.b.Chain.GetBody(hash, h.Number.Uint64())
+	body := e.body(h, hash)
 	if body == nil || index >= uint64(len(body.Transactions)) {
 		return nil
 	}
 	return txJSON(e.b.Chain.Config(), body.Transactions[index], &TxContext{BlockHash: hash, Header: h, Index: index})
 }
 
-// GetUncleByBlockHashAndIndex is eth_getUncleByBlockHashAndIndex.
-func (e *Eth) GetUncleByBlockHashAndIndex(hash rpctypes.Hash, index UintIndex) *BlockJSON {
-	h := e.b.Chain.GetHeaderByHash(common.Hash(hash))
-	if h == nil {
-		return nil
-	}
-	return e.uncleAt(h, common.Hash(hash), uint64(index))
-}
-
-// GetUncleByBlockNumberAndIndex is eth_getUncleByBlockNumberAndIndex.
-func (e *Eth) GetUncleByBlockNumberAndIndex(p rpctypes.BlockNumber, index UintIndex) *BlockJSON {
-	h, hash := e.b.headerForNumber(p)
-	if h == nil {
-		return nil
-	}
-	return e.uncleAt(h, hash, uint64(index))
-}
-
-// uncleAt renders an uncle as Besu does: a block object without
+// uncleAt renders the index-th uncle of a block
+// (eth_getUncleByBlockHashAndIndex and ByBlockNumberAndIndex) as Besu does: a block object without
 // transactions or uncles, total difficulty zero.
 func (e *Eth) uncleAt(h *types.Header, hash common.Hash, index uint64) *BlockJSON {
-	body := e.b.Chain.GetBody(hash, h.Number.Uint64())
+	body := e.body(h, hash)
 	if body == nil || index >= uint64(len(body.Uncles)) {
 		return nil
 	}
@@ -382,12 +354,7 @@ func (e *Eth) uncleAt(h *types.Header, hash common.Hash, index uint64) *BlockJSO
 func (e *Eth) Mining() bool { return e.b.Miner != nil && e.b.Miner.Mining() }
 
 // Hashrate is eth_hashrate: the local hash rate (0 without proof of work).
-func (e *Eth) Hashrate() hexutil.Uint64 {
-	if e.b.Hashrate == nil {
-		return 0
-	}
-	return hexutil.Uint64(e.b.Hashrate())
-}
+func (e *Eth) Hashrate() hexutil.Uint64 { return hexutil.Uint64(e.b.Hashrate()) }
 
 // Coinbase is eth_coinbase: the miner's coinbase.
 func (e *Eth) Coinbase() (common.Address, error) {
@@ -396,18 +363,18 @@ func (e *Eth) Coinbase() (common.Address, error) {
 			return cb, nil
 		}
 	}
-	return common.Address{}, ErrCoinbaseNotSpecified
+	return common.Address{}, backend.ErrCoinbaseNotSpecified
 }
 
 // GetWork is eth_getWork: the proof-of-work hash, seed hash and boundary
 // of the block being mined.
 func (e *Eth) GetWork() ([3]string, error) {
 	if e.b.Miner == nil {
-		return [3]string{}, ErrNoMiningWork
+		return [3]string{}, backend.ErrNoMiningWork
 	}
 	pow, seed, boundary, err := e.b.Miner.GetWork()
 	if err != nil {
-		return [3]string{}, ErrNoMiningWork
+		return [3]string{}, backend.ErrNoMiningWork
 	}
 	return [3]string{pow.Hex(), seed.Hex(), boundary.Hex()}, nil
 }
@@ -419,9 +386,5 @@ func (e *Eth) SubmitWork(nonce types.BlockNonce, powHash, mix common.Hash) bool 
 
 // SubmitHashrate is eth_submitHashrate: a remote miner reports its rate.
 func (e *Eth) SubmitHashrate(rate hexutil.Big, id common.Hash) bool {
-	if e.b.SubmitHashrate == nil {
-		return false
-	}
-	e.b.SubmitHashrate(id, (*big.Int)(&rate).Uint64())
-	return true
+	return e.b.SubmitHashrate(id, (*big.Int)(&rate).Uint64())
 }

@@ -10,6 +10,8 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/holiman/uint256"
+
+	"github.com/basaltchain/basalt/backend"
 )
 
 // The execution-apis methods of current clients that Besu 1.3's surface
@@ -22,7 +24,7 @@ const MaxStorageValues = 1024
 
 // BaseFee is eth_baseFee: the base fee of the next block; null before
 // London.
-func (e *Eth) BaseFee() *hexutil.Big { return (*hexutil.Big)(e.b.nextBaseFee()) }
+func (e *Eth) BaseFee() *hexutil.Big { return (*hexutil.Big)(e.b.NextBaseFee()) }
 
 // StorageRequests is eth_getStorageValues's first parameter: storage keys
 // by account, in the order the answer keeps.
@@ -70,7 +72,7 @@ func (e *Eth) GetStorageValues(req StorageRequests, p BlockParam) (map[common.Ad
 	case total > MaxStorageValues:
 		return nil, &SpecError{Code: CodeSimClientLimit, Message: fmt.Sprintf("too many slots (max %d)", MaxStorageValues)}
 	}
-	header, hash, err := e.b.headerFor(p)
+	header, hash, err := headerFor(e.b, p)
 	if header == nil || err != nil {
 		return nil, err
 	}
@@ -140,13 +142,13 @@ type FilledTransaction struct {
 func (e *Eth) FillTransaction(ctx context.Context, args CallArgs) (*FilledTransaction, error) {
 	cfg := e.b.Chain.Config()
 	if args.ChainID != nil && args.ChainID.Big().Cmp(cfg.ChainID) != 0 {
-		return nil, invalidParams(ParamAny, "chainId does not match node's (have=%v, want=%v)", args.ChainID.Big(), cfg.ChainID)
+		return nil, backend.InvalidParams(backend.ParamAny, "chainId does not match node's (have=%v, want=%v)", args.ChainID.Big(), cfg.ChainID)
 	}
 	if args.BlobVersionedHashes != nil {
-		return nil, invalidParams(ParamAny, "blob transactions are not filled")
+		return nil, backend.InvalidParams(backend.ParamAny, "blob transactions are not filled")
 	}
 	if args.GasPrice != nil && (args.MaxFeePerGas != nil || args.MaxPriorityFeePerGas != nil) {
-		return nil, invalidParams(ParamAny, "both gasPrice and (maxFeePerGas or maxPriorityFeePerGas) specified")
+		return nil, backend.InvalidParams(backend.ParamAny, "both gasPrice and (maxFeePerGas or maxPriorityFeePerGas) specified")
 	}
 	from := args.sender()
 	if args.Nonce == nil {
@@ -161,7 +163,7 @@ func (e *Eth) FillTransaction(ctx context.Context, args CallArgs) (*FilledTransa
 		}
 		args.Nonce = (*Uint64Param)(&n)
 	}
-	baseFee := e.b.nextBaseFee()
+	baseFee := e.b.NextBaseFee()
 	if args.GasPrice == nil {
 		if baseFee == nil {
 			args.GasPrice = (*Quantity)(e.b.GasPrice())
@@ -178,7 +180,7 @@ func (e *Eth) FillTransaction(ctx context.Context, args CallArgs) (*FilledTransa
 				args.MaxFeePerGas = (*Quantity)(fee)
 			}
 			if args.MaxPriorityFeePerGas.Big().Cmp(args.MaxFeePerGas.Big()) > 0 {
-				return nil, invalidParams(ParamAny, "maxFeePerGas is less than maxPriorityFeePerGas")
+				return nil, backend.InvalidParams(backend.ParamAny, "maxFeePerGas is less than maxPriorityFeePerGas")
 			}
 		}
 	}
@@ -192,13 +194,13 @@ func (e *Eth) FillTransaction(ctx context.Context, args CallArgs) (*FilledTransa
 	}
 	for _, q := range []*Quantity{args.GasPrice, args.MaxFeePerGas, args.MaxPriorityFeePerGas, args.Value} {
 		if q != nil && q.Big().BitLen() > 256 {
-			return nil, invalidParams(ParamAny, "value out of range")
+			return nil, backend.InvalidParams(backend.ParamAny, "value out of range")
 		}
 	}
 	tx := filledTx(&args, cfg.ChainID)
 	raw, err := tx.MarshalBinary()
 	if err != nil {
-		return nil, invalidParams(ParamAny, "%s", err.Error())
+		return nil, backend.InvalidParams(backend.ParamAny, "%s", err.Error())
 	}
 	return &FilledTransaction{Raw: raw, Tx: tx}, nil
 }

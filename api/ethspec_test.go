@@ -11,6 +11,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 
+	"github.com/basaltchain/basalt/backend"
 	"github.com/basaltchain/basalt/chain"
 	"github.com/basaltchain/basalt/rpc"
 	"github.com/basaltchain/basalt/rpctypes"
@@ -40,7 +41,7 @@ func newSpecServer(t testing.TB) (*rpc.Server, *chain.Chain) {
 	}
 	t.Cleanup(func() { c.Close() })
 	reg := rpc.NewRegistry()
-	if err := Register(reg, Groups(&Backend{Chain: c, NetworkID: 1337})...); err != nil {
+	if err := Register(reg, Groups(&backend.Backend{Chain: c, Config: backend.Config{NetworkID: 1337}})...); err != nil {
 		t.Fatal(err)
 	}
 	srv, err := rpc.NewServer(reg, rpc.Config{APIs: []string{rpctypes.GroupEth, rpctypes.GroupDebug}})

@@ -9,6 +9,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 
+	"github.com/basaltchain/basalt/backend"
 	"github.com/basaltchain/basalt/filters"
 	"github.com/basaltchain/basalt/rpc"
 	"github.com/basaltchain/basalt/rpctypes"
@@ -18,7 +19,7 @@ import (
 // filters): eth_getLogs, the polling filters and, over WebSocket,
 // eth_subscribe / eth_unsubscribe.
 type Filters struct {
-	b    *Backend
+	b    *backend.Backend
 	sys  *filters.System
 	subs *connSubs
 
@@ -28,7 +29,7 @@ type Filters struct {
 // filterMethods are eth_getLogs, the filter methods and eth_subscribe /
 // eth_unsubscribe, which join the ETH group. There are none without a filter
 // system (b.Filters), so those methods then answer "Method not enabled".
-func filterMethods(b *Backend) []rpctypes.Method {
+func filterMethods(b *backend.Backend) []rpctypes.Method {
 	if b.Filters == nil {
 		return nil
 	}

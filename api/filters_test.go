@@ -14,6 +14,7 @@ import (
 	"github.com/ethereum/go-ethereum/event"
 	"github.com/gorilla/websocket"
 
+	"github.com/basaltchain/basalt/backend"
 	"github.com/basaltchain/basalt/chain"
 	"github.com/basaltchain/basalt/filters"
 	"github.com/basaltchain/basalt/rpc"
@@ -55,7 +56,7 @@ func newFilterEnv(t *testing.T, maxRange int64) *filterEnv {
 	e.sys.Start()
 	t.Cleanup(e.sys.Stop)
 	reg := rpc.NewRegistry()
-	if err := Register(reg, Groups(&Backend{Chain: e.c.Chain, Filters: e.sys, NetworkID: 1337})...); err != nil {
+	if err := Register(reg, Groups(&backend.Backend{Chain: e.c.Chain, Filters: e.sys, Config: backend.Config{NetworkID: 1337}})...); err != nil {
 		t.Fatal(err)
 	}
 	srv, err := rpc.NewServer(reg, rpc.Config{})
@@ -473,7 +474,7 @@ func TestFilterLimitError(t *testing.T) {
 	t.Cleanup(func() { db.Close() })
 	c := chaintest.Open(t, db)
 	sys := filters.New(c.Chain, nil, filters.Config{MaxFilters: 2})
-	f := &Filters{b: &Backend{Chain: c.Chain, Filters: sys}, sys: sys}
+	f := &Filters{b: &backend.Backend{Chain: c.Chain, Filters: sys}, sys: sys}
 	for range 2 {
 		if _, err := f.NewBlockFilter(); err != nil {
 			t.Fatal(err)

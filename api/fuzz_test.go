@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/basaltchain/basalt/backend"
 	"github.com/basaltchain/basalt/rpctypes"
 )
 
@@ -41,7 +42,7 @@ func FuzzTraceConfig(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var c TraceCallConfig
 		if json.Unmarshal(data, &c) == nil {
-			d := &Debug{b: &Backend{}}
+			d := &Debug{b: &backend.Backend{}}
 			if c.Tracer == "" || !namedTracers[c.Tracer] {
 				_, _ = d.newTracer(&c.TraceConfig, newTraceBudget(1<<10), nil)
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/basaltchain/basalt/backend"
 	"github.com/basaltchain/basalt/filters"
 	"github.com/basaltchain/basalt/miner"
 	"github.com/basaltchain/basalt/rpctypes"
@@ -34,38 +35,38 @@ var (
 // JsonRpcErrorConverter), whichever service gives the reason: the pool
 // refusing a submission or the simulator refusing a call.
 var reasonErrors = map[txpool.Reason]*rpctypes.Error{
-	txpool.NonceTooLow:                             rpctypes.ErrNonceTooLow,
-	ReasonNonceTooHigh:                             rpctypes.ErrNonceTooHigh,
-	txpool.NonceTooFarInFutureForSender:            rpctypes.ErrNonceTooFarInFutureForSender,
-	txpool.InvalidSignature:                        rpctypes.ErrInvalidTransactionSignature,
-	txpool.IntrinsicGasExceedsGasLimit:             rpctypes.ErrIntrinsicGasExceedsLimit,
-	txpool.UpfrontCostExceedsBalance:               rpctypes.ErrUpfrontCostExceedsBalance,
-	txpool.ExceedsBlockGasLimit:                    rpctypes.ErrExceedsBlockGasLimit,
-	txpool.GasPriceTooLow:                          rpctypes.ErrGasPriceTooLow,
-	ReasonGasPriceBelowCurrentBaseFee:              rpctypes.ErrGasPriceBelowCurrentBaseFee,
-	ReasonBlobGasPriceBelowCurrentBlobBaseFee:      errBlobGasPriceTooLow,
-	txpool.TxSenderNotAuthorized:                   rpctypes.ErrTxSenderNotAuthorized,
-	txpool.TransactionAlreadyKnown:                 rpctypes.ErrKnownTransaction,
-	txpool.TransactionReplacementUnderpriced:       rpctypes.ErrReplacementUnderpriced,
-	txpool.TxPoolFull:                              errPoolFull,
-	txpool.MaxPriorityFeePerGasExceedsMaxFeePerGas: rpctypes.ErrMaxPriorityFeeExceedsMaxFee,
-	txpool.WrongChainID:                            rpctypes.ErrWrongChainID,
-	txpool.ReplayProtectedSignaturesNotSupported:   rpctypes.ErrReplayProtectedSignaturesNotSupported,
-	txpool.ReplayProtectedSignatureRequired:        errChainIDRequired,
-	txpool.TxFeecapExceeded:                        rpctypes.ErrTxFeeCapExceeded,
-	txpool.InvalidTransactionFormat:                rpctypes.ErrInvalidTransactionType,
-	ReasonInvalidBlobs:                             errInvalidBlobs,
-	ReasonTotalBlobGasTooHigh:                      errTotalBlobGas,
+	txpool.NonceTooLow:                                rpctypes.ErrNonceTooLow,
+	backend.ReasonNonceTooHigh:                        rpctypes.ErrNonceTooHigh,
+	txpool.NonceTooFarInFutureForSender:               rpctypes.ErrNonceTooFarInFutureForSender,
+	txpool.InvalidSignature:                           rpctypes.ErrInvalidTransactionSignature,
+	txpool.IntrinsicGasExceedsGasLimit:                rpctypes.ErrIntrinsicGasExceedsLimit,
+	txpool.UpfrontCostExceedsBalance:                  rpctypes.ErrUpfrontCostExceedsBalance,
+	txpool.ExceedsBlockGasLimit:                       rpctypes.ErrExceedsBlockGasLimit,
+	txpool.GasPriceTooLow:                             rpctypes.ErrGasPriceTooLow,
+	backend.ReasonGasPriceBelowCurrentBaseFee:         rpctypes.ErrGasPriceBelowCurrentBaseFee,
+	backend.ReasonBlobGasPriceBelowCurrentBlobBaseFee: errBlobGasPriceTooLow,
+	txpool.TxSenderNotAuthorized:                      rpctypes.ErrTxSenderNotAuthorized,
+	txpool.TransactionAlreadyKnown:                    rpctypes.ErrKnownTransaction,
+	txpool.TransactionReplacementUnderpriced:          rpctypes.ErrReplacementUnderpriced,
+	txpool.TxPoolFull:                                 errPoolFull,
+	txpool.MaxPriorityFeePerGasExceedsMaxFeePerGas:    rpctypes.ErrMaxPriorityFeeExceedsMaxFee,
+	txpool.WrongChainID:                               rpctypes.ErrWrongChainID,
+	txpool.ReplayProtectedSignaturesNotSupported:      rpctypes.ErrReplayProtectedSignaturesNotSupported,
+	txpool.ReplayProtectedSignatureRequired:           errChainIDRequired,
+	txpool.TxFeecapExceeded:                           rpctypes.ErrTxFeeCapExceeded,
+	txpool.InvalidTransactionFormat:                   rpctypes.ErrInvalidTransactionType,
+	backend.ReasonInvalidBlobs:                        errInvalidBlobs,
+	backend.ReasonTotalBlobGasTooHigh:                 errTotalBlobGas,
 }
 
 // paramErrors are Besu's -32602 errors for the parameters services check.
-var paramErrors = map[Param]*rpctypes.Error{
-	ParamAny:          rpctypes.ErrInvalidParams,
-	ParamBlockNumber:  rpctypes.ErrInvalidBlockNumberParams,
-	ParamBlockCount:   rpctypes.ErrInvalidBlockCountParams,
-	ParamCall:         rpctypes.ErrInvalidCallParams,
-	ParamStorageKeys:  rpctypes.ErrInvalidStorageKeysParams,
-	ParamTraceOptions: rpctypes.ErrInvalidTransactionTraceParams,
+var paramErrors = map[backend.Param]*rpctypes.Error{
+	backend.ParamAny:          rpctypes.ErrInvalidParams,
+	backend.ParamBlockNumber:  rpctypes.ErrInvalidBlockNumberParams,
+	backend.ParamBlockCount:   rpctypes.ErrInvalidBlockCountParams,
+	backend.ParamCall:         rpctypes.ErrInvalidCallParams,
+	backend.ParamStorageKeys:  rpctypes.ErrInvalidStorageKeysParams,
+	backend.ParamTraceOptions: rpctypes.ErrInvalidTransactionTraceParams,
 }
 
 // sentinelErrors are Besu's errors for the services' conditions.
@@ -73,18 +74,18 @@ var sentinelErrors = []struct {
 	err  error
 	wire *rpctypes.Error
 }{
-	{ErrWorldStateUnavailable, rpctypes.ErrWorldStateUnavailable},
-	{ErrNotCanonical, errNotCanonical},
+	{backend.ErrWorldStateUnavailable, rpctypes.ErrWorldStateUnavailable},
+	{backend.ErrNotCanonical, errNotCanonical},
 	{ErrGenesisNotTraceable, rpctypes.ErrGenesisBlockNotTraceable},
-	{ErrPoolDisabled, rpctypes.ErrTxPoolDisabled},
-	{ErrNoSigningKeys, rpctypes.ErrEthSendTxNotAvailable},
-	{ErrCoinbaseNotSpecified, rpctypes.ErrCoinbaseNotSpecified},
+	{backend.ErrPoolDisabled, rpctypes.ErrTxPoolDisabled},
+	{backend.ErrNoSigningKeys, rpctypes.ErrEthSendTxNotAvailable},
+	{backend.ErrCoinbaseNotSpecified, rpctypes.ErrCoinbaseNotSpecified},
 	{miner.ErrCoinbaseNotSet, rpctypes.ErrCoinbaseNotSet},
-	{ErrNoMiningWork, rpctypes.ErrNoMiningWorkFound},
-	{ErrP2PDisabled, rpctypes.ErrP2PDisabled},
-	{ErrP2PNotRunning, rpctypes.ErrP2PNetworkNotRunning},
-	{ErrLocalPeer, rpctypes.ErrCantConnectToLocalPeer},
-	{ErrPeerNotPermitted, rpctypes.ErrNonPermittedNodeCannotBeAddedAsAPeer},
+	{backend.ErrNoMiningWork, rpctypes.ErrNoMiningWorkFound},
+	{backend.ErrP2PDisabled, rpctypes.ErrP2PDisabled},
+	{backend.ErrP2PNotRunning, rpctypes.ErrP2PNetworkNotRunning},
+	{backend.ErrLocalPeer, rpctypes.ErrCantConnectToLocalPeer},
+	{backend.ErrPeerNotPermitted, rpctypes.ErrNonPermittedNodeCannotBeAddedAsAPeer},
 	// A request that needs notifications is not served over HTTP, as in
 	// Besu: a known method that is not enabled there.
 	{ErrNotificationsUnavailable, rpctypes.ErrMethodNotEnabled},
@@ -106,11 +107,11 @@ var sentinelErrors = []struct {
 func jsonrpcError(err error) *rpctypes.Error {
 	var (
 		pool    *txpool.Error
-		invalid *InvalidTransactionError
-		params  *InvalidParamsError
-		missing *BlockNotFoundError
-		revert  *RevertError
-		halt    *HaltError
+		invalid *backend.InvalidTransactionError
+		params  *backend.InvalidParamsError
+		missing *backend.BlockNotFoundError
+		revert  *backend.RevertError
+		halt    *backend.HaltError
 		sim     *SpecError
 		// tooLarge keeps its message: it names the flag to change.
 		tooLarge *TraceTooLargeError
@@ -138,7 +139,7 @@ func jsonrpcError(err error) *rpctypes.Error {
 		// A refused call carries the validator's message as the reason.
 		e := reasonErrors[invalid.Reason]
 		switch {
-		case invalid.Reason == ReasonExecutionRefused:
+		case invalid.Reason == backend.ReasonExecutionRefused:
 			return rpctypes.NewError(-32000, invalid.Detail)
 		case e == nil:
 			e = rpctypes.ErrInternal // Besu's default for a reason it has no code for

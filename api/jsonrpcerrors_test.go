@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/basaltchain/basalt/backend"
 	"github.com/basaltchain/basalt/filters"
 	"github.com/basaltchain/basalt/miner"
 	"github.com/basaltchain/basalt/rpctypes"
@@ -27,30 +28,30 @@ func TestJSONRPCErrorMapping(t *testing.T) {
 		{&txpool.Error{Reason: txpool.TxPoolFull}, -32000, "Transaction pool is full", nil},
 		{&txpool.Error{Reason: txpool.TxPoolFull, Detail: "resend later"}, -32000, "Transaction pool is full (resend later)", nil},
 		{&txpool.Error{Reason: txpool.OversizedData, Detail: "too big"}, -32602, "Invalid params (too big)", nil},
-		{&InvalidTransactionError{Reason: txpool.UpfrontCostExceedsBalance}, -32004, "Upfront cost exceeds account balance", nil},
-		{invalidTx(txpool.NonceTooLow, "transaction nonce %d below sender account nonce %d", 1, 2), -32001, "Nonce too low (transaction nonce 1 below sender account nonce 2)", nil},
-		{invalidTx(ReasonGasPriceBelowCurrentBaseFee, "low"), -32009, "Gas price below current base fee (low)", nil},
-		{invalidTx(ReasonInvalidBlobs, "none"), -32603, "blobs failed kzg validation (none)", nil},
-		{invalidTx(txpool.InitcodeTooLarge, "big"), -32603, "Internal error (big)", nil},
-		{invalidTx(ReasonExecutionRefused, "sender not an eoa"), -32000, "sender not an eoa", nil},
-		{invalidParams(ParamAny, ""), -32602, "Invalid params", nil},
-		{invalidParams(ParamBlockNumber, ""), -32602, "Invalid block number params", nil},
-		{invalidParams(ParamCall, "account %s is not a precompile", "0x01"), -32602, "Invalid call params (account 0x01 is not a precompile)", nil},
-		{invalidParams(ParamStorageKeys, ""), -32602, "Invalid storage keys params", nil},
-		{invalidParams(ParamBlockCount, ""), -32602, "Invalid block count params", nil},
-		{&BlockNotFoundError{Number: 9}, -32000, "Block not found", nil},
-		{&RevertError{Data: revertData}, 3, "Execution reverted", "0xdead"},
-		{&HaltError{Reason: "Out of gas"}, -32000, "Transaction processing could not be completed due to an exception (Out of gas)", nil},
-		{ErrWorldStateUnavailable, -32000, "World state unavailable", nil},
-		{ErrNotCanonical, -32000, "Invalid input", nil},
-		{ErrPoolDisabled, -32002, rpctypes.ErrTxPoolDisabled.Message, nil},
-		{ErrNoSigningKeys, -32604, rpctypes.ErrEthSendTxNotAvailable.Message, nil},
-		{ErrCoinbaseNotSpecified, -32000, "Coinbase must be explicitly specified", nil},
+		{&backend.InvalidTransactionError{Reason: txpool.UpfrontCostExceedsBalance}, -32004, "Upfront cost exceeds account balance", nil},
+		{backend.InvalidTx(txpool.NonceTooLow, "transaction nonce %d below sender account nonce %d", 1, 2), -32001, "Nonce too low (transaction nonce 1 below sender account nonce 2)", nil},
+		{backend.InvalidTx(backend.ReasonGasPriceBelowCurrentBaseFee, "low"), -32009, "Gas price below current base fee (low)", nil},
+		{backend.InvalidTx(backend.ReasonInvalidBlobs, "none"), -32603, "blobs failed kzg validation (none)", nil},
+		{backend.InvalidTx(txpool.InitcodeTooLarge, "big"), -32603, "Internal error (big)", nil},
+		{backend.InvalidTx(backend.ReasonExecutionRefused, "sender not an eoa"), -32000, "sender not an eoa", nil},
+		{backend.InvalidParams(backend.ParamAny, ""), -32602, "Invalid params", nil},
+		{backend.InvalidParams(backend.ParamBlockNumber, ""), -32602, "Invalid block number params", nil},
+		{backend.InvalidParams(backend.ParamCall, "account %s is not a precompile", "0x01"), -32602, "Invalid call params (account 0x01 is not a precompile)", nil},
+		{backend.InvalidParams(backend.ParamStorageKeys, ""), -32602, "Invalid storage keys params", nil},
+		{backend.InvalidParams(backend.ParamBlockCount, ""), -32602, "Invalid block count params", nil},
+		{&backend.BlockNotFoundError{Number: 9}, -32000, "Block not found", nil},
+		{&backend.RevertError{Data: revertData}, 3, "Execution reverted", "0xdead"},
+		{&backend.HaltError{Reason: "Out of gas"}, -32000, "Transaction processing could not be completed due to an exception (Out of gas)", nil},
+		{backend.ErrWorldStateUnavailable, -32000, "World state unavailable", nil},
+		{backend.ErrNotCanonical, -32000, "Invalid input", nil},
+		{backend.ErrPoolDisabled, -32002, rpctypes.ErrTxPoolDisabled.Message, nil},
+		{backend.ErrNoSigningKeys, -32604, rpctypes.ErrEthSendTxNotAvailable.Message, nil},
+		{backend.ErrCoinbaseNotSpecified, -32000, "Coinbase must be explicitly specified", nil},
 		{miner.ErrCoinbaseNotSet, -32010, "Coinbase not set. Unable to start mining without a coinbase", nil},
-		{ErrNoMiningWork, -32000, "No mining work available yet", nil},
-		{ErrP2PDisabled, -32000, "P2P has been disabled. This functionality is not available", nil},
-		{ErrP2PNotRunning, -32000, "P2P network is not running", nil},
-		{ErrLocalPeer, -32100, "Cannot add local node as peer.", nil},
+		{backend.ErrNoMiningWork, -32000, "No mining work available yet", nil},
+		{backend.ErrP2PDisabled, -32000, "P2P has been disabled. This functionality is not available", nil},
+		{backend.ErrP2PNotRunning, -32000, "P2P network is not running", nil},
+		{backend.ErrLocalPeer, -32100, "Cannot add local node as peer.", nil},
 		{ErrNotificationsUnavailable, -32604, "Method not enabled", nil},
 		{ErrSubscriptionNotFound, -32000, "Subscription not found", nil},
 		{ErrTooManySubscriptions, -32005, "Maximum number of active subscriptions exceeded", nil},
@@ -85,15 +86,15 @@ func TestJSONRPCErrorMapping(t *testing.T) {
 
 // The submission service answers domain errors, whichever front end asks.
 func TestSendTransactionErrors(t *testing.T) {
-	b := &Backend{}
-	if _, err := b.SendRawTransaction(context.Background(), []byte{0x01, 0x02}); !errors.As(err, new(*InvalidParamsError)) {
+	b := &backend.Backend{}
+	if _, err := b.SendRawTransaction(context.Background(), []byte{0x01, 0x02}); !errors.As(err, new(*backend.InvalidParamsError)) {
 		t.Errorf("undecodable: %v", err)
 	}
 	e := &Eth{b}
-	if _, err := e.SendRawTransaction(context.Background(), "0xzz"); !errors.As(err, new(*InvalidParamsError)) {
+	if _, err := e.SendRawTransaction(context.Background(), "0xzz"); !errors.As(err, new(*backend.InvalidParamsError)) {
 		t.Errorf("bad hex: %v", err)
 	}
-	if _, err := e.SendTransaction(); !errors.Is(err, ErrNoSigningKeys) {
+	if _, err := e.SendTransaction(); !errors.Is(err, backend.ErrNoSigningKeys) {
 		t.Errorf("eth_sendTransaction: %v", err)
 	}
 }

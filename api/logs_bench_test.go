@@ -15,6 +15,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 
+	"github.com/basaltchain/basalt/backend"
 	"github.com/basaltchain/basalt/chain"
 	"github.com/basaltchain/basalt/filters"
 	"github.com/basaltchain/basalt/rpc"
@@ -82,7 +83,7 @@ func BenchmarkGetLogs(b *testing.B) {
 
 	sys := filters.New(c.Chain, nil, filters.Config{}) // no range cap
 	reg := rpc.NewRegistry()
-	if err := Register(reg, Groups(&Backend{Chain: c.Chain, Filters: sys})...); err != nil {
+	if err := Register(reg, Groups(&backend.Backend{Chain: c.Chain, Filters: sys})...); err != nil {
 		b.Fatal(err)
 	}
 	srv, err := rpc.NewServer(reg, rpc.Config{})

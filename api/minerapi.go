@@ -1,9 +1,12 @@
 package api
 
-import "github.com/basaltchain/basalt/miner"
+import (
+	"github.com/basaltchain/basalt/backend"
+	"github.com/basaltchain/basalt/miner"
+)
 
 // Miner is the MINER method group.
-type Miner struct{ b *Backend }
+type Miner struct{ b *backend.Backend }
 
 // Start is miner_start: true once the miner runs; without a miner, or a
 // coinbase to mine to, miner.ErrCoinbaseNotSet.

@@ -4,13 +4,15 @@ import (
 	"strconv"
 
 	"github.com/ethereum/go-ethereum/common/hexutil"
+
+	"github.com/basaltchain/basalt/backend"
 )
 
 // Net is the NET method group.
-type Net struct{ b *Backend }
+type Net struct{ b *backend.Backend }
 
 // Version is net_version: the network id.
-func (n *Net) Version() string { return strconv.FormatUint(n.b.NetworkID, 10) }
+func (n *Net) Version() string { return strconv.FormatUint(n.b.Config.NetworkID, 10) }
 
 // Listening reports whether the node accepts peer connections.
 func (n *Net) Listening() bool { return n.b.Network != nil && n.b.Network.Listening() }
@@ -19,25 +21,15 @@ func (n *Net) Listening() bool { return n.b.Network != nil && n.b.Network.Listen
 // answers P2P_DISABLED.
 func (n *Net) PeerCount() (hexutil.Uint64, error) {
 	if n.b.Network == nil {
-		return 0, ErrP2PDisabled
+		return 0, backend.ErrP2PDisabled
 	}
 	return hexutil.Uint64(n.b.Network.PeerCount()), nil
 }
 
-// Enode answers the node's enode URL, or ErrP2PDisabled while
+// Enode answers the node's enode URL, or backend.ErrP2PDisabled while
 // peer-to-peer networking is off.
-func (n *Net) Enode() (string, error) {
-	if n.b.Enode == nil {
-		return "", ErrP2PDisabled
-	}
-	return n.b.Enode()
-}
+func (n *Net) Enode() (string, error) { return n.b.Enode() }
 
 // Services lists the enabled network services with their host and port,
 // e.g. {"jsonrpc": {"host": "127.0.0.1", "port": "8545"}}.
-func (n *Net) Services() map[string]Service {
-	if n.b.Services == nil {
-		return map[string]Service{}
-	}
-	return n.b.Services()
-}
+func (n *Net) Services() map[string]backend.Service { return n.b.Services() }

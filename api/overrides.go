@@ -2,37 +2,20 @@ package api
 
 import (
 	"encoding/json"
-	"math/big"
 	"strconv"
 	"strings"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/core/state"
-	"github.com/ethereum/go-ethereum/core/tracing"
-	"github.com/ethereum/go-ethereum/core/vm"
-	"github.com/holiman/uint256"
 
+	"github.com/basaltchain/basalt/backend"
 	"github.com/basaltchain/basalt/rpctypes"
 )
 
 // StateOverrides is the optional third parameter of eth_call and
-// eth_estimateGas: per account, replacements applied to the state before
-// the call (Besu's StateOverrideMap). Keys are addresses in Besu's lenient
-// hex; any malformed entry is "Invalid call params".
-type StateOverrides []AccountOverride
-
-// AccountOverride replaces parts of one account.
-type AccountOverride struct {
-	Address   common.Address
-	Balance   *big.Int
-	Nonce     *uint64
-	Code      []byte // nil: unchanged
-	State     map[common.Hash]common.Hash
-	StateDiff map[common.Hash]common.Hash
-	// MovePrecompileTo moves the precompile at Address to this address, so
-	// that Address can be given code of its own.
-	MovePrecompileTo *common.Address
-}
+// eth_estimateGas, decoded into the backend's overrides: keys are
+// addresses in Besu's lenient hex; any malformed entry is "Invalid call
+// params".
+type StateOverrides backend.StateOverrides
 
 // UnmarshalJSON implements json.Unmarshaler.
 func (o *StateOverrides) UnmarshalJSON(data []byte) error {
@@ -62,7 +45,7 @@ func (o *StateOverrides) UnmarshalJSON(data []byte) error {
 		if fields.State != nil && fields.StateDiff != nil {
 			return errBadParam
 		}
-		ao := AccountOverride{Address: common.BytesToAddress(b)}
+		ao := backend.AccountOverride{Address: common.BytesToAddress(b)}
 		if fields.Balance != nil {
 			ao.Balance = fields.Balance.Big()
 		}
@@ -107,47 +90,6 @@ func storageMap(in map[string]string) (map[common.Hash]common.Hash, error) {
 		out[common.BytesToHash(kb)] = common.BytesToHash(vb)
 	}
 	return out, nil
-}
-
-// apply writes the overrides into st and moves precompiles in precompiles.
-func (o StateOverrides) apply(st *state.StateDB, precompiles vm.PrecompiledContracts) error {
-	// Moves first, so that a precompile moved onto an address that is itself
-	// overridden keeps working, and so that the order of the map does not
-	// matter.
-	for _, ao := range o {
-		if ao.MovePrecompileTo == nil {
-			continue
-		}
-		p, ok := precompiles[ao.Address]
-		if !ok {
-			return invalidParams(ParamCall, "account %s is not a precompile", ao.Address.Hex())
-		}
-		delete(precompiles, ao.Address)
-		precompiles[*ao.MovePrecompileTo] = p
-	}
-	for _, ao := range o {
-		a := ao.Address
-		if ao.Nonce != nil {
-			st.SetNonce(a, *ao.Nonce, tracing.NonceChangeUnspecified)
-		}
-		if ao.Balance != nil {
-			v, overflow := uint256.FromBig(ao.Balance)
-			if overflow {
-				return invalidParams(ParamCall, "")
-			}
-			st.SetBalance(a, v, tracing.BalanceChangeUnspecified)
-		}
-		if ao.Code != nil {
-			st.SetCode(a, ao.Code, tracing.CodeChangeUnspecified)
-		}
-		if ao.State != nil {
-			st.SetStorage(a, ao.State)
-		}
-		for k, v := range ao.StateDiff {
-			st.SetState(a, k, v)
-		}
-	}
-	return nil
 }
 
 // UnsignedLong is Besu's UnsignedLongParameter: a string of hex digits (0x

@@ -16,6 +16,8 @@ import (
 	"github.com/ethereum/go-ethereum/params"
 	"github.com/holiman/uint256"
 
+	"github.com/basaltchain/basalt/backend"
+	"github.com/basaltchain/basalt/chain"
 	"github.com/basaltchain/basalt/rpctypes"
 )
 
@@ -146,15 +148,15 @@ func TestStateOverrides(t *testing.T) {
 		t.Fatalf("%d overrides", len(o))
 	}
 	precompiles := vm.ActivePrecompiledContracts(params.Rules{IsCancun: true, IsBerlin: true, IsIstanbul: true, IsByzantium: true})
-	byAddr := map[common.Address]AccountOverride{}
+	byAddr := map[common.Address]backend.AccountOverride{}
 	for _, ao := range o {
 		byAddr[ao.Address] = ao
 	}
 	if n := byAddr[common.HexToAddress("0xa94f5374fce5edbc8e2a8697c15331677e6ebf0b")].Nonce; n == nil || *n != 88 {
 		t.Fatalf("nonce %v", n)
 	}
-	moved := StateOverrides{byAddr[common.HexToAddress("0x1")]}
-	if err := moved.apply(emptyState(t), precompiles); err != nil {
+	moved := backend.StateOverrides{byAddr[common.HexToAddress("0x1")]}
+	if err := moved.Apply(emptyState(t), precompiles); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := precompiles[common.HexToAddress("0x123456")]; !ok {
@@ -171,11 +173,6 @@ func TestStateOverrides(t *testing.T) {
 }
 
 func TestBesuRenderings(t *testing.T) {
-	for v, want := range map[int64]string{0: "0 wei", 1: "1 wei", 999: "999 wei", 1000: "1.00 kwei", 1_500_000_000: "1.50 gwei", 1e18: "1.00 ether"} {
-		if got := humanWei(big.NewInt(v)); got != want {
-			t.Errorf("humanWei(%d) = %q, want %q", v, got, want)
-		}
-	}
 	for k, want := range map[string]string{"0x347": "0x0347", "0x0": "0x0", "0x1": "0x01", "0xff00": "0xff00"} {
 		if got := proofKey(common.HexToHash(k)); got != want {
 			t.Errorf("proofKey(%s) = %s, want %s", k, got, want)
@@ -183,17 +180,17 @@ func TestBesuRenderings(t *testing.T) {
 	}
 	for op, want := range map[byte]string{0xfe: "Invalid opcode: 0xfe", 0xef: "Invalid opcode: 0xef", 0x0c: "Invalid opcode: 0x0c"} {
 		err := runCode(t, []byte{op})
-		if got := haltReason(err); got != want {
-			t.Errorf("haltReason(%v) = %q, want %q", err, got, want)
+		if got := chain.HaltReason(err); got != want {
+			t.Errorf("chain.HaltReason(%v) = %q, want %q", err, got, want)
 		}
 	}
-	if got := haltReason(runCode(t, []byte{0x01})); got != "Stack underflow" {
+	if got := chain.HaltReason(runCode(t, []byte{0x01})); got != "Stack underflow" {
 		t.Errorf("stack underflow: %q", got)
 	}
-	if got := haltReason(runCode(t, []byte{0x60, 0x05, 0x56})); got != "Bad jump destination" {
+	if got := chain.HaltReason(runCode(t, []byte{0x60, 0x05, 0x56})); got != "Bad jump destination" {
 		t.Errorf("bad jump: %q", got)
 	}
-	if got := haltReason(vm.ErrOutOfGas); got != "Out of gas" {
+	if got := chain.HaltReason(vm.ErrOutOfGas); got != "Out of gas" {
 		t.Errorf("out of gas: %q", got)
 	}
 }

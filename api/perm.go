@@ -3,39 +3,37 @@ package api
 import (
 	"errors"
 
+	"github.com/basaltchain/basalt/backend"
 	"github.com/basaltchain/basalt/permissioning"
 	"github.com/basaltchain/basalt/rpctypes"
 )
 
 // Perm is the PERM method group: the local accounts and nodes allowlists.
-type Perm struct{ b *Backend }
+type Perm struct{ b *backend.Backend }
 
 // permGroup is the PERM group under one naming: the 1.3.x names the API
 // documents give (perm_*Whitelist, answering 1.3.x's "whitelist" messages)
 // or current Besu's (perm_*Allowlist, answering its "allowlist" messages).
 // perm_reloadPermissionsFromFile has one name; it comes with the 1.3.x set.
-func permGroup(b *Backend, current bool) rpctypes.Group {
+func permGroup(b *backend.Backend, current bool) rpctypes.Group {
 	p := &Perm{b}
 	list := []*rpctypes.Error{rpctypes.ErrInvalidParams}
+	word, errs := "Whitelist", permErrors(whitelistErrors)
 	if current {
-		return rpctypes.Group{Name: rpctypes.GroupPerm, Errors: permErrors(allowlistErrors), Methods: []rpctypes.Method{
-			{Name: "perm_addAccountsToAllowlist", Fn: p.AddAccounts, ParamErrors: list},
-			{Name: "perm_removeAccountsFromAllowlist", Fn: p.RemoveAccounts, ParamErrors: list},
-			{Name: "perm_getAccountsAllowlist", Fn: p.Accounts},
-			{Name: "perm_addNodesToAllowlist", Fn: p.AddNodes, ParamErrors: list},
-			{Name: "perm_removeNodesFromAllowlist", Fn: p.RemoveNodes, ParamErrors: list},
-			{Name: "perm_getNodesAllowlist", Fn: p.Nodes},
-		}}
+		word, errs = "Allowlist", permErrors(allowlistErrors)
 	}
-	return rpctypes.Group{Name: rpctypes.GroupPerm, Errors: permErrors(whitelistErrors), Methods: []rpctypes.Method{
-		{Name: "perm_addAccountsToWhitelist", Fn: p.AddAccounts, ParamErrors: list},
-		{Name: "perm_removeAccountsFromWhitelist", Fn: p.RemoveAccounts, ParamErrors: list},
-		{Name: "perm_getAccountsWhitelist", Fn: p.Accounts},
-		{Name: "perm_addNodesToWhitelist", Fn: p.AddNodes, ParamErrors: list},
-		{Name: "perm_removeNodesFromWhitelist", Fn: p.RemoveNodes, ParamErrors: list},
-		{Name: "perm_getNodesWhitelist", Fn: p.Nodes},
-		{Name: "perm_reloadPermissionsFromFile", Fn: p.Reload},
-	}}
+	methods := []rpctypes.Method{
+		{Name: "perm_addAccountsTo" + word, Fn: p.AddAccounts, ParamErrors: list},
+		{Name: "perm_removeAccountsFrom" + word, Fn: p.RemoveAccounts, ParamErrors: list},
+		{Name: "perm_getAccounts" + word, Fn: p.Accounts},
+		{Name: "perm_addNodesTo" + word, Fn: p.AddNodes, ParamErrors: list},
+		{Name: "perm_removeNodesFrom" + word, Fn: p.RemoveNodes, ParamErrors: list},
+		{Name: "perm_getNodes" + word, Fn: p.Nodes},
+	}
+	if !current {
+		methods = append(methods, rpctypes.Method{Name: "perm_reloadPermissionsFromFile", Fn: p.Reload})
+	}
+	return rpctypes.Group{Name: rpctypes.GroupPerm, Errors: errs, Methods: methods}
 }
 
 // lists are the backend's allowlists; none enabled when it has none.

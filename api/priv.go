@@ -12,6 +12,8 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/core/vm"
 
+	"github.com/basaltchain/basalt/backend"
+	"github.com/basaltchain/basalt/chain"
 	"github.com/basaltchain/basalt/privacy"
 	"github.com/basaltchain/basalt/rpc"
 	"github.com/basaltchain/basalt/rpctypes"
@@ -20,7 +22,7 @@ import (
 // Priv serves the EEA and PRIV groups (reference/privacy.md §10) on the
 // backend's privacy service (Backend.Privacy).
 type Priv struct {
-	b   *Backend
+	b   *backend.Backend
 	s   *privacy.Service
 	fil *privFilters
 }
@@ -28,7 +30,7 @@ type Priv struct {
 // PrivGroups returns the EEA and PRIV groups. Without a privacy service
 // (--privacy-enabled=false) every method answers -50100 "Privacy is not
 // enabled", as Besu's do.
-func PrivGroups(b *Backend) []rpctypes.Group {
+func PrivGroups(b *backend.Backend) []rpctypes.Group {
 	groups := privGroups(b)
 	if b.Privacy == nil {
 		disabled := func() error { return privacy.ErrDisabled }
@@ -41,7 +43,7 @@ func PrivGroups(b *Backend) []rpctypes.Group {
 	return groups
 }
 
-func privGroups(b *Backend) []rpctypes.Group {
+func privGroups(b *backend.Backend) []rpctypes.Group {
 	p := &Priv{b: b, s: b.Privacy, fil: newPrivFilters()}
 	// Besu's getRequiredParameter answers a missing or non-string raw
 	// transaction "Invalid transaction params"; so does Basalt for hex that
@@ -348,11 +350,11 @@ func (p *Priv) Call(ctx context.Context, group string, args PrivCallArgs, block 
 	if args.To == nil {
 		return nil, rpctypes.ErrInvalidCallParams
 	}
-	header, hash, err := p.b.headerFor(block)
+	header, hash, err := headerFor(p.b, block)
 	if header == nil || err != nil {
 		return nil, err
 	}
-	public, err := p.b.stateOf(header, hash)
+	public, err := p.b.StateOf(header, hash)
 	if err != nil {
 		return nil, err
 	}
@@ -370,13 +372,13 @@ func (p *Priv) Call(ctx context.Context, group string, args PrivCallArgs, block 
 	// The gas is eth_call's (the block's gas limit unless given, and at
 	// most --rpc-gas-cap or the block's), so that a looping contract
 	// cannot run for the whole JSON-RPC timeout.
-	gas := p.b.callGas(header, (*Uint64Param)(args.Gas))
+	gas := p.b.CallGas(header, (*uint64)(args.Gas))
 	out, err := p.s.Call(g, header, hash, public, from, *args.To, data, gas)
 	if err != nil {
 		if errors.Is(err, vm.ErrExecutionReverted) {
-			return nil, &RevertError{Data: out}
+			return nil, &backend.RevertError{Data: out}
 		}
-		return nil, &HaltError{Reason: haltReason(err)}
+		return nil, &backend.HaltError{Reason: chain.HaltReason(err)}
 	}
 	res := hexutil.Bytes(out)
 	if res == nil {
@@ -392,7 +394,7 @@ func (p *Priv) GetCode(group string, addr common.Address, block BlockParam) (*he
 	if err != nil {
 		return nil, err
 	}
-	header, hash, err := p.b.headerFor(block)
+	header, hash, err := headerFor(p.b, block)
 	if header == nil || err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/basaltchain/basalt/backend"
 	"github.com/basaltchain/basalt/privacy"
 	"github.com/basaltchain/basalt/rpctypes"
 )
@@ -34,7 +35,7 @@ func TestPrivErrors(t *testing.T) {
 			t.Errorf("%v: %+v, want %d %s", tc.err, got, tc.code, tc.message)
 		}
 	}
-	if got := privError(ErrPoolDisabled); got != rpctypes.ErrTxPoolDisabled {
+	if got := privError(backend.ErrPoolDisabled); got != rpctypes.ErrTxPoolDisabled {
 		t.Errorf("other errors: %+v", got)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 
+	"github.com/basaltchain/basalt/backend"
 	"github.com/basaltchain/basalt/rpctypes"
 )
 
@@ -58,9 +59,9 @@ type StorageResult struct {
 // proves its absence and lists no storage proofs, as in Besu.
 func (e *Eth) GetProof(addr rpctypes.Address, keys StorageKeys, p BlockParam) (*ProofResult, error) {
 	if len(keys) > maxProofKeys {
-		return nil, invalidParams(ParamStorageKeys, "")
+		return nil, backend.InvalidParams(backend.ParamStorageKeys, "")
 	}
-	header, hash, err := e.b.headerFor(p)
+	header, hash, err := headerFor(e.b, p)
 	if header == nil || err != nil {
 		return nil, err
 	}
@@ -69,7 +70,7 @@ func (e *Eth) GetProof(addr rpctypes.Address, keys StorageKeys, p BlockParam) (*
 	}
 	proof, err := e.b.Chain.Proof(header.Root, common.Address(addr), keys)
 	if err != nil {
-		return nil, ErrWorldStateUnavailable
+		return nil, backend.ErrWorldStateUnavailable
 	}
 	out := &ProofResult{
 		AccountProof: bytesList(proof.Proof),

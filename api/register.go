@@ -3,6 +3,7 @@ package api
 import (
 	"encoding/json"
 
+	"github.com/basaltchain/basalt/backend"
 	"github.com/basaltchain/basalt/rpc"
 
 	"github.com/basaltchain/basalt/rpctypes"
@@ -18,7 +19,7 @@ func Register(r *rpc.Registry, groups ...rpctypes.Group) error {
 // (with the filter methods when b.Filters is set), NET, WEB3, MINER, ADMIN,
 // TXPOOL, DEBUG (but debug_metrics, which the node adds) and PERM. Groups provided by a consensus engine (CLIQUE, IBFT, QBFT) are not
 // among them.
-func Groups(b *Backend) []rpctypes.Group {
+func Groups(b *backend.Backend) []rpctypes.Group {
 	e, n, w, m := &Eth{b}, &Net{b}, &Web3{b}, &Miner{b}
 	var (
 		addr    = rpctypes.ErrInvalidAddressParams
@@ -63,14 +64,14 @@ func Groups(b *Backend) []rpctypes.Group {
 		{Name: "eth_getBlockReceipts", Fn: e.GetBlockReceipts, ParamErrors: []*rpctypes.Error{block}},
 		{Name: "eth_getBlockByNumber", Fn: e.GetBlockByNumber, ParamErrors: []*rpctypes.Error{rpctypes.ErrInvalidBlockNumberParams, full}},
 		{Name: "eth_getBlockByHash", Fn: e.GetBlockByHash, ParamErrors: []*rpctypes.Error{hash, full}},
-		{Name: "eth_getBlockTransactionCountByHash", Fn: e.GetBlockTransactionCountByHash, ParamErrors: []*rpctypes.Error{hash}},
-		{Name: "eth_getBlockTransactionCountByNumber", Fn: e.GetBlockTransactionCountByNumber, ParamErrors: []*rpctypes.Error{block}},
-		{Name: "eth_getUncleCountByBlockHash", Fn: e.GetUncleCountByBlockHash, ParamErrors: []*rpctypes.Error{hash}},
-		{Name: "eth_getUncleCountByBlockNumber", Fn: e.GetUncleCountByBlockNumber, ParamErrors: []*rpctypes.Error{block}},
-		{Name: "eth_getTransactionByBlockHashAndIndex", Fn: e.GetTransactionByBlockHashAndIndex, ParamErrors: []*rpctypes.Error{txHash, rpctypes.ErrInvalidTransactionIDParams}},
-		{Name: "eth_getTransactionByBlockNumberAndIndex", Fn: e.GetTransactionByBlockNumberAndIndex, ParamErrors: []*rpctypes.Error{block, rpctypes.ErrInvalidTransactionIndexParams}},
-		{Name: "eth_getUncleByBlockHashAndIndex", Fn: e.GetUncleByBlockHashAndIndex, ParamErrors: []*rpctypes.Error{hash, uncleIx}},
-		{Name: "eth_getUncleByBlockNumberAndIndex", Fn: e.GetUncleByBlockNumberAndIndex, ParamErrors: []*rpctypes.Error{block, uncleIx}},
+		{Name: "eth_getBlockTransactionCountByHash", Fn: byHash(e, e.txCount), ParamErrors: []*rpctypes.Error{hash}},
+		{Name: "eth_getBlockTransactionCountByNumber", Fn: byNumber(e, e.txCount), ParamErrors: []*rpctypes.Error{block}},
+		{Name: "eth_getUncleCountByBlockHash", Fn: byHash(e, e.uncleCount), ParamErrors: []*rpctypes.Error{hash}},
+		{Name: "eth_getUncleCountByBlockNumber", Fn: byNumber(e, e.uncleCount), ParamErrors: []*rpctypes.Error{block}},
+		{Name: "eth_getTransactionByBlockHashAndIndex", Fn: byHashAndIndex(e, e.txAt), ParamErrors: []*rpctypes.Error{txHash, rpctypes.ErrInvalidTransactionIDParams}},
+		{Name: "eth_getTransactionByBlockNumberAndIndex", Fn: byNumberAndIndex(e, e.txAt), ParamErrors: []*rpctypes.Error{block, rpctypes.ErrInvalidTransactionIndexParams}},
+		{Name: "eth_getUncleByBlockHashAndIndex", Fn: byHashAndIndex(e, e.uncleAt), ParamErrors: []*rpctypes.Error{hash, uncleIx}},
+		{Name: "eth_getUncleByBlockNumberAndIndex", Fn: byNumberAndIndex(e, e.uncleAt), ParamErrors: []*rpctypes.Error{block, uncleIx}},
 		{Name: "eth_call", Fn: e.Call, ParamErrors: []*rpctypes.Error{call, block, call}, ParamOrder: blockSecond, ParamDefaults: latestSecond},
 		{Name: "eth_estimateGas", Fn: e.EstimateGas, ParamErrors: []*rpctypes.Error{call, block, call}, ParamOrder: blockSecond},
 		{Name: "eth_simulateV1", Fn: e.SimulateV1, ParamErrors: []*rpctypes.Error{rpctypes.ErrInvalidParams, block}, ParamDefaults: latestSecond},

@@ -15,6 +15,7 @@ import (
 	"github.com/ethereum/go-ethereum/trie"
 	"github.com/holiman/uint256"
 
+	"github.com/basaltchain/basalt/backend"
 	"github.com/basaltchain/basalt/chain"
 	"github.com/basaltchain/basalt/filters"
 	"github.com/basaltchain/basalt/rpc"
@@ -125,7 +126,7 @@ func newShapeEnv(t *testing.T) *shapeEnv {
 
 	sys := filters.New(c, nil, filters.Config{})
 	reg := rpc.NewRegistry()
-	if err := Register(reg, Groups(&Backend{Chain: c, Filters: sys, NetworkID: 1337})...); err != nil {
+	if err := Register(reg, Groups(&backend.Backend{Chain: c, Filters: sys, Config: backend.Config{NetworkID: 1337}})...); err != nil {
 		t.Fatal(err)
 	}
 	srv, err := rpc.NewServer(reg, rpc.Config{})

@@ -14,6 +14,8 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/core/vm"
 	"github.com/holiman/uint256"
+
+	"github.com/basaltchain/basalt/backend"
 )
 
 // The calls of eth_simulateV1: call objects turned into messages and
@@ -40,8 +42,8 @@ func (s *multiSim) message(a *CallArgs, h *types.Header, gasLeft uint64) (*core.
 	// The block's gas limit bounds each call (the documented default of
 	// --rpc-gas-cap); a non-zero --rpc-gas-cap bounds it too, like an
 	// eth_call's.
-	if s.b.GasCap > 0 {
-		gas = min(gas, s.b.GasCap)
+	if s.b.Config.GasCap > 0 {
+		gas = min(gas, s.b.Config.GasCap)
 	}
 	gas = min(gas, s.budget)
 	if a.GasPrice != nil && (a.MaxFeePerGas != nil || a.MaxPriorityFeePerGas != nil) {
@@ -155,11 +157,11 @@ func simTransaction(a *CallArgs, msg *core.Message, chainID *big.Int) *types.Tra
 // two precompiles moved onto one address, the one at the higher address
 // ends up there (the reference answers ethSimulate-move-two-accounts-to-
 // same-38023 with a block, not with -38023).
-func simApplyOverrides(st *state.StateDB, o StateOverrides, precompiles vm.PrecompiledContracts) error {
+func simApplyOverrides(st *state.StateDB, o backend.StateOverrides, precompiles vm.PrecompiledContracts) error {
 	// In address order, so that the error about several bad moves names
 	// the same one every time.
 	o = slices.Clone(o)
-	slices.SortFunc(o, func(x, y AccountOverride) int { return bytes.Compare(x.Address[:], y.Address[:]) })
+	slices.SortFunc(o, func(x, y backend.AccountOverride) int { return bytes.Compare(x.Address[:], y.Address[:]) })
 	for _, ao := range o {
 		if ao.MovePrecompileTo == nil {
 			continue
@@ -176,7 +178,7 @@ func simApplyOverrides(st *state.StateDB, o StateOverrides, precompiles vm.Preco
 			return simErr(codeSimInvalidParams, "balance of %s out of range", ao.Address.Hex())
 		}
 	}
-	if err := o.apply(st, precompiles); err != nil {
+	if err := o.Apply(st, precompiles); err != nil {
 		return simErr(codeSimInvalidParams, "%s", err.Error())
 	}
 	return nil

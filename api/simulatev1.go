@@ -16,6 +16,7 @@ import (
 	"github.com/ethereum/go-ethereum/params"
 	"github.com/ethereum/go-ethereum/trie"
 
+	"github.com/basaltchain/basalt/backend"
 	"github.com/basaltchain/basalt/chain"
 
 	"github.com/basaltchain/basalt/consensus/feemarket"
@@ -26,20 +27,6 @@ import (
 // calls, run on the state of a chosen block through the chain's executor
 // (chain.Executor.Simulate), each call seeing what the calls before it
 // changed.
-
-// Defaults of the simulation limits (--rpc-simulate-max-blocks,
-// --rpc-simulate-gas-cap).
-const (
-	// DefaultSimulateMaxBlocks is the spec's recommended bound: BLOCKHASH's
-	// window.
-	DefaultSimulateMaxBlocks = 256
-	// DefaultSimulateGasCap bounds the gas all the calls of one request may
-	// use together: go-ethereum's --rpc.gascap, with which the reference
-	// answers (execution-apis tests/eth_simulateV1) were made. A call's gas
-	// is part of its transaction's hash, so a different budget changes the
-	// hashes, transactionsRoot and block hashes of the answers.
-	DefaultSimulateGasCap = 50_000_000
-)
 
 // simTimestampStep is how far a simulated block's time moves past its
 // parent's when not overridden (go-ethereum's twelve-second slot).
@@ -185,25 +172,25 @@ type SimBlockResult struct {
 
 // SimulateV1 is eth_simulateV1.
 func (e *Eth) SimulateV1(ctx context.Context, payload SimulatePayload, p BlockParam) ([]*SimBlockResult, error) {
-	base, baseHash, err := e.b.headerFor(p)
+	base, baseHash, err := headerFor(e.b, p)
 	if err != nil {
 		return nil, err
 	}
 	if base == nil {
-		return nil, &BlockNotFoundError{Hash: p.Hash, Number: p.Number}
+		return nil, &backend.BlockNotFoundError{Hash: p.Hash, Number: p.Number}
 	}
-	st, err := e.b.stateOf(base, baseHash)
+	st, err := e.b.StateOf(base, baseHash)
 	if err != nil {
 		return nil, err
 	}
 	s := &multiSim{
 		b: e.b, c: e.b.Chain, cfg: e.b.Chain.Config(), st: st,
 		base: base, baseHash: baseHash, opts: &payload,
-		budget:  e.b.simulateGasCap(),
+		budget:  e.b.SimulateGasCap(),
 		headers: map[common.Hash]*types.Header{},
 		byNum:   map[uint64]*types.Header{},
 	}
-	plan, err := s.plan(payload.BlockStateCalls, e.b.simulateMaxBlocks())
+	plan, err := s.plan(payload.BlockStateCalls, e.b.SimulateMaxBlocks())
 	if err != nil {
 		return nil, err
 	}
@@ -220,25 +207,9 @@ func (e *Eth) SimulateV1(ctx context.Context, payload SimulatePayload, p BlockPa
 	return out, nil
 }
 
-// simulateMaxBlocks is --rpc-simulate-max-blocks.
-func (b *Backend) simulateMaxBlocks() uint64 {
-	if b.SimulateMaxBlocks > 0 {
-		return b.SimulateMaxBlocks
-	}
-	return DefaultSimulateMaxBlocks
-}
-
-// simulateGasCap is --rpc-simulate-gas-cap.
-func (b *Backend) simulateGasCap() uint64 {
-	if b.SimulateGasCap > 0 {
-		return b.SimulateGasCap
-	}
-	return DefaultSimulateGasCap
-}
-
 // multiSim is one eth_simulateV1 request in progress.
 type multiSim struct {
-	b        *Backend
+	b        *backend.Backend
 	c        *chain.Chain
 	cfg      *params.ChainConfig
 	st       *state.StateDB
@@ -370,7 +341,7 @@ func (s *multiSim) block(ctx context.Context, pb plannedBlock, parent *types.Hea
 		calls = pb.calls
 	}
 	precompiles := exec.Precompiles(h)
-	if err := simApplyOverrides(s.st, calls.StateOverrides, precompiles); err != nil {
+	if err := simApplyOverrides(s.st, backend.StateOverrides(calls.StateOverrides), precompiles); err != nil {
 		return nil, nil, common.Hash{}, err
 	}
 	logs := &simLogs{transfers: s.opts.TraceTransfers && !rules.IsAmsterdam}

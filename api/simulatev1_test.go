@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/basaltchain/basalt/backend"
 	"github.com/basaltchain/basalt/chain"
 	"github.com/basaltchain/basalt/rpc"
 	"github.com/basaltchain/basalt/rpctypes"
@@ -21,7 +22,7 @@ func newSimServer(t testing.TB) *rpc.Server {
 	t.Cleanup(func() { db.Close() })
 	c := chaintest.Open(t, db)
 	reg := rpc.NewRegistry()
-	if err := Register(reg, Groups(&Backend{Chain: c.Chain, NetworkID: 1337, SimulateMaxBlocks: 16, SimulateGasCap: 10_000_000})...); err != nil {
+	if err := Register(reg, Groups(&backend.Backend{Chain: c.Chain, Config: backend.Config{NetworkID: 1337, SimulateMaxBlocks: 16, SimulateGasCap: 10_000_000}})...); err != nil {
 		t.Fatal(err)
 	}
 	srv, err := rpc.NewServer(reg, rpc.Config{APIs: []string{rpctypes.GroupEth}})

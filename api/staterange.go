@@ -13,6 +13,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/basaltchain/basalt/backend"
 	"github.com/basaltchain/basalt/chain"
 
 	"github.com/basaltchain/basalt/rpctypes"
@@ -45,7 +46,7 @@ func (d *Debug) StorageRangeAt(ctx context.Context, blockHash rpctypes.Hash, txI
 	h := common.Hash(blockHash)
 	block := d.b.Chain.GetBlockByHash(h)
 	if block == nil {
-		return nil, &BlockNotFoundError{Hash: &h}
+		return nil, &backend.BlockNotFoundError{Hash: &h}
 	}
 	a, start := common.Address(addr), common.Hash(startKey)
 	n := min(int(limit), maxRangeResults)
@@ -94,7 +95,7 @@ func (d *Debug) StorageRangeAt(ctx context.Context, blockHash rpctypes.Hash, txI
 		})
 		if err != nil {
 			if errors.Is(err, chain.ErrStateUnavailable) {
-				return nil, ErrWorldStateUnavailable
+				return nil, backend.ErrWorldStateUnavailable
 			}
 			return nil, err
 		}
@@ -180,12 +181,12 @@ type AccountRangeResult struct {
 // post-state in hashed-address order from startKey. Like Besu it reads the
 // block's post-state whatever txIndex says.
 func (d *Debug) AccountRange(p BlockParam, _ UintIndex, startKey RangeKey, limit UintIndex) (*AccountRangeResult, error) {
-	header, hash, err := d.b.headerFor(p)
+	header, hash, err := headerFor(d.b, p)
 	if err != nil {
 		return nil, err
 	}
 	if header == nil {
-		return nil, &BlockNotFoundError{Hash: p.Hash, Number: p.Number}
+		return nil, &backend.BlockNotFoundError{Hash: p.Hash, Number: p.Number}
 	}
 	if err := d.b.EnsureState(header, hash); err != nil {
 		return nil, err
@@ -207,7 +208,7 @@ func (d *Debug) AccountRange(p BlockParam, _ UintIndex, startKey RangeKey, limit
 	})
 	if err != nil {
 		if errors.Is(err, chain.ErrStateUnavailable) {
-			return nil, ErrWorldStateUnavailable
+			return nil, backend.ErrWorldStateUnavailable
 		}
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/basaltchain/basalt/backend"
 	"github.com/basaltchain/basalt/rpctypes"
 )
 
@@ -20,10 +21,10 @@ import (
 // documents' txpool_client* names stand for them) and go-ethereum's
 // txpool_status, txpool_content, txpool_contentFrom and txpool_inspect in
 // the execution-apis shapes.
-type TxPoolAPI struct{ b *Backend }
+type TxPoolAPI struct{ b *backend.Backend }
 
 // txPoolGroup returns the TXPOOL group on b's pool.
-func txPoolGroup(b *Backend) rpctypes.Group {
+func txPoolGroup(b *backend.Backend) rpctypes.Group {
 	p := &TxPoolAPI{b}
 	return rpctypes.Group{Name: rpctypes.GroupTxPool, Errors: jsonrpcError, Methods: []rpctypes.Method{
 		{Name: "txpool_besuStatistics", Fn: p.BesuStatistics},

@@ -15,6 +15,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/holiman/uint256"
 
+	"github.com/basaltchain/basalt/backend"
 	"github.com/basaltchain/basalt/chain"
 	"github.com/basaltchain/basalt/rpc"
 	"github.com/basaltchain/basalt/rpctypes"
@@ -72,7 +73,7 @@ func newTxPoolEnv(t testing.TB) *txPoolEnv {
 		t.Fatal(errs[0])
 	}
 	reg := rpc.NewRegistry()
-	if err := Register(reg, Groups(&Backend{Chain: c.Chain, Pool: unjournaled{pool}, NetworkID: 1337})...); err != nil {
+	if err := Register(reg, Groups(&backend.Backend{Chain: c.Chain, Pool: unjournaled{pool}, Config: backend.Config{NetworkID: 1337}})...); err != nil {
 		t.Fatal(err)
 	}
 	e.srv, err = rpc.NewServer(reg, rpc.Config{APIs: []string{rpctypes.GroupTxPool}})

@@ -6,14 +6,15 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/basaltchain/basalt/backend"
 	"github.com/basaltchain/basalt/rpctypes"
 )
 
 // Web3 is the WEB3 method group.
-type Web3 struct{ b *Backend }
+type Web3 struct{ b *backend.Backend }
 
 // ClientVersion is web3_clientVersion: basalt/<version>.
-func (w *Web3) ClientVersion() string { return w.b.ClientVersion }
+func (w *Web3) ClientVersion() string { return w.b.Config.ClientVersion }
 
 // Sha3 is Keccak-256, not the standardised SHA3-256, of 0x-prefixed hex
 // data (the empty string hashes no data, as in Besu).

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/basaltchain/basalt/backend"
 	"github.com/basaltchain/basalt/chain"
 	"github.com/basaltchain/basalt/filters"
 	"github.com/basaltchain/basalt/rpc"
@@ -35,7 +36,7 @@ func BenchmarkNewHeadsFanout(b *testing.B) {
 	sys.Start()
 	b.Cleanup(sys.Stop)
 	reg := rpc.NewRegistry()
-	if err := Register(reg, Groups(&Backend{Chain: c.Chain, Filters: sys})...); err != nil {
+	if err := Register(reg, Groups(&backend.Backend{Chain: c.Chain, Filters: sys})...); err != nil {
 		b.Fatal(err)
 	}
 	srv, err := rpc.NewServer(reg, rpc.Config{})

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/basaltchain/basalt/api"
+	"github.com/basaltchain/basalt/backend"
 	"github.com/basaltchain/basalt/config"
 	"github.com/basaltchain/basalt/internal/httpmw"
 	"github.com/basaltchain/basalt/metrics"
@@ -29,7 +29,7 @@ import (
 func TestDefaultsOnePlace(t *testing.T) {
 	d := config.Defaults()
 	pool := txpool.DefaultConfig()
-	oracle := api.DefaultGasPriceOracle()
+	oracle := backend.DefaultGasPriceOracle()
 	for _, c := range []struct {
 		option    string
 		got, want any
@@ -49,11 +49,11 @@ func TestDefaultsOnePlace(t *testing.T) {
 		{"--metrics-push-port", d.Metrics.PushPort, metrics.DefaultPushPort},
 		{"--metrics-push-interval vs StartPush", d.Metrics.PushInterval, metrics.DefaultPushInterval},
 		{"--metrics-push-prometheus-job vs StartPush", d.Metrics.PushJob, metrics.DefaultPushJob},
-		{"--api-gas-price-blocks vs api.DefaultGasPriceOracle", d.API.GasPriceBlocks, oracle.Blocks},
-		{"--api-gas-price-percentile vs api.DefaultGasPriceOracle", d.API.GasPricePercentile, oracle.Percentile},
-		{"--api-gas-price-max vs api.DefaultGasPriceOracle", d.API.GasPriceMax.String(), oracle.Max.String()},
-		{"--rpc-simulate-max-blocks vs api", d.API.SimulateMaxBlocks, uint64(api.DefaultSimulateMaxBlocks)},
-		{"--rpc-simulate-gas-cap vs api", d.API.SimulateGasCap, uint64(api.DefaultSimulateGasCap)},
+		{"--api-gas-price-blocks vs backend.DefaultGasPriceOracle", d.API.GasPriceBlocks, oracle.Blocks},
+		{"--api-gas-price-percentile vs backend.DefaultGasPriceOracle", d.API.GasPricePercentile, oracle.Percentile},
+		{"--api-gas-price-max vs backend.DefaultGasPriceOracle", d.API.GasPriceMax.String(), oracle.Max.String()},
+		{"--rpc-simulate-max-blocks vs backend", d.API.SimulateMaxBlocks, uint64(backend.DefaultSimulateMaxBlocks)},
+		{"--rpc-simulate-gas-cap vs backend", d.API.SimulateGasCap, uint64(backend.DefaultSimulateGasCap)},
 		{"--tx-pool-max-size vs txpool.DefaultConfig", d.TxPool.MaxSize, pool.MaxSize},
 		{"--min-gas-price vs txpool.DefaultConfig", d.MinGasPrice.String(), pool.MinGasPrice.String()},
 		{"--tx-pool-max-future-by-sender vs txpool.DefaultConfig", d.TxPool.MaxFutureBySender, pool.MaxFutureNonceGap},

@@ -21,6 +21,7 @@ import (
 	"github.com/ethereum/go-ethereum/trie"
 
 	"github.com/basaltchain/basalt/api"
+	"github.com/basaltchain/basalt/backend"
 	"github.com/basaltchain/basalt/chain"
 	"github.com/basaltchain/basalt/filters"
 	"github.com/basaltchain/basalt/graphql"
@@ -49,9 +50,9 @@ var benchClients = []int{1, 8}
 func BenchmarkBlockTransactions(b *testing.B) {
 	c := chaintest.Open(b, chain.NewMemoryDatabase())
 	appendTransfers(b, c, benchTxs)
-	backend := &api.Backend{Chain: c.Chain, MinGasPrice: new(big.Int), Filters: filters.New(c.Chain, nil, filters.Config{})}
+	bk := &backend.Backend{Chain: c.Chain, Config: backend.Config{MinGasPrice: new(big.Int)}, Filters: filters.New(c.Chain, nil, filters.Config{})}
 
-	svc, err := graphql.New(backend, graphql.Config{})
+	svc, err := graphql.New(bk, graphql.Config{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -59,7 +60,7 @@ func BenchmarkBlockTransactions(b *testing.B) {
 	defer gqlSrv.Close()
 
 	reg := rpc.NewRegistry()
-	if err := api.Register(reg, api.Groups(backend)...); err != nil {
+	if err := api.Register(reg, api.Groups(bk)...); err != nil {
 		b.Fatal(err)
 	}
 	rpcServer, err := rpc.NewServer(reg, rpc.Config{APIs: []string{"ETH"}})

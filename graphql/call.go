@@ -7,7 +7,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 
-	"github.com/basaltchain/basalt/api"
+	"github.com/basaltchain/basalt/backend"
 )
 
 // callData is the CallData input.
@@ -22,9 +22,9 @@ type callData struct {
 	Data                 *Bytes
 }
 
-// request converts the input to the backend's call object.
-func (d *callData) request() api.CallRequest {
-	var r api.CallRequest
+// msg converts the input to the backend's call.
+func (d *callData) msg() backend.CallMsg {
+	var r backend.CallMsg
 	if d.From != nil {
 		from := common.Address(*d.From)
 		r.From = &from
@@ -77,9 +77,9 @@ func (c *CallResult) Status() Long { return Long(c.status) }
 // without a canonical block of its number).
 func (s *Service) call(ctx context.Context, d callData, header *types.Header, hash common.Hash) (*CallResult, error) {
 	if header == nil {
-		return nil, api.ErrWorldStateUnavailable
+		return nil, backend.ErrWorldStateUnavailable
 	}
-	res, err := s.backend.SimulateCall(ctx, d.request(), header, hash)
+	res, err := s.backend.SimulateCall(ctx, d.msg(), header, hash)
 	if err != nil {
 		return nil, err
 	}

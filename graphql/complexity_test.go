@@ -3,7 +3,7 @@ package graphql
 import (
 	"testing"
 
-	"github.com/basaltchain/basalt/api"
+	"github.com/basaltchain/basalt/backend"
 	"github.com/basaltchain/basalt/chain"
 	"github.com/basaltchain/basalt/testsupport/chaintest"
 )
@@ -12,7 +12,7 @@ import (
 // the two of Besu's fixtures (204 each) and simple ones.
 func TestComplexity(t *testing.T) {
 	c := chaintest.Open(t, chain.NewMemoryDatabase())
-	s, err := New(&api.Backend{Chain: c.Chain}, Config{})
+	s, err := New(&backend.Backend{Chain: c.Chain}, Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,5 +1,5 @@
 // Package graphql is the node's GraphQL front end: the EIP-1767 schema as
-// Besu serves it, resolved on the node's one backend (api.Backend, shared
+// Besu serves it, resolved on the node's one backend (backend.Backend, shared
 // with JSON-RPC: state reads, calls, submissions, prices, logs, the pool,
 // sync progress) and its chain store, and its HTTP endpoint
 // (NewHTTPHandler). The backend's services answer domain errors, which

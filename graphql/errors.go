@@ -8,7 +8,7 @@ import (
 
 	gqlerrors "github.com/graph-gophers/graphql-go/errors"
 
-	"github.com/basaltchain/basalt/api"
+	"github.com/basaltchain/basalt/backend"
 	"github.com/basaltchain/basalt/filters"
 	"github.com/basaltchain/basalt/txpool"
 )
@@ -80,27 +80,27 @@ var errPanicked = errors.New("resolver panicked")
 // messages as Besu's JSON-RPC answers, which clients of either front end
 // match on.
 var reasonErrors = map[txpool.Reason]fetchError{
-	txpool.NonceTooLow:                             {-32001, "Nonce too low"},
-	api.ReasonNonceTooHigh:                         {-32006, "Nonce too high"},
-	txpool.NonceTooFarInFutureForSender:            {-32000, "Transaction nonce is too distant from current sender nonce"},
-	txpool.InvalidSignature:                        {-32002, "Invalid signature"},
-	txpool.IntrinsicGasExceedsGasLimit:             {-32003, "Intrinsic gas exceeds gas limit"},
-	txpool.UpfrontCostExceedsBalance:               {-32004, "Upfront cost exceeds account balance"},
-	txpool.ExceedsBlockGasLimit:                    {-32005, "Transaction gas limit exceeds block gas limit"},
-	txpool.GasPriceTooLow:                          {-32009, "Gas price below configured minimum gas price"},
-	api.ReasonGasPriceBelowCurrentBaseFee:          {-32009, "Gas price below current base fee"},
-	api.ReasonBlobGasPriceBelowCurrentBlobBaseFee:  {-32009, "blob gas price below current blob base fee"},
-	txpool.TxSenderNotAuthorized:                   {-32007, "Sender account not authorized to send transactions"},
-	txpool.TransactionAlreadyKnown:                 {-32000, "Known transaction"},
-	txpool.TransactionReplacementUnderpriced:       {-32000, "Replacement transaction underpriced"},
-	txpool.TxPoolFull:                              {-32000, "Transaction pool is full"},
-	txpool.MaxPriorityFeePerGasExceedsMaxFeePerGas: {-32000, "Max priority fee per gas exceeds max fee per gas"},
-	txpool.WrongChainID:                            {-32000, "Wrong chainId"},
-	txpool.ReplayProtectedSignaturesNotSupported:   {-32000, "ChainId not supported"},
-	txpool.TxFeecapExceeded:                        {-32000, "Transaction fee cap exceeded"},
-	txpool.InvalidTransactionFormat:                {-32602, "Invalid transaction type"},
-	api.ReasonInvalidBlobs:                         {-32603, "blobs failed kzg validation"},
-	api.ReasonTotalBlobGasTooHigh:                  {-32000, "Total blob gas too high"},
+	txpool.NonceTooLow:                                {-32001, "Nonce too low"},
+	backend.ReasonNonceTooHigh:                        {-32006, "Nonce too high"},
+	txpool.NonceTooFarInFutureForSender:               {-32000, "Transaction nonce is too distant from current sender nonce"},
+	txpool.InvalidSignature:                           {-32002, "Invalid signature"},
+	txpool.IntrinsicGasExceedsGasLimit:                {-32003, "Intrinsic gas exceeds gas limit"},
+	txpool.UpfrontCostExceedsBalance:                  {-32004, "Upfront cost exceeds account balance"},
+	txpool.ExceedsBlockGasLimit:                       {-32005, "Transaction gas limit exceeds block gas limit"},
+	txpool.GasPriceTooLow:                             {-32009, "Gas price below configured minimum gas price"},
+	backend.ReasonGasPriceBelowCurrentBaseFee:         {-32009, "Gas price below current base fee"},
+	backend.ReasonBlobGasPriceBelowCurrentBlobBaseFee: {-32009, "blob gas price below current blob base fee"},
+	txpool.TxSenderNotAuthorized:                      {-32007, "Sender account not authorized to send transactions"},
+	txpool.TransactionAlreadyKnown:                    {-32000, "Known transaction"},
+	txpool.TransactionReplacementUnderpriced:          {-32000, "Replacement transaction underpriced"},
+	txpool.TxPoolFull:                                 {-32000, "Transaction pool is full"},
+	txpool.MaxPriorityFeePerGasExceedsMaxFeePerGas:    {-32000, "Max priority fee per gas exceeds max fee per gas"},
+	txpool.WrongChainID:                               {-32000, "Wrong chainId"},
+	txpool.ReplayProtectedSignaturesNotSupported:      {-32000, "ChainId not supported"},
+	txpool.TxFeecapExceeded:                           {-32000, "Transaction fee cap exceeded"},
+	txpool.InvalidTransactionFormat:                   {-32602, "Invalid transaction type"},
+	backend.ReasonInvalidBlobs:                        {-32603, "blobs failed kzg validation"},
+	backend.ReasonTotalBlobGasTooHigh:                 {-32000, "Total blob gas too high"},
 }
 
 // failure is the GraphQL front end's one mapping of an error a resolver
@@ -109,9 +109,9 @@ var reasonErrors = map[txpool.Reason]fetchError{
 func failure(err error) *fetchError {
 	var (
 		pool    *txpool.Error
-		invalid *api.InvalidTransactionError
-		params  *api.InvalidParamsError
-		missing *api.BlockNotFoundError
+		invalid *backend.InvalidTransactionError
+		params  *backend.InvalidParamsError
+		missing *backend.BlockNotFoundError
 		fe      *fetchError
 	)
 	switch {
@@ -130,7 +130,7 @@ func failure(err error) *fetchError {
 	case errors.As(err, &invalid):
 		e, ok := reasonErrors[invalid.Reason]
 		switch {
-		case invalid.Reason == api.ReasonExecutionRefused:
+		case invalid.Reason == backend.ReasonExecutionRefused:
 			return &fetchError{code: -32000, msg: invalid.Detail}
 		case !ok:
 			e = *errInternal
@@ -147,7 +147,7 @@ func failure(err error) *fetchError {
 			return &fetchError{msg: fmt.Sprintf("Block hash %s was not found", missing.Hash.Hex())}
 		}
 		return &fetchError{msg: fmt.Sprintf("Block number %d was not found", missing.Number)}
-	case errors.Is(err, api.ErrWorldStateUnavailable):
+	case errors.Is(err, backend.ErrWorldStateUnavailable):
 		return errWorldStateNotReady
 	case errors.Is(err, filters.ErrRangeTooLarge), errors.Is(err, errBlocksRangeTooLarge):
 		return errRangeTooLarge

@@ -8,7 +8,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
-	"github.com/basaltchain/basalt/api"
+	"github.com/basaltchain/basalt/backend"
 	"github.com/basaltchain/basalt/filters"
 	"github.com/basaltchain/basalt/txpool"
 )
@@ -25,13 +25,13 @@ func TestFailureMapping(t *testing.T) {
 		{&txpool.Error{Reason: txpool.NonceTooLow}, -32001, "Nonce too low"},
 		{&txpool.Error{Reason: txpool.TransactionAlreadyKnown}, -32000, "Known transaction"},
 		{&txpool.Error{Reason: txpool.OversizedData, Detail: "too big"}, -32602, "Invalid params (too big)"},
-		{&api.InvalidTransactionError{Reason: txpool.UpfrontCostExceedsBalance, Detail: "poor"}, -32004, "Upfront cost exceeds account balance (poor)"},
-		{&api.InvalidTransactionError{Reason: txpool.InitcodeTooLarge, Detail: "big"}, -32603, "Internal error (big)"},
-		{&api.InvalidTransactionError{Reason: api.ReasonExecutionRefused, Detail: "no"}, -32000, "no"},
-		{&api.InvalidParamsError{Param: api.ParamBlockNumber}, -32602, "Invalid params"},
-		{&api.BlockNotFoundError{Number: 544}, 0, "Block number 544 was not found"},
-		{&api.BlockNotFoundError{Hash: &hash}, 0, "Block hash " + hash.Hex() + " was not found"},
-		{api.ErrWorldStateUnavailable, -32008, "Initial sync is still in progress"},
+		{&backend.InvalidTransactionError{Reason: txpool.UpfrontCostExceedsBalance, Detail: "poor"}, -32004, "Upfront cost exceeds account balance (poor)"},
+		{&backend.InvalidTransactionError{Reason: txpool.InitcodeTooLarge, Detail: "big"}, -32603, "Internal error (big)"},
+		{&backend.InvalidTransactionError{Reason: backend.ReasonExecutionRefused, Detail: "no"}, -32000, "no"},
+		{&backend.InvalidParamsError{Param: backend.ParamBlockNumber}, -32602, "Invalid params"},
+		{&backend.BlockNotFoundError{Number: 544}, 0, "Block number 544 was not found"},
+		{&backend.BlockNotFoundError{Hash: &hash}, 0, "Block hash " + hash.Hex() + " was not found"},
+		{backend.ErrWorldStateUnavailable, -32008, "Initial sync is still in progress"},
 		{filters.ErrRangeTooLarge, -32005, "Requested range exceeds maximum RPC range limit"},
 		{errBlocksRangeTooLarge, -32005, "Requested range exceeds maximum RPC range limit"},
 		{fmt.Errorf("%w: more than 5", filters.ErrTooManyResults), -32005, "Too many logs in the requested range"},

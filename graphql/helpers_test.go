@@ -20,7 +20,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 
-	"github.com/basaltchain/basalt/api"
+	"github.com/basaltchain/basalt/backend"
 	"github.com/basaltchain/basalt/chain"
 	"github.com/basaltchain/basalt/config"
 	"github.com/basaltchain/basalt/filters"
@@ -117,21 +117,26 @@ func (harnessPool) ContentFrom(common.Address) (pending, queued []*types.Transac
 	return nil, nil
 }
 
+// harnessSync is Besu's harness synchroniser: blocks 1, 2 and 3.
+type harnessSync struct{}
+
+func (harnessSync) SyncProgress() *backend.SyncStatus {
+	return &backend.SyncStatus{StartingBlock: 1, CurrentBlock: 2, HighestBlock: 3}
+}
+
 // harnessService is the GraphQL service on the conformance chain with
 // Besu's harness mocks (pool above, syncing 1/2/3, minimum gas price 0).
 func harnessService(t testing.TB) *graphql.Service {
 	t.Helper()
 	c := importedChain(t)
-	backend := &api.Backend{
-		Chain:       c,
-		Pool:        harnessPool{},
-		MinGasPrice: new(big.Int),
-		Syncing: func() *api.SyncStatus {
-			return &api.SyncStatus{StartingBlock: 1, CurrentBlock: 2, HighestBlock: 3}
-		},
+	bk := &backend.Backend{
+		Chain:   c,
+		Pool:    harnessPool{},
+		Config:  backend.Config{MinGasPrice: new(big.Int)},
+		Sync:    harnessSync{},
 		Filters: filters.New(c, nil, filters.Config{}),
 	}
-	svc, err := graphql.New(backend, graphql.Config{})
+	svc, err := graphql.New(bk, graphql.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,12 +243,12 @@ func smallServiceWith(t testing.TB, cfg graphql.Config) (*graphql.Service, *chai
 	for i := 0; i < 3; i++ {
 		c.Append([]*types.Log{chaintest.Log(emitter, []byte{byte(i)}, topic)})
 	}
-	backend := &api.Backend{
-		Chain:       c.Chain,
-		MinGasPrice: new(big.Int),
-		Filters:     filters.New(c.Chain, nil, filters.Config{}),
+	bk := &backend.Backend{
+		Chain:   c.Chain,
+		Config:  backend.Config{MinGasPrice: new(big.Int)},
+		Filters: filters.New(c.Chain, nil, filters.Config{}),
 	}
-	svc, err := graphql.New(backend, cfg)
+	svc, err := graphql.New(bk, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

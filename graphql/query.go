@@ -6,7 +6,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
-	"github.com/basaltchain/basalt/api"
+	"github.com/basaltchain/basalt/backend"
 	"github.com/basaltchain/basalt/filters"
 )
 
@@ -23,18 +23,18 @@ func (r *root) Block(args struct {
 	s := r.s
 	switch {
 	case args.Number != nil && args.Hash != nil:
-		return nil, &api.InvalidParamsError{}
+		return nil, &backend.InvalidParamsError{}
 	case args.Number != nil:
 		if b := s.blockByNumber(int64(*args.Number)); b != nil {
 			return b, nil
 		}
-		return nil, &api.BlockNotFoundError{Number: int64(*args.Number)}
+		return nil, &backend.BlockNotFoundError{Number: int64(*args.Number)}
 	case args.Hash != nil:
 		hash := common.Hash(*args.Hash)
 		if b := s.blockByHash(hash); b != nil {
 			return b, nil
 		}
-		return nil, &api.BlockNotFoundError{Hash: &hash}
+		return nil, &backend.BlockNotFoundError{Hash: &hash}
 	}
 	return s.head(), nil
 }
@@ -46,14 +46,14 @@ func (r *root) Blocks(ctx context.Context, args struct{ From, To *Long }) ([]*Bl
 	s := r.s
 	head := int64(s.chain.CurrentHeader().Number.Uint64())
 	if args.From == nil {
-		return nil, &api.InvalidParamsError{}
+		return nil, &backend.InvalidParamsError{}
 	}
 	from, to := int64(*args.From), head
 	if args.To != nil {
 		to = int64(*args.To)
 	}
 	if from > to {
-		return nil, &api.InvalidParamsError{}
+		return nil, &backend.InvalidParamsError{}
 	}
 	to = min(to, head)
 	from = max(from, 0)
@@ -102,7 +102,7 @@ func (r *root) Logs(ctx context.Context, args struct{ Filter logFilter }) ([]*Lo
 		to = int64(*args.Filter.ToBlock)
 	}
 	if from < 0 || to < 0 || from > to {
-		return nil, &api.InvalidParamsError{}
+		return nil, &backend.InvalidParamsError{}
 	}
 	crit, err := criteria(args.Filter.Addresses, args.Filter.Topics)
 	if err != nil {
@@ -151,7 +151,7 @@ func (r *root) Account(args struct {
 	}
 	b := s.blockByNumber(int64(*args.BlockNumber))
 	if b == nil {
-		return nil, &api.InvalidParamsError{Param: api.ParamBlockNumber}
+		return nil, &backend.InvalidParamsError{Param: backend.ParamBlockNumber}
 	}
 	if err := s.backend.EnsureState(b.header, b.hash); err != nil {
 		return nil, err
@@ -175,7 +175,7 @@ func (r *root) SendRawTransaction(ctx context.Context, args struct{ Data Bytes }
 
 // SyncState resolves the synchronisation progress; its methods resolve the
 // schema fields of the same names.
-type SyncState struct{ st api.SyncStatus }
+type SyncState struct{ st backend.SyncStatus }
 
 // StartingBlock is the head's number when the sync started.
 func (s *SyncState) StartingBlock() Long { return Long(s.st.StartingBlock) }
@@ -243,7 +243,7 @@ func criteria(addresses *[]Address, topics *[][]LogTopic) (*filters.Criteria, er
 	}
 	crit, err := filters.NewCriteria(addrs, tops)
 	if err != nil {
-		return nil, &api.InvalidParamsError{Reason: err.Error()}
+		return nil, &backend.InvalidParamsError{Reason: err.Error()}
 	}
 	return crit, nil
 }

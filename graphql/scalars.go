@@ -63,28 +63,13 @@ func parseScalar(name string, in any) (any, error) {
 		}
 		return common.BytesToAddress(b), nil
 	case scalarBytes:
-		s, ok := in.(string)
-		if !ok {
-			return nil, errBadScalar
-		}
-		if !strings.HasPrefix(s, "0x") {
-			return nil, errNoHexPrefix
-		}
-		b, err := decodeHex(s[2:], true)
-		if err != nil {
-			return nil, errBadScalar
-		}
-		return b, nil
+		return hexInput(in)
 	case scalarBytes32, scalarHash, scalarLogTopic, scalarVersionedHash:
-		s, ok := in.(string)
-		if !ok {
-			return nil, errBadScalar
+		b, err := hexInput(in)
+		if err != nil {
+			return nil, err
 		}
-		if !strings.HasPrefix(s, "0x") {
-			return nil, errNoHexPrefix
-		}
-		b, err := decodeHex(s[2:], true)
-		if err != nil || len(b) > common.HashLength {
+		if len(b) > common.HashLength {
 			return nil, errBadScalar
 		}
 		return common.BytesToHash(b), nil
@@ -197,6 +182,23 @@ func unmarshalScalar(name string, in any) (any, error) {
 	return v, nil
 }
 
+// hexInput reads an input of the byte scalars: a string of 0x and hex
+// digits, of any length (an odd count is left-padded).
+func hexInput(in any) ([]byte, error) {
+	s, ok := in.(string)
+	if !ok {
+		return nil, errBadScalar
+	}
+	if !strings.HasPrefix(s, "0x") {
+		return nil, errNoHexPrefix
+	}
+	b, err := decodeHex(s[2:], true)
+	if err != nil {
+		return nil, errBadScalar
+	}
+	return b, nil
+}
+
 // Long is an unsigned 64-bit quantity (Besu reads it into a Java long, so
 // a negative input parses and names no block).
 type Long int64
@@ -301,61 +303,52 @@ func unmarshalHash(scalar string, in any, dst *common.Hash) error {
 	return err
 }
 
-// Bytes32 is a 32-byte value.
-type Bytes32 common.Hash
+// The 32-byte scalars (Bytes32, Hash, LogTopic, VersionedHash) read and
+// write alike; each is word with its own name, so that the schema's
+// scalars stay distinct Go types.
+type (
+	// Bytes32 is a 32-byte value.
+	Bytes32 = word[bytes32Name]
+	// Hash is a 32-byte hash.
+	Hash = word[hashName]
+	// LogTopic is a 32-byte log topic.
+	LogTopic = word[logTopicName]
+	// VersionedHash is an EIP-4844 blob versioned hash.
+	VersionedHash = word[versionedHashName]
+)
 
-// ImplementsGraphQLType maps Bytes32 to the schema's Bytes32.
-func (Bytes32) ImplementsGraphQLType(name string) bool { return name == scalarBytes32 }
+// word is a 32-byte scalar named by N.
+type word[N scalarName] common.Hash
 
-// UnmarshalGraphQL reads an input Bytes32.
-func (b *Bytes32) UnmarshalGraphQL(in any) error {
-	return unmarshalHash(scalarBytes32, in, (*common.Hash)(b))
+// scalarName gives a word its schema scalar's name.
+type scalarName interface{ name() string }
+
+type (
+	bytes32Name       struct{}
+	hashName          struct{}
+	logTopicName      struct{}
+	versionedHashName struct{}
+)
+
+func (bytes32Name) name() string       { return scalarBytes32 }
+func (hashName) name() string          { return scalarHash }
+func (logTopicName) name() string      { return scalarLogTopic }
+func (versionedHashName) name() string { return scalarVersionedHash }
+
+// ImplementsGraphQLType maps the word to its schema scalar.
+func (word[N]) ImplementsGraphQLType(name string) bool {
+	var n N
+	return name == n.name()
+}
+
+// UnmarshalGraphQL reads an input of the word's scalar.
+func (w *word[N]) UnmarshalGraphQL(in any) error {
+	var n N
+	return unmarshalHash(n.name(), in, (*common.Hash)(w))
 }
 
 // MarshalJSON writes 0x and 64 hex digits.
-func (b Bytes32) MarshalJSON() ([]byte, error) { return hexJSON(b[:]), nil }
-
-// Hash is a 32-byte hash.
-type Hash common.Hash
-
-// ImplementsGraphQLType maps Hash to the schema's Hash.
-func (Hash) ImplementsGraphQLType(name string) bool { return name == scalarHash }
-
-// UnmarshalGraphQL reads an input Hash.
-func (h *Hash) UnmarshalGraphQL(in any) error {
-	return unmarshalHash(scalarHash, in, (*common.Hash)(h))
-}
-
-// MarshalJSON writes 0x and 64 hex digits.
-func (h Hash) MarshalJSON() ([]byte, error) { return hexJSON(h[:]), nil }
-
-// LogTopic is a 32-byte log topic.
-type LogTopic common.Hash
-
-// ImplementsGraphQLType maps LogTopic to the schema's LogTopic.
-func (LogTopic) ImplementsGraphQLType(name string) bool { return name == scalarLogTopic }
-
-// UnmarshalGraphQL reads an input LogTopic.
-func (t *LogTopic) UnmarshalGraphQL(in any) error {
-	return unmarshalHash(scalarLogTopic, in, (*common.Hash)(t))
-}
-
-// MarshalJSON writes 0x and 64 hex digits.
-func (t LogTopic) MarshalJSON() ([]byte, error) { return hexJSON(t[:]), nil }
-
-// VersionedHash is an EIP-4844 blob versioned hash.
-type VersionedHash common.Hash
-
-// ImplementsGraphQLType maps VersionedHash to the schema's VersionedHash.
-func (VersionedHash) ImplementsGraphQLType(name string) bool { return name == scalarVersionedHash }
-
-// UnmarshalGraphQL reads an input VersionedHash.
-func (h *VersionedHash) UnmarshalGraphQL(in any) error {
-	return unmarshalHash(scalarVersionedHash, in, (*common.Hash)(h))
-}
-
-// MarshalJSON writes 0x and 64 hex digits.
-func (h VersionedHash) MarshalJSON() ([]byte, error) { return hexJSON(h[:]), nil }
+func (w word[N]) MarshalJSON() ([]byte, error) { return hexJSON(w[:]), nil }
 
 // Address is a 20-byte account address.
 type Address common.Address

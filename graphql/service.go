@@ -16,7 +16,7 @@ import (
 	"github.com/graph-gophers/graphql-go/ast"
 	gqlerrors "github.com/graph-gophers/graphql-go/errors"
 
-	"github.com/basaltchain/basalt/api"
+	"github.com/basaltchain/basalt/backend"
 	"github.com/basaltchain/basalt/chain"
 )
 
@@ -55,7 +55,7 @@ type Config struct {
 // logs, the pool's pending transactions, sync progress) — and its chain
 // for blocks, transactions and receipts.
 type Service struct {
-	backend *api.Backend
+	backend *backend.Backend
 	chain   *chain.Chain
 	cfg     Config
 	log     *slog.Logger
@@ -66,8 +66,8 @@ type Service struct {
 // New builds the service on the node's backend, whose Chain must be set
 // (and, for the logs fields, Filters; for the pending state, Pool). The
 // backend is shared with the other front ends: it is only read.
-func New(backend *api.Backend, cfg Config) (*Service, error) {
-	if backend == nil || backend.Chain == nil {
+func New(b *backend.Backend, cfg Config) (*Service, error) {
+	if b == nil || b.Chain == nil {
 		return nil, errors.New("graphql: the backend needs a chain")
 	}
 	if cfg.MaxComplexity <= 0 {
@@ -79,7 +79,7 @@ func New(backend *api.Backend, cfg Config) (*Service, error) {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = DefaultTimeout
 	}
-	s := &Service{backend: backend, chain: backend.Chain, cfg: cfg, log: cfg.Logger}
+	s := &Service{backend: b, chain: b.Chain, cfg: cfg, log: cfg.Logger}
 	if s.log == nil {
 		s.log = slog.Default()
 	}

@@ -1,7 +1,10 @@
 package node
 
 import (
-	"github.com/basaltchain/basalt/api"
+	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/basaltchain/basalt/backend"
+	"github.com/basaltchain/basalt/consensus"
 	"github.com/basaltchain/basalt/filters"
 )
 
@@ -12,42 +15,56 @@ import (
 // system behind log queries, filters and subscriptions. Building it per
 // front end let them drift apart (GraphQL's syncing, never wired to the
 // network, always answered null).
-func newBackend(n *Node) *api.Backend {
-	cfg := n.cfg
-	b := &api.Backend{
-		Chain:         n.chain,
-		Pool:          n.submit,
-		Miner:         n.miner,
-		NetworkID:     cfg.NetworkID,
-		ClientVersion: n.clientID(),
-		MinGasPrice:   cfg.MinGasPrice,
-		Filters:       filters.New(n.chain, n.pool, filters.Config{MaxLogsRange: cfg.RPC.MaxLogsRange, Logger: n.log}),
-		Permissions:   n.perms,
+func newBackend(n *Node) *backend.Backend {
+	b := &backend.Backend{
+		Chain:       n.chain,
+		Pool:        n.submit,
+		Miner:       n.miner,
+		Filters:     filters.New(n.chain, n.pool, filters.Config{MaxLogsRange: n.cfg.RPC.MaxLogsRange, Logger: n.log}),
+		Permissions: n.perms,
+		// The JSON-RPC listeners are built after the backend; net_services
+		// reads them when asked.
+		Listeners: listeners{n},
+		Config:    n.backendConfig(),
 	}
 	if pow := n.caps.pow; pow != nil {
-		b.Hashrate = func() uint64 { return uint64(pow.Hashrate()) }
-		b.SubmitHashrate = pow.SubmitHashrate
+		b.PoW = powRate{pow}
 	}
-	// The JSON-RPC listeners are built after the backend; net_services
-	// reads them when asked.
-	b.Services = func() map[string]api.Service { return n.rpc.services() }
-	n.wireNetwork(b)
-	n.tuneBackend(b)
+	if net := n.networkService(); net != nil {
+		b.Network, b.Sync = net, net
+	}
 	return b
 }
 
-// tuneBackend sets the options of the methods on a backend of the node's
-// front ends: the client ID, the gas price oracle, the simulation gas cap,
-// the estimate tolerance and revert reasons in receipts.
-func (n *Node) tuneBackend(b *api.Backend) {
+// backendConfig is the settings of the services from the node's options:
+// the client ID, the gas price oracle, the simulation gas caps, the
+// estimate tolerance, revert reasons in receipts and the trace limit.
+func (n *Node) backendConfig() backend.Config {
 	cfg := n.cfg
-	b.ClientVersion = n.clientID()
-	if cfg.API.GasPriceMax != nil { // set by config.Load; a Config built by hand keeps Besu's defaults
-		b.GasPriceOracle = &api.GasPriceOracle{Blocks: cfg.API.GasPriceBlocks, Percentile: cfg.API.GasPricePercentile, Max: cfg.API.GasPriceMax}
+	out := backend.Config{
+		NetworkID:         cfg.NetworkID,
+		ClientVersion:     n.clientID(),
+		MinGasPrice:       cfg.MinGasPrice,
+		GasCap:            cfg.API.GasCap,
+		EstimateTolerance: cfg.API.EstimateGasToleranceRatio,
+		RevertReasons:     cfg.RevertReasonEnabled,
+		SimulateMaxBlocks: cfg.API.SimulateMaxBlocks,
+		SimulateGasCap:    cfg.API.SimulateGasCap,
+		TraceLimit:        cfg.RPC.MaxTraceSize,
 	}
-	b.GasCap = cfg.API.GasCap
-	b.SimulateMaxBlocks, b.SimulateGasCap = cfg.API.SimulateMaxBlocks, cfg.API.SimulateGasCap
-	b.EstimateTolerance = cfg.API.EstimateGasToleranceRatio
-	b.RevertReasons = cfg.RevertReasonEnabled
-	b.TraceLimit = cfg.RPC.MaxTraceSize
+	if cfg.API.GasPriceMax != nil { // set by config.Load; a Config built by hand keeps Besu's defaults
+		out.GasPriceOracle = &backend.GasPriceOracle{Blocks: cfg.API.GasPriceBlocks, Percentile: cfg.API.GasPricePercentile, Max: cfg.API.GasPriceMax}
+	}
+	return out
 }
+
+// listeners are the node's own servers for net_services.
+type listeners struct{ n *Node }
+
+func (l listeners) Services() map[string]backend.Service { return l.n.rpc.services() }
+
+// powRate is the engine's proof of work as the services read it.
+type powRate struct{ pow consensus.PoW }
+
+func (p powRate) Hashrate() uint64                           { return uint64(p.pow.Hashrate()) }
+func (p powRate) SubmitHashrate(id common.Hash, rate uint64) { p.pow.SubmitHashrate(id, rate) }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/basaltchain/basalt/api"
+	"github.com/basaltchain/basalt/backend"
 	"github.com/basaltchain/basalt/config"
 )
 
@@ -32,9 +32,7 @@ func TestOneBackendForEveryFrontEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n.backend.Syncing = func() *api.SyncStatus {
-		return &api.SyncStatus{StartingBlock: 1, CurrentBlock: 2, HighestBlock: 300}
-	}
+	n.backend.Sync = fixedSync{StartingBlock: 1, CurrentBlock: 2, HighestBlock: 300}
 	if err := n.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -66,4 +64,12 @@ func TestOneBackendForEveryFrontEnd(t *testing.T) {
 	if got := post(gqlURL, "application/graphql", `{ logs(filter: {fromBlock: 0, toBlock: 100}) { index } }`); !strings.Contains(got, `"errorCode":-32005`) {
 		t.Errorf("GraphQL logs over the cap: %s", got)
 	}
+}
+
+// fixedSync reports one synchronisation in progress.
+type fixedSync backend.SyncStatus
+
+func (s fixedSync) SyncProgress() *backend.SyncStatus {
+	st := backend.SyncStatus(s)
+	return &st
 }

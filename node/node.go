@@ -22,7 +22,7 @@ import (
 	"github.com/ethereum/go-ethereum/ethdb"
 	"github.com/holiman/uint256"
 
-	"github.com/basaltchain/basalt/api"
+	"github.com/basaltchain/basalt/backend"
 	"github.com/basaltchain/basalt/chain"
 	"github.com/basaltchain/basalt/config"
 	"github.com/basaltchain/basalt/consensus"
@@ -65,7 +65,7 @@ type Node struct {
 	// when the journal is on).
 	submit  *submitter
 	miner   *miner.Miner
-	backend *api.Backend // what every front end calls
+	backend *backend.Backend // what every front end calls
 	rpc     *rpcServers
 	graphql *graphQLServer
 	p2p     *p2p.Service              // nil when --p2p-enabled=false

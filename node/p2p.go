@@ -13,7 +13,7 @@ import (
 	"github.com/ethereum/go-ethereum/p2p/nat"
 	"github.com/ethereum/go-ethereum/p2p/netutil"
 
-	"github.com/basaltchain/basalt/api"
+	"github.com/basaltchain/basalt/backend"
 	"github.com/basaltchain/basalt/config"
 	"github.com/basaltchain/basalt/enodeurl"
 	"github.com/basaltchain/basalt/p2p"
@@ -112,45 +112,19 @@ func newP2P(n *Node) (*p2p.Service, error) {
 // P2P returns the node's peer-to-peer service, nil when it is disabled.
 func (n *Node) P2P() *p2p.Service { return n.p2p }
 
-// wireNetwork plugs the peer-to-peer service into the backend:
-// the ADMIN peer methods and net_listening/net_peerCount through
-// Backend.Network, and net_enode, net_services and the sync progress
-// (eth_syncing, GraphQL's syncing) through their hooks. With p2p disabled
-// the node is never synchronising.
-func (n *Node) wireNetwork(b *api.Backend) {
-	s := n.p2p
-	if s == nil {
-		return
+// networkService is the peer-to-peer service as the backend sees it (the
+// ADMIN peer methods, net_listening, net_peerCount, net_enode, the "p2p"
+// entry of net_services and the sync progress of eth_syncing and
+// GraphQL's syncing); nil with p2p disabled, and the node is then never
+// synchronising.
+func (n *Node) networkService() *networkAPI {
+	if n.p2p == nil {
+		return nil
 	}
-	net := &networkAPI{s: s, config: p2p.GenesisConfig(n.cfg.Genesis, n.cfg.Network == config.NetworkDev)}
-	b.Network = net
-	b.Enode = func() (string, error) {
-		if !s.Running() {
-			return "", api.ErrP2PNotRunning
-		}
-		return s.Enode(), nil
-	}
-	b.Syncing = func() *api.SyncStatus {
-		start, cur, high, ok := s.Syncing()
-		if !ok {
-			return nil
-		}
-		return &api.SyncStatus{StartingBlock: start, CurrentBlock: cur, HighestBlock: high}
-	}
-	services := b.Services
-	b.Services = func() map[string]api.Service {
-		out := map[string]api.Service{}
-		if services != nil {
-			out = services()
-		}
-		if s.Running() {
-			out["p2p"] = net.Service()
-		}
-		return out
-	}
+	return &networkAPI{s: n.p2p, config: p2p.GenesisConfig(n.cfg.Genesis, n.cfg.Network == config.NetworkDev)}
 }
 
-// networkAPI adapts the service to api.Network.
+// networkAPI adapts the service to backend.Network.
 type networkAPI struct {
 	s      *p2p.Service
 	config map[string]any
@@ -163,21 +137,36 @@ func (a *networkAPI) Self() *enode.Node             { return a.s.Self() }
 func (a *networkAPI) AddPeer(n *enode.Node) bool    { return a.s.AddStatic(n) }
 func (a *networkAPI) RemovePeer(n *enode.Node) bool { return a.s.RemoveStatic(n) }
 
-func (a *networkAPI) Service() api.Service {
-	info := a.s.NodeInfo()
-	return api.Service{Host: info.IP, Port: strconv.Itoa(info.ListenerPort)}
+func (a *networkAPI) Enode() (string, error) {
+	if !a.s.Running() {
+		return "", backend.ErrP2PNotRunning
+	}
+	return a.s.Enode(), nil
 }
 
-func (a *networkAPI) NodeInfo() api.NodeInfo {
+func (a *networkAPI) SyncProgress() *backend.SyncStatus {
+	start, cur, high, ok := a.s.Syncing()
+	if !ok {
+		return nil
+	}
+	return &backend.SyncStatus{StartingBlock: start, CurrentBlock: cur, HighestBlock: high}
+}
+
+func (a *networkAPI) Service() backend.Service {
 	info := a.s.NodeInfo()
-	return api.NodeInfo{
+	return backend.Service{Host: info.IP, Port: strconv.Itoa(info.ListenerPort)}
+}
+
+func (a *networkAPI) NodeInfo() backend.NodeInfo {
+	info := a.s.NodeInfo()
+	return backend.NodeInfo{
 		Enode:      info.Enode,
 		ID:         info.ID,
 		IP:         info.IP,
 		ListenAddr: info.ListenAddr,
 		Name:       info.Name,
-		Ports:      api.NodePorts{Discovery: info.DiscoveryPort, Listener: info.ListenerPort},
-		Protocols: api.NodeProtocols{Eth: api.EthNodeInfo{
+		Ports:      backend.NodePorts{Discovery: info.DiscoveryPort, Listener: info.ListenerPort},
+		Protocols: backend.NodeProtocols{Eth: backend.EthNodeInfo{
 			Config:     a.config,
 			Difficulty: info.Difficulty,
 			Genesis:    info.Genesis,
@@ -187,18 +176,18 @@ func (a *networkAPI) NodeInfo() api.NodeInfo {
 	}
 }
 
-func (a *networkAPI) Peers() []api.PeerInfo {
+func (a *networkAPI) Peers() []backend.PeerInfo {
 	peers := a.s.Peers()
-	out := make([]api.PeerInfo, len(peers))
+	out := make([]backend.PeerInfo, len(peers))
 	for i, p := range peers {
-		out[i] = api.PeerInfo{
+		out[i] = backend.PeerInfo{
 			Version: hexutil.Uint64(p.Version),
 			Name:    p.Name,
 			Caps:    p.Caps,
-			Network: api.PeerNetwork{LocalAddress: p.LocalAddress, RemoteAddress: p.RemoteAddress},
+			Network: backend.PeerNetwork{LocalAddress: p.LocalAddress, RemoteAddress: p.RemoteAddress},
 			Port:    hexutil.Uint64(p.Port),
 			ID:      "0x" + p.ID,
-			Protocols: map[string]api.PeerProtocol{"eth": {
+			Protocols: map[string]backend.PeerProtocol{"eth": {
 				Difficulty: (*hexutil.Big)(p.Difficulty),
 				Head:       p.Head,
 				Version:    p.EthVersion,

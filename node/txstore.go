@@ -9,7 +9,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/core/types"
 
-	"github.com/basaltchain/basalt/api"
+	"github.com/basaltchain/basalt/backend"
 	"github.com/basaltchain/basalt/config"
 	"github.com/basaltchain/basalt/privacy"
 	"github.com/basaltchain/basalt/rpctypes"
@@ -182,8 +182,8 @@ type submitter struct {
 
 // The submitter is the pool of the front ends and of the privacy service.
 var (
-	_ api.TxPool   = (*submitter)(nil)
-	_ privacy.Pool = (*submitter)(nil)
+	_ backend.TxPool = (*submitter)(nil)
+	_ privacy.Pool   = (*submitter)(nil)
 )
 
 // newSubmitter returns the submitter of pool, journaling in store's
@@ -197,7 +197,7 @@ func newSubmitter(pool *txpool.Pool, store *txStore) *submitter {
 }
 
 // Submit pools tx and answers once it is as durable as the node makes it
-// (api.TxPool). For a JSON-RPC request in a batch the wait for the journal
+// (backend.TxPool). For a JSON-RPC request in a batch the wait for the journal
 // is left until every element is handled (rpctypes.DeferUntilReply), so the
 // batch's transactions share one fsync instead of taking one each; the
 // batch's answer still goes out only once they are on disk, and an element

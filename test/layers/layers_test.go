@@ -125,8 +125,8 @@ func under(pkg, pattern string) bool {
 }
 
 // TestLayers: the import rules of issue 31's first point ("layers point
-// up"), each as the packages some packages must not depend on, directly or
-// not.
+// up") and second (the node's services apart from the JSON-RPC groups),
+// each as the packages some packages must not depend on, directly or not.
 func TestLayers(t *testing.T) {
 	g := loadGraph(t)
 	rules := []struct {
@@ -156,6 +156,10 @@ func TestLayers(t *testing.T) {
 			from: []string{"p2p/subprotocol"}, allowed: []string{"p2p/subprotocol", "consensus"}},
 		{name: "the node's privacy service uses nothing of the privacy manager but the group id",
 			from: []string{"privacy/..."}, forbid: []string{"ptm/..."}, except: []string{"ptm/groupid"}},
+		{name: "GraphQL resolves on the node's services, not on the JSON-RPC groups",
+			from: []string{"graphql/..."}, forbid: []string{"api/..."}},
+		{name: "the node's services know no front end and no JSON-RPC server",
+			from: []string{"backend/..."}, forbid: []string{"api/...", "graphql/...", "rpc/...", "node/..."}},
 	}
 	for _, r := range rules {
 		var bad []string

@@ -1,4 +1,4 @@
-package api
+package backend
 
 import (
 	"math/big"
@@ -8,9 +8,10 @@ import (
 	"github.com/ethereum/go-ethereum/p2p/enode"
 )
 
-// Network is the node's peer-to-peer service as the ADMIN and NET methods
-// see it. Backend.Network is nil when --p2p-enabled=false; the methods then
-// answer Besu's P2P_DISABLED where Besu does.
+// Network is the node's peer-to-peer service as the services see it.
+// Backend.Network is nil when --p2p-enabled=false; the services then
+// answer ErrP2PDisabled where Besu answers P2P_DISABLED, and the node is
+// has no peers to synchronise from.
 type Network interface {
 	// Running reports whether the network is up (admin_nodeInfo answers
 	// P2P_NETWORK_NOT_RUNNING otherwise).
@@ -33,6 +34,9 @@ type Network interface {
 	RemovePeer(n *enode.Node) bool
 	// Service is where the node listens for peers (net_services "p2p").
 	Service() Service
+	// Enode is the node's enode URL; ErrP2PNotRunning while the network
+	// is down.
+	Enode() (string, error)
 }
 
 // NodeInfo is admin_nodeInfo's result (the API documents' node object).
@@ -91,4 +95,53 @@ type PeerProtocol struct {
 	Difficulty *hexutil.Big `json:"difficulty"`
 	Head       common.Hash  `json:"head"`
 	Version    uint         `json:"version"`
+}
+
+// Enode answers the node's enode URL: ErrP2PDisabled without peer-to-peer
+// networking, ErrP2PNotRunning while it is down.
+func (b *Backend) Enode() (string, error) {
+	if b.Network == nil {
+		return "", ErrP2PDisabled
+	}
+	return b.Network.Enode()
+}
+
+// Services lists the enabled network services with where they listen: the
+// node's own servers, and "p2p" while the network runs.
+func (b *Backend) Services() map[string]Service {
+	out := map[string]Service{}
+	if b.Listeners != nil {
+		out = b.Listeners.Services()
+	}
+	if b.Network != nil && b.Network.Running() {
+		out["p2p"] = b.Network.Service()
+	}
+	return out
+}
+
+// SyncProgress is the progress of a running synchronisation, nil when the
+// node is not synchronising (always, without a Sync).
+func (b *Backend) SyncProgress() *SyncStatus {
+	if b.Sync == nil {
+		return nil
+	}
+	return b.Sync.SyncProgress()
+}
+
+// Hashrate is the engine's hash rate, 0 without proof of work.
+func (b *Backend) Hashrate() uint64 {
+	if b.PoW == nil {
+		return 0
+	}
+	return b.PoW.Hashrate()
+}
+
+// SubmitHashrate records a remote miner's rate; false without proof of
+// work.
+func (b *Backend) SubmitHashrate(id common.Hash, rate uint64) bool {
+	if b.PoW == nil {
+		return false
+	}
+	b.PoW.SubmitHashrate(id, rate)
+	return true
 }
