@@ -2,6 +2,7 @@ package upgrade
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"slices"
 	"syscall"
@@ -65,7 +66,7 @@ func rolling(t *testing.T, old, engine string, rate int) {
 		n[i] = testnode.StartP2PBinary(t, old, t.TempDir(), net.NodeArgs(i)...)
 		version[i] = previous
 	}
-	testnode.Connect(t, n...)
+	connect(t, n...)
 	bftnet.WaitHeight(t, 60*time.Second, 2, n...)
 	first := bftnet.Head(t, n...)
 	load := txload.Start(2018, keys, rate, n...)
@@ -85,10 +86,17 @@ func rolling(t *testing.T, old, engine string, rate int) {
 			}
 		}
 		down := bftnet.Head(t, others...)
-		mixed := slices.Contains(version, previous) && slices.Contains(version, current)
+		live := slices.Delete(slices.Clone(version), i, i+1)
+		mixed := slices.Contains(live, previous) && slices.Contains(live, current)
 		// Blocks above down+1 are made without node i (down+1 may hold
-		// its commit seal, sent before it stopped).
-		rc := waitRoundChange(t, net, others, down+2)
+		// its commit seal, sent before it stopped). With the live three of
+		// both versions, wait for a round change among them.
+		var rc uint64
+		if mixed {
+			rc = waitRoundChange(t, net, others, down+2)
+		} else {
+			bftnet.WaitHeight(t, 60*time.Second, down+3, others...)
+		}
 		end := bftnet.Head(t, others...)
 		for h := down + 2; h <= end; h++ {
 			hdr := bftnet.Header(t, others[0], h)
@@ -107,15 +115,15 @@ func rolling(t *testing.T, old, engine string, rate int) {
 
 		n[i].RestartBinary(binary[current])
 		version[i] = current
-		testnode.Connect(t, n...)
+		connect(t, n...)
 		bftnet.WaitHeight(t, 60*time.Second, bftnet.Head(t, others...), n[i])
 		load.SetTargets(n...)
 		back := bftnet.Head(t, n...)
 		bftnet.WaitHeight(t, 60*time.Second, back+3, n...)
 		after := net.RoundChanges(t, n[0], back+1, back+3)
 		totalRC += net.RoundChanges(t, n[0], down+1, back+3)
-		t.Logf("%s step %d (validator %d to the current code%s, versions of the live three mixed: %v): %d blocks made while it was down (first round change at block %d), %d of the 3 blocks after it rejoined at a round above 0",
-			engine, i+1, i, map[bool]string{true: ", data wiped", false: ""}[wiped], mixed, end-down, rc, after)
+		t.Logf("%s step %d (validator %d to the current code%s, versions of the live three mixed: %v): %d blocks made while it was down (%s), %d of the 3 blocks after it rejoined at a round above 0",
+			engine, i+1, i, map[bool]string{true: ", data wiped", false: ""}[wiped], mixed, end-down, roundChange(rc), after)
 	}
 
 	// The other way: validator 3 wiped and started on the previous
@@ -128,7 +136,7 @@ func rolling(t *testing.T, old, engine string, rate int) {
 	}
 	n[3].RestartBinary(binary[previous])
 	version[3] = previous
-	testnode.Connect(t, n...)
+	connect(t, n...)
 	bftnet.WaitHeight(t, 60*time.Second, bftnet.Head(t, n[:3]...), n[3])
 	load.SetTargets(n[1:]...)
 	n[0].Stop(syscall.SIGTERM)
@@ -148,7 +156,7 @@ func rolling(t *testing.T, old, engine string, rate int) {
 	version[0] = current
 	n[3].RestartBinary(binary[current]) // on the database the previous release wrote
 	version[3] = current
-	testnode.Connect(t, n...)
+	connect(t, n...)
 	load.SetTargets(n...)
 	back := bftnet.Head(t, n...)
 	bftnet.WaitHeight(t, 60*time.Second, back+3, n...)
@@ -162,6 +170,38 @@ func rolling(t *testing.T, old, engine string, rate int) {
 	}
 	t.Logf("%s rolling upgrade: blocks %d..%d (%d produced), one chain on all 4 up to %d, %d blocks at a round above 0; %s",
 		engine, first, low, low-first, low, totalRC, fig)
+}
+
+func roundChange(at uint64) string {
+	if at == 0 {
+		return "no round change awaited"
+	}
+	return fmt.Sprintf("a round change awaited: block %d", at)
+}
+
+// connect links every pair of nodes and waits until each has all the
+// others as peers, asking again every few seconds: a node just restarted
+// may be dialled while its peers still hold the session of its previous
+// process.
+func connect(t *testing.T, nodes ...*testnode.P2PNode) {
+	t.Helper()
+	asked := time.Time{}
+	testnode.WaitFor(t, 90*time.Second, "every node peered with the others", func() bool {
+		if time.Since(asked) > 5*time.Second {
+			for i := range nodes {
+				for j := range i {
+					nodes[i].AddPeer(nodes[j])
+				}
+			}
+			asked = time.Now()
+		}
+		for _, n := range nodes {
+			if n.PeerCount() < len(nodes)-1 {
+				return false
+			}
+		}
+		return true
+	})
 }
 
 // waitRoundChange waits until nodes made a block from height from on at a

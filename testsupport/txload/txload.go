@@ -15,6 +15,7 @@ import (
 	"crypto/ecdsa"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/big"
 	"net/http"
 	"strings"
@@ -29,6 +30,11 @@ import (
 
 	"github.com/basaltchain/basalt/testsupport/testnode"
 )
+
+// SendersFor is the number of senders a stream of rate transfers per
+// second uses: each sends at most 5 a second, one at a time, so none
+// holds more than a few pending transactions in the pool.
+func SendersFor(rate int) int { return max(10, (rate+4)/5) }
 
 // Senders returns count deterministic sender keys (distinct per seed).
 func Senders(seed string, count int) []*ecdsa.PrivateKey {
@@ -66,9 +72,13 @@ type Stream struct {
 	acked   map[common.Hash]bool // acknowledged transactions
 	sent    int                  // signed transactions offered at least once
 	refused int                  // sends refused or unanswered (then offered again)
+	why     map[string]int       // refusals by reason
 	// mined is, per sender, the account nonce that shows all its
 	// acknowledged transactions mined: one above the highest acknowledged.
 	mined []uint64
+
+	started time.Time
+	stopped time.Time
 
 	cancel context.CancelFunc
 	done   sync.WaitGroup
@@ -84,7 +94,9 @@ func Start(chainID int64, keys []*ecdsa.PrivateKey, rate int, nodes ...*testnode
 		to:      common.HexToAddress("0x00000000000000000000000000000000000000cc"),
 		client:  &http.Client{Timeout: 5 * time.Second},
 		acked:   map[common.Hash]bool{},
+		why:     map[string]int{},
 		mined:   make([]uint64, len(keys)),
+		started: time.Now(),
 	}
 	s.SetTargets(nodes...)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -145,7 +157,7 @@ func (s *Stream) sender(ctx context.Context, i int, interval time.Duration) {
 		for {
 			url := s.target()
 			if url != "" {
-				acked, done := s.send(ctx, url, raw, tx.Hash())
+				acked, done, why := s.send(ctx, url, raw, tx.Hash())
 				if acked {
 					s.mu.Lock()
 					s.acked[tx.Hash()] = true
@@ -157,6 +169,7 @@ func (s *Stream) sender(ctx context.Context, i int, interval time.Duration) {
 				}
 				s.mu.Lock()
 				s.refused++
+				s.why[why]++
 				s.mu.Unlock()
 			}
 			select {
@@ -176,17 +189,18 @@ func (s *Stream) sender(ctx context.Context, i int, interval time.Duration) {
 // send offers raw to url. acked: the node answered the hash, or says it
 // has the transaction already (an earlier, unanswered, send reached it);
 // done: the transaction needs no further send (acked, or its nonce is
-// used, so it was mined).
-func (s *Stream) send(ctx context.Context, url string, raw []byte, hash common.Hash) (acked, done bool) {
+// used, so it was mined); why: the reason it is not done.
+func (s *Stream) send(ctx context.Context, url string, raw []byte, hash common.Hash) (acked, done bool, why string) {
 	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"eth_sendRawTransaction","params":["%s"]}`, hexutil.Encode(raw))
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
 	if err != nil {
-		return false, false
+		return false, false, err.Error()
 	}
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := s.client.Do(req)
 	if err != nil {
-		return false, false
+		// Not the whole error: it names the URL and ports.
+		return false, false, "transport: " + transportReason(err)
 	}
 	defer resp.Body.Close()
 	var out struct {
@@ -196,19 +210,33 @@ func (s *Stream) send(ctx context.Context, url string, raw []byte, hash common.H
 		} `json:"error"`
 	}
 	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
-		return false, false
+		return false, false, fmt.Sprintf("HTTP %d, not JSON-RPC", resp.StatusCode)
 	}
 	if out.Error != nil {
 		m := strings.ToLower(out.Error.Message)
 		switch {
 		case strings.Contains(m, "known transaction"):
-			return true, true
+			return true, true, ""
 		case strings.Contains(m, "nonce too low"):
-			return false, true
+			return false, true, ""
 		}
-		return false, false
+		return false, false, out.Error.Message
 	}
-	return out.Result == hash, out.Result == hash
+	if out.Result != hash {
+		return false, false, "answered another hash"
+	}
+	return true, true, ""
+}
+
+// transportReason is the kind of a failed HTTP exchange.
+func transportReason(err error) string {
+	m := err.Error()
+	for _, k := range []string{"connection refused", "connection reset", "EOF", "Client.Timeout", "context canceled"} {
+		if strings.Contains(m, k) {
+			return k
+		}
+	}
+	return "other"
 }
 
 // Stop stops sending and waits for the senders to return (once; later
@@ -217,17 +245,28 @@ func (s *Stream) Stop() {
 	s.stop.Do(func() {
 		s.cancel()
 		s.done.Wait()
+		s.mu.Lock()
+		s.stopped = time.Now()
+		s.mu.Unlock()
 	})
 }
 
 // Figures are what a stream did.
 type Figures struct {
 	Sent, Acknowledged, Refused, Mined int
+	// Why counts the refused sends by reason (a JSON-RPC error message,
+	// or "transport: …" when no answer came).
+	Why map[string]int
+	// Duration is how long the stream ran (Start to Stop).
+	Duration time.Duration
 }
 
+// AckRate is the acknowledged transactions per second of stream time.
+func (f Figures) AckRate() float64 { return float64(f.Acknowledged) / f.Duration.Seconds() }
+
 func (f Figures) String() string {
-	return fmt.Sprintf("%d transactions acknowledged, %d mined (%d signed, %d sends refused or unanswered and offered again)",
-		f.Acknowledged, f.Mined, f.Sent, f.Refused)
+	return fmt.Sprintf("%d transactions acknowledged, %d mined (%d signed, %d sends refused or unanswered and offered again %v; %.0f acknowledged/s over %.0f s)",
+		f.Acknowledged, f.Mined, f.Sent, f.Refused, f.Why, f.AckRate(), f.Duration.Seconds())
 }
 
 // Check waits (up to timeout) until every acknowledged transaction is
@@ -238,7 +277,7 @@ func (f Figures) String() string {
 func (s *Stream) Check(t testing.TB, node *testnode.P2PNode, timeout time.Duration) Figures {
 	t.Helper()
 	s.mu.Lock()
-	f := Figures{Sent: s.sent, Acknowledged: len(s.acked), Refused: s.refused}
+	f := Figures{Sent: s.sent, Acknowledged: len(s.acked), Refused: s.refused, Duration: s.stopped.Sub(s.started), Why: maps.Clone(s.why)}
 	acked := make([]common.Hash, 0, len(s.acked))
 	for h := range s.acked {
 		acked = append(acked, h)
