@@ -58,7 +58,7 @@ func TestRollingUpgrade(t *testing.T) {
 //   - at the end: the same hash at every height on every node, every
 //     acknowledged transfer mined exactly once.
 func rolling(t *testing.T, old, engine string, rate int) {
-	keys := txload.Senders("upgrade-"+engine, 10)
+	keys := txload.Senders("upgrade-"+engine, txload.SendersFor(rate))
 	net := bftnet.GenerateEngine(t, engine, 4, 1, txload.Alloc(keys))
 	n := make([]*testnode.P2PNode, 4)
 	version := make([]string, 4)
@@ -152,6 +152,7 @@ func rolling(t *testing.T, old, engine string, rate int) {
 	t.Logf("%s: validator 3 wiped and resynced on the previous release from the current code's blocks; with validator 0 down, %d blocks sealed with it (round change at block %d)",
 		engine, end-down, rc)
 	totalRC += net.RoundChanges(t, n[1], down+1, end)
+	load.SetTargets(n[1], n[2]) // validator 3 restarts too
 	n[0].RestartBinary(binary[current])
 	version[0] = current
 	n[3].RestartBinary(binary[current]) // on the database the previous release wrote
