@@ -121,6 +121,7 @@ func voteChanges(t testing.TB, engine string, count, rate int) txload.Figures {
 		t.Fatalf("voted-in validator %s neither proposed nor sealed blocks %d..%d", newcomer, added+2, added+span)
 	}
 	addRC := net.RoundChanges(t, n[0], added+1, added+span)
+	addRounds := net.Rounds(t, n[0], added+1, added+span, net.Name("new"))
 
 	// Node i runs on key i. A majority of count+1, the newcomer among
 	// them, votes the last validator out.
@@ -141,6 +142,7 @@ func voteChanges(t testing.TB, engine string, count, rate int) txload.Figures {
 		}
 	}
 	removeRC := net.RoundChanges(t, n[0], removed+1, removed+span)
+	removeRounds := net.Rounds(t, n[0], removed+1, removed+span, net.Name("new"))
 
 	load.Stop()
 	fig := load.Check(t, n[0], 120*time.Second)
@@ -149,8 +151,8 @@ func voteChanges(t testing.TB, engine string, count, rate int) txload.Figures {
 	if fig.Acknowledged == 0 {
 		t.Fatal("no transfer acknowledged")
 	}
-	t.Logf("%s votes on %d validators, %d tx/s offered: validator voted in by block %d (%d of the next %d blocks at a round above 0), one out by block %d (%d of the next %d); blocks %d..%d (%d produced), one chain on all %d nodes; %s",
-		engine, count, rate, added, addRC, span, removed, removeRC, span, first, low, low-first, count+1, fig)
+	t.Logf("%s votes on %d validators, %d tx/s offered: validator voted in by block %d (%d of the next %d blocks at a round above 0: %s), one out by block %d (%d of the next %d: %s); blocks %d..%d (%d produced), one chain on all %d nodes; %s",
+		engine, count, rate, added, addRC, span, addRounds, removed, removeRC, span, removeRounds, first, low, low-first, count+1, fig)
 	return fig
 }
 

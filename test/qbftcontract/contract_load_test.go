@@ -98,7 +98,10 @@ func TestContractValidatorChangesUnderLoad(t *testing.T) {
 		return []string{"--genesis-file=" + genesis, "--node-private-key-file=" + keyFile,
 			"--rpc-http-api=ETH,NET,WEB3,ADMIN,QBFT,TXPOOL"}
 	})
-	net := &bftnet.Network{Engine: "qbft"}
+	net := &bftnet.Network{Engine: "qbft"} // Addrs: node i's address, for the logs
+	for _, k := range ks {
+		net.Addrs = append(net.Addrs, address(k))
+	}
 	waitHeight(t, 60*time.Second, transitionBlock+1, nodes...)
 	first := bftnet.Head(t, nodes...)
 	load := txload.Start(chainID, senders, *loadRate, nodes...)
@@ -124,6 +127,7 @@ func TestContractValidatorChangesUnderLoad(t *testing.T) {
 		t.Fatalf("added validator %s neither proposed nor sealed blocks %d..%d", newcomer, added+2, added+8)
 	}
 	addRC := net.RoundChanges(t, nodes[0], added+1, added+8)
+	addRounds := net.Rounds(t, nodes[0], added+1, added+8, net.Name("?"))
 
 	removed := callContract(t, nodes[2], parsed, ks[1], "removeValidator", leaving, "ValidatorRemoved(address,address)")
 	rest := slices.DeleteFunc(slices.Clone(all), func(a common.Address) bool { return a == leaving })
@@ -137,6 +141,7 @@ func TestContractValidatorChangesUnderLoad(t *testing.T) {
 		}
 	}
 	removeRC := net.RoundChanges(t, nodes[0], removed+1, removed+8)
+	removeRounds := net.Rounds(t, nodes[0], removed+1, removed+8, net.Name("?"))
 
 	load.Stop()
 	fig := load.Check(t, nodes[0], 90*time.Second)
@@ -145,6 +150,6 @@ func TestContractValidatorChangesUnderLoad(t *testing.T) {
 	if fig.Acknowledged == 0 {
 		t.Fatal("no transfer acknowledged")
 	}
-	t.Logf("contract mode, %d tx/s offered: validator added in block %d (%d of the next 8 blocks at a round above 0), one removed in block %d (%d of the next 8); blocks %d..%d (%d produced), one chain on all 5; %s",
-		*loadRate, added, addRC, removed, removeRC, first, low, low-first, fig)
+	t.Logf("contract mode, %d tx/s offered: validator v4 added in block %d (%d of the next 8 blocks at a round above 0: %s), v3 removed in block %d (%d of the next 8: %s); blocks %d..%d (%d produced), one chain on all 5; %s",
+		*loadRate, added, addRC, addRounds, removed, removeRC, removeRounds, first, low, low-first, fig)
 }

@@ -3,6 +3,7 @@ package bftnet
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -100,4 +101,36 @@ func Head(t testing.TB, nodes ...*testnode.P2PNode) uint64 {
 		top = max(top, n.BlockNumber())
 	}
 	return top
+}
+
+// Rounds describes blocks from..to (inclusive) as node has them: each
+// block's round and its proposer (coinbase) as named by name, e.g.
+// "r0:v2 r1:v3"; for the logs of fault scenarios.
+func (n *Network) Rounds(t testing.TB, node *testnode.P2PNode, from, to uint64, name func(common.Address) string) string {
+	t.Helper()
+	var b strings.Builder
+	for h := from; h <= to; h++ {
+		hdr := Header(t, node, h)
+		if hdr == nil {
+			break
+		}
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "r%d:%s", n.Round(t, hdr), name(hdr.Coinbase))
+	}
+	return b.String()
+}
+
+// Name names a's validator by its index in Addrs ("v0"), or other for
+// an address not among them.
+func (n *Network) Name(other string) func(common.Address) string {
+	return func(a common.Address) string {
+		for i, v := range n.Addrs {
+			if v == a {
+				return fmt.Sprintf("v%d", i)
+			}
+		}
+		return other
+	}
 }
