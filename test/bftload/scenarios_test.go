@@ -24,6 +24,15 @@ const chainID = 2018 // bftnet's genesis
 // size for the benchmarks' 500 tx/s.
 var loadOptions = []string{"--tx-pool-max-size=100000"}
 
+// requestTimeout is the validators' requesttimeoutseconds: 1 in the tests
+// (a stopped proposer costs a second); the benchmarks set -load.timeout,
+// since at 500 tx/s on a small machine a block takes longer than that to
+// build and verify.
+var requestTimeout = 1
+
+// patience bounds each wait for blocks; the benchmarks triple it.
+var patience = 60 * time.Second
+
 // prefix is the RPC method prefix of engine's validator methods.
 func prefix(engine string) string {
 	if engine == "qbft" {
@@ -78,10 +87,10 @@ func quorum(count int) int { return (2*count + 2) / 3 }
 // validators of engine with rate transfers per second.
 func voteChanges(t testing.TB, engine string, count, rate int) txload.Figures {
 	senders := txload.Senders("vote-"+engine, txload.SendersFor(rate))
-	net := bftnet.GenerateEngine(t, engine, count, 1, txload.Alloc(senders))
+	net := bftnet.GenerateEngine(t, engine, count, requestTimeout, txload.Alloc(senders))
 	net.Start(loadOptions...)
 	n := net.Nodes
-	bftnet.WaitHeight(t, 60*time.Second, 2, n...)
+	bftnet.WaitHeight(t, patience, 2, n...)
 
 	key, _ := crypto.GenerateKey()
 	newcomer := crypto.PubkeyToAddress(key.PublicKey)
@@ -96,18 +105,18 @@ func voteChanges(t testing.TB, engine string, count, rate int) txload.Figures {
 	first := bftnet.Head(t, all...)
 	load := txload.Start(chainID, senders, rate, all...)
 	defer load.Stop()
-	bftnet.WaitHeight(t, 60*time.Second, first+3, all...)
+	bftnet.WaitHeight(t, patience, first+3, all...)
 
 	voters := n[:count/2+1] // a majority of count
 	vote(t, engine, newcomer, true, false, voters...)
 	var added uint64
-	testnode.WaitFor(t, 60*time.Second, "new validator voted in", func() bool {
+	testnode.WaitFor(t, patience, "new validator voted in", func() bool {
 		added = n[0].BlockNumber()
 		return slices.Contains(validators(t, engine, n[0]), newcomer)
 	})
 	vote(t, engine, newcomer, false, true, voters...)
 	const span = 8 // blocks checked after each change
-	bftnet.WaitHeight(t, 60*time.Second, added+span, all...)
+	bftnet.WaitHeight(t, patience, added+span, all...)
 	took := false
 	for h := added + 2; h <= added+span; h++ {
 		hdr := bftnet.Header(t, n[0], h)
@@ -129,13 +138,13 @@ func voteChanges(t testing.TB, engine string, count, rate int) txload.Figures {
 	voters = append(slices.Clone(n[:(count+1)/2]), e)
 	vote(t, engine, gone, false, false, voters...)
 	var removed uint64
-	testnode.WaitFor(t, 60*time.Second, "a validator voted out", func() bool {
+	testnode.WaitFor(t, patience, "a validator voted out", func() bool {
 		removed = n[0].BlockNumber()
 		v := validators(t, engine, n[0])
 		return len(v) == count && !slices.Contains(v, gone)
 	})
 	vote(t, engine, gone, false, true, voters...)
-	bftnet.WaitHeight(t, 60*time.Second, removed+span, all...)
+	bftnet.WaitHeight(t, patience, removed+span, all...)
 	for h := removed + 2; h <= removed+span; h++ {
 		if seals := net.Sealers(t, bftnet.Header(t, n[0], h)); slices.Contains(seals, gone) || len(seals) < quorum(count) {
 			t.Fatalf("block %d sealed by %v: want %d of the %d remaining, not removed %s", h, seals, quorum(count), count, gone)
@@ -146,7 +155,7 @@ func voteChanges(t testing.TB, engine string, count, rate int) txload.Figures {
 
 	load.Stop()
 	fig := load.Check(t, n[0], 120*time.Second)
-	bftnet.WaitHeight(t, 60*time.Second, bftnet.Head(t, all...), all...)
+	bftnet.WaitHeight(t, patience, bftnet.Head(t, all...), all...)
 	low := bftnet.SameChain(t, all...)
 	if fig.Acknowledged == 0 {
 		t.Fatal("no transfer acknowledged")
@@ -174,14 +183,14 @@ func TestRestartAllValidators(t *testing.T) {
 // of engine with rate transfers per second.
 func restartAll(t testing.TB, engine string, count, rate int) txload.Figures {
 	senders := txload.Senders("restart-"+engine, txload.SendersFor(rate))
-	net := bftnet.GenerateEngine(t, engine, count, 1, txload.Alloc(senders))
+	net := bftnet.GenerateEngine(t, engine, count, requestTimeout, txload.Alloc(senders))
 	net.Start(loadOptions...)
 	n := net.Nodes
-	bftnet.WaitHeight(t, 60*time.Second, 2, n...)
+	bftnet.WaitHeight(t, patience, 2, n...)
 	first := bftnet.Head(t, n...)
 	load := txload.Start(chainID, senders, rate, n...)
 	defer load.Stop()
-	bftnet.WaitHeight(t, 60*time.Second, first+5, n...)
+	bftnet.WaitHeight(t, patience, first+5, n...)
 
 	// Transfers are still sent during the outage: no node answers, so
 	// each is offered again until one does.
@@ -208,11 +217,11 @@ func restartAll(t testing.TB, engine string, count, rate int) txload.Figures {
 	if firstNormal == 0 {
 		t.Fatalf("blocks %d..%d after the restart all committed after round changes: production not back to normal", before+1, before+within)
 	}
-	bftnet.WaitHeight(t, 60*time.Second, bftnet.Head(t, n...)+3, n...)
+	bftnet.WaitHeight(t, patience, bftnet.Head(t, n...)+3, n...)
 
 	load.Stop()
 	fig := load.Check(t, n[0], 120*time.Second)
-	bftnet.WaitHeight(t, 60*time.Second, bftnet.Head(t, n...), n...)
+	bftnet.WaitHeight(t, patience, bftnet.Head(t, n...), n...)
 	low := bftnet.SameChain(t, n...)
 	if fig.Acknowledged == 0 {
 		t.Fatal("no transfer acknowledged")
@@ -246,7 +255,7 @@ func TestEmptyBlockPeriodFresh(t *testing.T) {
 // validators of engine with rate transfers per second.
 func emptyBlocksFresh(t testing.TB, engine string, count, rate int) txload.Figures {
 	senders := txload.Senders("empty-"+engine, txload.SendersFor(rate))
-	net := bftnet.GenerateEngine(t, engine, count, 2, txload.Alloc(senders))
+	net := bftnet.GenerateEngine(t, engine, count, max(requestTimeout, 2), txload.Alloc(senders))
 	var g map[string]any
 	raw, err := os.ReadFile(net.Genesis)
 	if err != nil {
@@ -272,7 +281,7 @@ func emptyBlocksFresh(t testing.TB, engine string, count, rate int) txload.Figur
 		load = txload.Start(chainID, senders, rate, n...)
 		defer load.Stop()
 	}
-	bftnet.WaitHeight(t, 60*time.Second, 1, n...)
+	bftnet.WaitHeight(t, patience, 1, n...)
 	type block struct {
 		Timestamp    hexutil.Uint64 `json:"timestamp"`
 		Transactions []common.Hash  `json:"transactions"`
@@ -290,17 +299,17 @@ func emptyBlocksFresh(t testing.TB, engine string, count, rate int) txload.Figur
 		t.Fatalf("block 1 empty %d s after genesis, before the empty-block period", uint64(b1.Timestamp)-genesisTime)
 	}
 	if !busyStart {
-		bftnet.WaitHeight(t, 60*time.Second, 3, n...)
+		bftnet.WaitHeight(t, patience, 3, n...)
 		load = txload.Start(chainID, senders, rate, n...)
 		defer load.Stop()
 	}
 	busyFrom := bftnet.Head(t, n...)
-	bftnet.WaitHeight(t, 60*time.Second, busyFrom+6, n...)
+	bftnet.WaitHeight(t, patience, busyFrom+6, n...)
 	load.Stop()
 	fig := load.Check(t, n[0], 120*time.Second)
 	idleFrom := bftnet.Head(t, n...)
 	// Idle again: empty blocks keep coming, emptyPeriod apart.
-	bftnet.WaitHeight(t, 60*time.Second, idleFrom+3, n...)
+	bftnet.WaitHeight(t, patience, idleFrom+3, n...)
 	low := bftnet.SameChain(t, n...)
 	empty, full := 0, 0
 	for h := uint64(2); h <= low; h++ {
