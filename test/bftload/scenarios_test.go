@@ -154,7 +154,7 @@ func voteChanges(t testing.TB, engine string, count, rate int) txload.Figures {
 	removeRounds := net.Rounds(t, n[0], removed+1, removed+span, net.Name("new"))
 
 	load.Stop()
-	fig := load.Check(t, n[0], 120*time.Second)
+	fig := load.Check(t, n[0].Node, 120*time.Second)
 	bftnet.WaitHeight(t, patience, bftnet.Head(t, all...), all...)
 	low := bftnet.SameChain(t, all...)
 	if fig.Acknowledged == 0 {
@@ -220,7 +220,7 @@ func restartAll(t testing.TB, engine string, count, rate int) txload.Figures {
 	bftnet.WaitHeight(t, patience, bftnet.Head(t, n...)+3, n...)
 
 	load.Stop()
-	fig := load.Check(t, n[0], 120*time.Second)
+	fig := load.Check(t, n[0].Node, 120*time.Second)
 	bftnet.WaitHeight(t, patience, bftnet.Head(t, n...), n...)
 	low := bftnet.SameChain(t, n...)
 	if fig.Acknowledged == 0 {
@@ -306,7 +306,7 @@ func emptyBlocksFresh(t testing.TB, engine string, count, rate int) txload.Figur
 	busyFrom := bftnet.Head(t, n...)
 	bftnet.WaitHeight(t, patience, busyFrom+6, n...)
 	load.Stop()
-	fig := load.Check(t, n[0], 120*time.Second)
+	fig := load.Check(t, n[0].Node, 120*time.Second)
 	idleFrom := bftnet.Head(t, n...)
 	// Idle again: empty blocks keep coming, emptyPeriod apart.
 	bftnet.WaitHeight(t, patience, idleFrom+3, n...)

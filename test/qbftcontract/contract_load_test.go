@@ -144,7 +144,7 @@ func TestContractValidatorChangesUnderLoad(t *testing.T) {
 	removeRounds := net.Rounds(t, nodes[0], removed+1, removed+8, net.Name("?"))
 
 	load.Stop()
-	fig := load.Check(t, nodes[0], 90*time.Second)
+	fig := load.Check(t, nodes[0].Node, 90*time.Second)
 	waitHeight(t, 60*time.Second, bftnet.Head(t, nodes...), nodes...)
 	low := bftnet.SameChain(t, nodes...)
 	if fig.Acknowledged == 0 {

@@ -163,7 +163,7 @@ func rolling(t *testing.T, old, engine string, rate int) {
 	bftnet.WaitHeight(t, 60*time.Second, back+3, n...)
 
 	load.Stop()
-	fig := load.Check(t, n[1], 90*time.Second)
+	fig := load.Check(t, n[1].Node, 90*time.Second)
 	bftnet.WaitHeight(t, 60*time.Second, bftnet.Head(t, n...), n...)
 	low := bftnet.SameChain(t, n...)
 	if fig.Acknowledged == 0 {

@@ -274,7 +274,7 @@ func (f Figures) String() string {
 // each acknowledged transaction is in exactly one block, and no
 // transaction of the stream's senders is in the chain twice. Call it
 // after Stop.
-func (s *Stream) Check(t testing.TB, node *testnode.P2PNode, timeout time.Duration) Figures {
+func (s *Stream) Check(t testing.TB, node *testnode.Node, timeout time.Duration) Figures {
 	t.Helper()
 	s.mu.Lock()
 	f := Figures{Sent: s.sent, Acknowledged: len(s.acked), Refused: s.refused, Duration: s.stopped.Sub(s.started), Why: maps.Clone(s.why)}
@@ -297,7 +297,9 @@ func (s *Stream) Check(t testing.TB, node *testnode.P2PNode, timeout time.Durati
 		return true
 	})
 	seen := map[common.Hash]uint64{}
-	head := node.BlockNumber()
+	var top hexutil.Uint64
+	node.MustCall(&top, "eth_blockNumber")
+	head := uint64(top)
 	senders := map[common.Address]bool{}
 	for _, k := range s.keys {
 		senders[crypto.PubkeyToAddress(k.PublicKey)] = true
