@@ -4,7 +4,8 @@
 // genesis alloc with its storage holding the initial validators; a
 // transition switches the network from block-header to contract mode; a
 // transaction to the contract adds a validator, which then proposes and
-// signs blocks.
+// signs blocks; under a steady stream of transfers, one is added and
+// another removed (contract_load_test.go).
 package qbftcontract
 
 import (

@@ -9,30 +9,40 @@ package upgrade
 
 import (
 	"bufio"
+	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/basaltchain/basalt/testsupport/proctest"
 )
 
+// TestMain builds the previous release before the tests run: a first
+// build compiles the whole module and may take minutes on a busy machine,
+// which the tests' -timeout (it starts with m.Run) should not count. Later
+// runs find it in the cache.
 func TestMain(m *testing.M) {
+	flag.Parse()
+	commit, err := previousCommit()
+	if err == nil {
+		previousPath, previousSkip, err = buildPrevious(commit)
+	}
+	previousErr = err
 	code := m.Run()
 	proctest.RemoveBinaries()
 	os.Exit(code)
 }
 
 // previousCommit reads the commit hash in the file previous-release.
-func previousCommit(t testing.TB) string {
-	t.Helper()
+func previousCommit() (string, error) {
 	f, err := os.Open("previous-release")
 	if err != nil {
-		t.Fatal(err)
+		return "", err
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
@@ -42,16 +52,16 @@ func previousCommit(t testing.TB) string {
 			continue
 		}
 		if len(line) != 40 || strings.Trim(line, "0123456789abcdef") != "" {
-			t.Fatalf("previous-release: %q is not a full commit hash", line)
+			return "", fmt.Errorf("previous-release: %q is not a full commit hash", line)
 		}
-		return line
+		return line, nil
 	}
-	t.Fatal("previous-release names no commit")
-	return ""
+	return "", errors.New("previous-release names no commit")
 }
 
+// The previous release's binary, as TestMain built it: its path, or why
+// the tests skip, or why they fail.
 var (
-	previousOnce sync.Once
 	previousPath string
 	previousSkip string
 	previousErr  error
@@ -64,8 +74,6 @@ var (
 // commit (a shallow clone) or git is absent.
 func previousBinary(t testing.TB) string {
 	t.Helper()
-	commit := previousCommit(t)
-	previousOnce.Do(func() { previousPath, previousSkip, previousErr = buildPrevious(commit) })
 	if previousSkip != "" {
 		t.Skip(previousSkip)
 	}
