@@ -4,7 +4,8 @@
 // genesis alloc with its storage holding the initial validators; a
 // transition switches the network from block-header to contract mode; a
 // transaction to the contract adds a validator, which then proposes and
-// signs blocks.
+// signs blocks; under a steady stream of transfers, one is added and
+// another removed (contract_load_test.go).
 package qbftcontract
 
 import (
@@ -290,7 +291,7 @@ func TestContractValidatorSelection(t *testing.T) {
 	raw, _ := tx.MarshalBinary()
 	var hash common.Hash
 	nodes[1].MustCall(&hash, "eth_sendRawTransaction", hexutil.Encode(raw))
-	added := waitReceipt(t, nodes[4], hash)
+	added := waitReceipt(t, nodes[4], hash, "ValidatorAdded(address,address)")
 	t.Logf("addValidator(%s) mined in block %d", newcomer, added)
 	all := sorted(append(slices.Clone(initial), newcomer))
 	if got := callValidators(t, nodes[4], parsed); !slices.Equal(got, all) {
@@ -374,9 +375,10 @@ func waitHeight(t *testing.T, timeout time.Duration, height uint64, nodes ...*te
 	})
 }
 
-// waitReceipt waits for the receipt of hash on n, checks it succeeded and
-// returns its block number.
-func waitReceipt(t *testing.T, n *testnode.P2PNode, hash common.Hash) uint64 {
+// waitReceipt waits for the receipt of hash on n, checks it succeeded
+// with one log, the event of signature event, and returns its block
+// number.
+func waitReceipt(t *testing.T, n *testnode.P2PNode, hash common.Hash, event string) uint64 {
 	t.Helper()
 	var r *struct {
 		Status      hexutil.Uint64 `json:"status"`
@@ -392,8 +394,8 @@ func waitReceipt(t *testing.T, n *testnode.P2PNode, hash common.Hash) uint64 {
 	if r.Status != 1 {
 		t.Fatalf("transaction %s failed", hash)
 	}
-	if len(r.Logs) != 1 || !strings.EqualFold(r.Logs[0].Topics[0].Hex(), crypto.Keccak256Hash([]byte("ValidatorAdded(address,address)")).Hex()) {
-		t.Fatalf("transaction %s logs %+v, want one ValidatorAdded", hash, r.Logs)
+	if len(r.Logs) != 1 || !strings.EqualFold(r.Logs[0].Topics[0].Hex(), crypto.Keccak256Hash([]byte(event)).Hex()) {
+		t.Fatalf("transaction %s logs %+v, want one %s", hash, r.Logs, event)
 	}
 	return uint64(r.BlockNumber)
 }

@@ -62,6 +62,9 @@ type Network struct {
 	Nodes   []*testnode.P2PNode
 	// Groups are the consensus RPC groups to enable (IBFT when empty).
 	Groups string
+	// Engine is the protocol of GenerateEngine's networks ("qbft",
+	// "ibft2"); "" is IBFT 2.0 for the block readers (Round, Sealers).
+	Engine string
 }
 
 // APIGroups are the consensus RPC groups the nodes enable.
@@ -141,7 +144,7 @@ func WaitHeight(t testing.TB, timeout time.Duration, height uint64, nodes ...*te
 
 // SameChain checks every node reports the same hash at each height up to
 // the lowest head.
-func SameChain(t *testing.T, nodes ...*testnode.P2PNode) uint64 {
+func SameChain(t testing.TB, nodes ...*testnode.P2PNode) uint64 {
 	t.Helper()
 	low := nodes[0].BlockNumber()
 	for _, n := range nodes[1:] {

@@ -50,6 +50,14 @@ func StartP2PGraphQL(t testing.TB, dataDir string, args ...string) *P2PNode {
 	return startP2P(t, dataDir, services{graphql: true}, args)
 }
 
+// StartP2PBinary is StartP2P running the basalt binary at bin instead of
+// the module's own: another release, for upgrade tests. Its flags must be
+// ones that binary knows (StartP2P's defaults are).
+func StartP2PBinary(t testing.TB, bin, dataDir string, args ...string) *P2PNode {
+	t.Helper()
+	return startP2P(t, dataDir, services{bin: bin}, args)
+}
+
 func startP2P(t testing.TB, dataDir string, with services, args []string) *P2PNode {
 	t.Helper()
 	port := FreePort(t)
@@ -69,6 +77,16 @@ func (n *P2PNode) Restart() {
 func (n *P2PNode) RestartAfter(sig syscall.Signal) {
 	n.t.Helper()
 	n.Stop(sig)
+	n.Node = start(n.t, n.DataDir, n.with, n.args)
+}
+
+// RestartBinary stops the process (SIGTERM) and starts the basalt binary
+// at bin ("" for the module's own) on the same data path, key, p2p port
+// and options: one step of a rolling upgrade (or downgrade).
+func (n *P2PNode) RestartBinary(bin string) {
+	n.t.Helper()
+	n.Stop(syscall.SIGTERM)
+	n.with.bin = bin
 	n.Node = start(n.t, n.DataDir, n.with, n.args)
 }
 

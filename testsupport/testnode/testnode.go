@@ -69,8 +69,12 @@ func StartGraphQL(t testing.TB, dataDir string, args ...string) *Node {
 	return start(t, dataDir, services{graphql: true}, args)
 }
 
-// services are the services a node starts with besides JSON-RPC over HTTP.
-type services struct{ ws, graphql bool }
+// services are the services a node starts with besides JSON-RPC over HTTP,
+// and the binary it runs (bin; "" is the module's ./cmd/basalt).
+type services struct {
+	ws, graphql bool
+	bin         string
+}
 
 func start(t testing.TB, dataDir string, with services, args []string) *Node {
 	t.Helper()
@@ -111,7 +115,11 @@ func start(t testing.TB, dataDir string, with services, args []string) *Node {
 		GraphQLURL: graphQLURL,
 		DataDir:    dataDir,
 	}
-	n.launch(exec.Command(Binary(t), full...))
+	bin := with.bin
+	if bin == "" {
+		bin = Binary(t)
+	}
+	n.launch(exec.Command(bin, full...))
 	return n
 }
 
