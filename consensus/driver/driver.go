@@ -167,7 +167,7 @@ type runner struct {
 
 	// period is the block period of the current height when the protocol
 	// sets one per height (bft.Height.BlockPeriod), else 0.
-	period uint64
+	period time.Duration
 
 	m    Metrics  // no-ops where Config.Metrics left them out
 	seen bft.View // the view observe last recorded
@@ -312,12 +312,15 @@ func (r *runner) blockTimer() {
 	if r.cfg.EmptyBlockPeriodAt != nil {
 		empty = r.cfg.EmptyBlockPeriodAt(id.View.Sequence)
 	}
-	if empty > period && id.View == r.core.View() && id.View.Round == 0 {
-		deadline := r.head.Time + empty
-		if now := uint64(r.clock.Now().Unix()); now < deadline {
-			cand, err := r.host.Build(r.ctx, r.head, r.headHash, max(now, r.head.Time+period))
+	if time.Duration(empty)*time.Second > period && id.View == r.core.View() && id.View.Round == 0 {
+		deadline := time.Unix(int64(r.head.Time+empty), 0)
+		if now := r.clock.Now(); now.Before(deadline) {
+			ts := max(uint64(now.Unix()), r.head.Time+uint64(period/time.Second))
+			cand, err := r.host.Build(r.ctx, r.head, r.headHash, ts)
 			if err == nil && len(cand.Block().Transactions()) == 0 {
-				r.startTimer(bft.StartTimer{Timer: id, AtUnix: min(now+period, deadline)})
+				// Look again a block period later (a sub-second period
+				// looks often: building on an empty pool is cheap).
+				r.startTimer(bft.StartTimer{Timer: id, Delay: min(period, deadline.Sub(now))})
 				return
 			}
 			if err == nil {

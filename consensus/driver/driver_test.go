@@ -188,7 +188,7 @@ func TestDriverLoneValidator(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- Run(ctx, host, Config{
-			Core:     bft.Config{Self: self, RequestTimeout: time.Second, BlockPeriod: 1},
+			Core:     bft.Config{Self: self, RequestTimeout: time.Second, BlockPeriod: time.Second},
 			Protocol: fakeProtocol{self: self, validators: []common.Address{self}},
 			Network:  net,
 			Inbox:    make(chan Inbound),
@@ -224,7 +224,7 @@ func TestDriverLoneValidator(t *testing.T) {
 func TestDriverNotValidator(t *testing.T) {
 	host := newFakeHost(time.Unix(1000, 0))
 	err := Run(context.Background(), host, Config{
-		Core:     bft.Config{Self: common.Address{0x09}, RequestTimeout: time.Second, BlockPeriod: 1},
+		Core:     bft.Config{Self: common.Address{0x09}, RequestTimeout: time.Second, BlockPeriod: time.Second},
 		Protocol: fakeProtocol{validators: []common.Address{{0x01}}},
 		Network:  &fakeNetwork{},
 		Inbox:    make(chan Inbound),
@@ -249,7 +249,7 @@ func TestDriverRelaysOnlyAccepted(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- Run(ctx, host, Config{
-			Core:     bft.Config{Self: self, RequestTimeout: time.Second, BlockPeriod: 1, Rules: bft.QBFT},
+			Core:     bft.Config{Self: self, RequestTimeout: time.Second, BlockPeriod: time.Second, Rules: bft.QBFT},
 			Protocol: fakeProtocol{self: self, validators: []common.Address{self, v2, v3, v4}},
 			Network:  net,
 			Inbox:    inbox,
