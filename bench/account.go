@@ -23,6 +23,9 @@ type chainInfo struct {
 	signer types.Signer
 	feeCap *big.Int // maxFeePerGas for every transaction the harness signs
 	tip    *big.Int
+	// legacy is set on a chain without EIP-1559 (no base fee in its head:
+	// GoQuorum at Berlin): transactions are legacy ones at gas price feeCap.
+	legacy bool
 }
 
 // readChain asks the node for its chain ID and prices: the fee cap is twice
@@ -36,9 +39,31 @@ func readChain(ctx context.Context, c *client) (*chainInfo, error) {
 	if err := c.call(ctx, &gp, "eth_gasPrice"); err != nil {
 		return nil, err
 	}
+	var head struct {
+		BaseFee *hexutil.Big `json:"baseFeePerGas"`
+	}
+	if err := c.call(ctx, &head, "eth_getBlockByNumber", "latest", false); err != nil {
+		return nil, err
+	}
 	tip := big.NewInt(params.GWei)
 	feeCap := new(big.Int).Add(new(big.Int).Mul(gp.ToInt(), big.NewInt(2)), tip)
-	return &chainInfo{id: id.ToInt(), signer: types.LatestSignerForChainID(id.ToInt()), feeCap: feeCap, tip: tip}, nil
+	ci := &chainInfo{id: id.ToInt(), signer: types.LatestSignerForChainID(id.ToInt()), feeCap: feeCap, tip: tip}
+	if head.BaseFee == nil {
+		ci.legacy, ci.feeCap = true, gp.ToInt() // free gas stays free
+	}
+	return ci, nil
+}
+
+// sign signs a transaction of a: EIP-1559, or legacy on a chain without.
+func (ci *chainInfo) sign(a account, nonce uint64, to *common.Address, value *big.Int, gas uint64, data []byte) *types.Transaction {
+	if ci.legacy {
+		return types.MustSignNewTx(a.key, ci.signer, &types.LegacyTx{
+			Nonce: nonce, GasPrice: ci.feeCap, Gas: gas, To: to, Value: value, Data: data,
+		})
+	}
+	return types.MustSignNewTx(a.key, ci.signer, &types.DynamicFeeTx{
+		ChainID: ci.id, Nonce: nonce, GasTipCap: ci.tip, GasFeeCap: ci.feeCap, Gas: gas, To: to, Value: value, Data: data,
+	})
 }
 
 // account is a key the harness signs with.
@@ -69,15 +94,11 @@ func derivedAccounts(seed string, n int) []account {
 
 // transfer signs a value transfer.
 func (ci *chainInfo) transfer(a account, nonce uint64, to common.Address, value *big.Int) *types.Transaction {
-	return types.MustSignNewTx(a.key, ci.signer, &types.DynamicFeeTx{
-		ChainID: ci.id, Nonce: nonce, GasTipCap: ci.tip, GasFeeCap: ci.feeCap, Gas: params.TxGas, To: &to, Value: value,
-	})
+	return ci.sign(a, nonce, &to, value, params.TxGas, nil)
 }
 
 func (ci *chainInfo) create(a account, nonce uint64, code []byte, gas uint64) *types.Transaction {
-	return types.MustSignNewTx(a.key, ci.signer, &types.DynamicFeeTx{
-		ChainID: ci.id, Nonce: nonce, GasTipCap: ci.tip, GasFeeCap: ci.feeCap, Gas: gas, Data: code,
-	})
+	return ci.sign(a, nonce, nil, new(big.Int), gas, code)
 }
 
 func sendRaw(ctx context.Context, c *client, tx *types.Transaction) error {

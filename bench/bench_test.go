@@ -67,6 +67,14 @@ func TestSmoke(t *testing.T) {
 		t.Errorf("batched tps %v", batched)
 	}
 
+	// ERC-20 transfers offered at a steady rate: every one mined and
+	// moving its token (tokenBalanceOK), latencies reported.
+	erc := runBench(t, "tps", "--url", n.URL, "--kind", "erc20", "--rate", "200", "--txs", "100", "--senders", "4", "--workers", "4")["tps"].(map[string]any)
+	if erc["mined"].(float64) != 100 || erc["tokenBalanceOK"] != true || erc["latencyP50ms"].(float64) <= 0 ||
+		erc["latencyP99ms"].(float64) < erc["latencyP50ms"].(float64) {
+		t.Errorf("erc20 tps %v", erc)
+	}
+
 	cmp := runBench(t, "compare", "--a", n.URL, "--b", n.URL, "--rounds", "1", "--methods", "eth_blockNumber",
 		"--concurrency", "2", "--duration", "100ms", "--warmup", "0s")["compare"].(map[string]any)
 	if rat := cmp["ratios"].([]any); len(rat) == 0 {
@@ -81,7 +89,7 @@ func TestSmoke(t *testing.T) {
 
 // TestUsage checks that bad invocations fail with a message.
 func TestUsage(t *testing.T) {
-	for _, args := range [][]string{nil, {"nope"}, {"rpc", "--concurrency", "0"}, {"import"}, {"compare"}} {
+	for _, args := range [][]string{nil, {"nope"}, {"rpc", "--concurrency", "0"}, {"import"}, {"compare"}, {"tps", "--kind", "erc721"}, {"tps", "--rate", "-1"}} {
 		var out, logs bytes.Buffer
 		if err := run(context.Background(), args, &out, &logs); err == nil {
 			t.Errorf("bench %v: no error", args)

@@ -122,6 +122,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fs.IntVar(&tpsO.Stage, "stage", 100, "senders funded per stage (the funder's pending transactions stay below the pool's per-sender limit)")
 		fs.StringVar(&tpsO.Seed, "seed", "basalt bench", "seed the sender keys derive from")
 		fs.DurationVar(&tpsO.Timeout, "timeout", 3*time.Minute, "how long to wait for every accepted transfer to be mined")
+		fs.Float64Var(&tpsO.Rate, "rate", 0, "offer the transactions at this steady rate (tx/s, open loop) and report submission-to-block latency from the scheduled times; 0 sends as fast as the workers can")
+		fs.StringVar(&tpsO.Kind, "kind", "transfer", "transactions: transfer (ether) or erc20 (token transfers of bench/erc20/Token.sol, deployed by the harness)")
 	}
 	fs.StringVar(&key, "key", defaultKey, "hex private key of a funded account (the dev network's first by default)")
 	switch mode {
@@ -146,6 +148,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fs.IntVar(&netO.Validators, "validators", 4, "validators of a network the harness starts")
 		fs.StringVar(&netO.Consensus, "consensus", "qbft", "consensus of a network the harness starts")
 		fs.IntVar(&netO.BasePort, "base-port", 8545, "base port of a network the harness starts")
+		fs.StringVar(&netO.BlockPeriod, "block-period", "", "block period of a network the harness starts (network up --block-period, e.g. 250ms)")
+		fs.StringVar(&netO.GoQuorum, "goquorum", "", "GoQuorum 24.4.1 geth binary: after Basalt, the same load on 4 GoQuorum QBFT validators")
+		fs.IntVar(&netO.GoQuorumPort, "goquorum-base-port", 23300, "base port of the GoQuorum network (40 ports)")
 		addTPS()
 	case "import":
 		fs.StringVar(&impO.Genesis, "genesis", "", "genesis file (go-ethereum or Besu spelling)")

@@ -29,6 +29,13 @@ type tpsOptions struct {
 	Seed    string
 	Timeout time.Duration
 	PID     int
+	// Rate, when above 0, offers the transactions at this steady rate
+	// (tx/s, open loop) instead of as fast as the workers send; each
+	// transaction's latency runs from its scheduled time.
+	Rate float64
+	// Kind is "transfer" (ether, 21,000 gas) or "erc20" (a token
+	// transfer of bench/erc20/Token.sol, which the harness deploys).
+	Kind string
 }
 
 // tpsResult is one tps run.
@@ -39,6 +46,8 @@ type tpsResult struct {
 	Senders      int            `json:"senders"`
 	Workers      int            `json:"workers"`
 	Batch        int            `json:"batch"`
+	Kind         string         `json:"kind"`
+	OfferedRate  float64        `json:"offeredPerSec,omitempty"`
 	Accepted     int            `json:"accepted"`
 	Refused      int            `json:"refused"`
 	RefusedBy    map[string]int `json:"refusedBy,omitempty"`
@@ -55,6 +64,19 @@ type tpsResult struct {
 	// figure least disturbed by other load on the machine.
 	ServerCPUusPerTx float64 `json:"serverCPUusPerTx"`
 	GenCPUs          float64 `json:"generatorCPUs"`
+	// Latency from submission (with --rate: the scheduled time) until
+	// the harness saw the transaction in a block of the node, in ms.
+	LatencyP50ms float64 `json:"latencyP50ms"`
+	LatencyP99ms float64 `json:"latencyP99ms"`
+	LatencyMaxms float64 `json:"latencyMaxms"`
+	// The same from when the request was sent: below the above when the
+	// workers fell behind --rate (the rest is the generator's queue).
+	SentLatencyP50ms float64 `json:"sentLatencyP50ms"`
+	SentLatencyP99ms float64 `json:"sentLatencyP99ms"`
+	// Token, for erc20: the contract, and whether the sink's token
+	// balance grew by exactly the mined transfers.
+	Token          string `json:"token,omitempty"`
+	TokenBalanceOK bool   `json:"tokenBalanceOK,omitempty"`
 }
 
 // sink receives every transfer (an address without code or key).
@@ -63,6 +85,19 @@ var sink = common.HexToAddress("0x000000000000000000000000000000000000b0b0")
 func runTPS(ctx context.Context, o tpsOptions, keyHex string, logf func(string, ...any)) (*tpsResult, error) {
 	if o.Txs < 1 || o.Senders < 1 || o.Workers < 1 || o.Stage < 1 || o.Batch < 1 {
 		return nil, errors.New("--txs, --senders, --workers, --stage and --batch must be at least 1")
+	}
+	if o.Kind == "" {
+		o.Kind = "transfer"
+	}
+	if o.Kind != "transfer" && o.Kind != "erc20" {
+		return nil, fmt.Errorf("--kind must be transfer or erc20, got %q", o.Kind)
+	}
+	if o.Rate < 0 {
+		return nil, errors.New("--rate must not be negative")
+	}
+	gas := params.TxGas
+	if o.Kind == "erc20" {
+		gas = erc20Gas
 	}
 	c := newClient(o.URL, o.Workers+1) // the workers and the block tracker
 	defer c.close()
@@ -75,7 +110,7 @@ func runTPS(ctx context.Context, o tpsOptions, keyHex string, logf func(string, 
 		return nil, fmt.Errorf("--key: %w", err)
 	}
 	senders := derivedAccounts(o.Seed, o.Senders)
-	perTx := new(big.Int).Add(new(big.Int).Mul(ci.feeCap, new(big.Int).SetUint64(params.TxGas)), big.NewInt(1))
+	perTx := new(big.Int).Add(new(big.Int).Mul(ci.feeCap, new(big.Int).SetUint64(gas)), big.NewInt(1))
 	counts := make([]int, o.Senders)
 	for i := range counts {
 		counts[i] = o.Txs / o.Senders
@@ -93,6 +128,20 @@ func runTPS(ctx context.Context, o tpsOptions, keyHex string, logf func(string, 
 	if err := fundSenders(ctx, c, ci, fund, senders, grant, o.Stage, logf); err != nil {
 		return nil, err
 	}
+	var token common.Address
+	var sinkTokens *big.Int
+	if o.Kind == "erc20" {
+		if token, err = deployToken(ctx, c, ci, fund); err != nil {
+			return nil, err
+		}
+		if err := fundTokens(ctx, c, ci, fund, token, senders, big.NewInt(int64(counts[0]+1)), o.Stage); err != nil {
+			return nil, err
+		}
+		if sinkTokens, err = tokenBalance(ctx, c, token, sink); err != nil {
+			return nil, err
+		}
+		logf("token %s deployed; %d senders hold their tokens", token.Hex(), len(senders))
+	}
 
 	// Pre-sign every transfer, each sender's in nonce order.
 	txs := make([][]*types.Transaction, o.Senders)
@@ -103,14 +152,18 @@ func runTPS(ctx context.Context, o tpsOptions, keyHex string, logf func(string, 
 		}
 		txs[i] = make([]*types.Transaction, counts[i])
 		for j := range txs[i] {
-			txs[i][j] = ci.transfer(s, n+uint64(j), sink, big.NewInt(1))
+			if o.Kind == "erc20" {
+				txs[i][j] = ci.tokenTransfer(s, n+uint64(j), token, sink, big.NewInt(1))
+			} else {
+				txs[i][j] = ci.transfer(s, n+uint64(j), sink, big.NewInt(1))
+			}
 		}
 	}
 	var head hexutil.Uint64
 	if err := c.call(ctx, &head, "eth_blockNumber"); err != nil {
 		return nil, err
 	}
-	logf("signed %d transfers from %d senders; submitting with %d workers (batch %d)", o.Txs, o.Senders, o.Workers, o.Batch)
+	logf("signed %d %s transfers from %d senders; submitting with %d workers (batch %d, rate %v/s, 0: unpaced)", o.Txs, o.Kind, o.Senders, o.Workers, o.Batch, o.Rate)
 
 	pid := o.PID
 	if pid == 0 {
@@ -123,9 +176,9 @@ func runTPS(ctx context.Context, o tpsOptions, keyHex string, logf func(string, 
 
 	meter := startCPU(pid)
 	start := time.Now()
-	accepted, refused := submitAll(ctx, c, txs, o.Workers, o.Batch)
+	accepted, refused, sentAt, actual := submitAll(ctx, c, txs, o.Workers, o.Batch, o.Rate, start)
 	submitted := time.Since(start)
-	res := &tpsResult{URL: o.URL, Txs: o.Txs, Senders: o.Senders, Workers: o.Workers, Batch: o.Batch,
+	res := &tpsResult{URL: o.URL, Txs: o.Txs, Senders: o.Senders, Workers: o.Workers, Batch: o.Batch, Kind: o.Kind, OfferedRate: o.Rate,
 		Accepted: len(accepted), RefusedBy: refused, SubmitSecs: submitted.Seconds(),
 		SubmitRate: float64(len(accepted)) / submitted.Seconds(), ServerCPUs: -1, ServerCPUusPerTx: -1}
 	for _, n := range refused {
@@ -151,8 +204,24 @@ func runTPS(ctx context.Context, o tpsOptions, keyHex string, logf func(string, 
 			res.ServerCPUusPerTx = float64(server.Microseconds()) / float64(res.Mined)
 		}
 	}
-	logf("mined %d of %d accepted in %d blocks (most %d per block): %.0f tx/s end to end, server CPU %.0f µs/tx",
-		res.Mined, res.Accepted, res.Blocks, res.MaxBlockTxs, res.TPS, res.ServerCPUusPerTx)
+	res.LatencyP50ms, res.LatencyP99ms, res.LatencyMaxms = tr.latencies(sentAt)
+	res.SentLatencyP50ms, res.SentLatencyP99ms, _ = tr.latencies(actual)
+	logf("mined %d of %d accepted in %d blocks (most %d per block): %.0f tx/s end to end, server CPU %.0f µs/tx, latency p50 %.0f ms p99 %.0f ms (from the request: %.0f, %.0f)",
+		res.Mined, res.Accepted, res.Blocks, res.MaxBlockTxs, res.TPS, res.ServerCPUusPerTx, res.LatencyP50ms, res.LatencyP99ms,
+		res.SentLatencyP50ms, res.SentLatencyP99ms)
+	if o.Kind == "erc20" {
+		res.Token = token.Hex()
+		after, err := tokenBalance(ctx, c, token, sink)
+		if err != nil {
+			return res, err
+		}
+		// Mined is not enough for a contract call: each must have moved
+		// its token.
+		res.TokenBalanceOK = new(big.Int).Sub(after, sinkTokens).Cmp(big.NewInt(int64(res.Mined))) == 0
+		if !res.TokenBalanceOK {
+			return res, fmt.Errorf("the sink received %v tokens from %d mined transfers", new(big.Int).Sub(after, sinkTokens), res.Mined)
+		}
+	}
 	if res.Unmined > 0 {
 		return res, fmt.Errorf("%d accepted transactions not mined within %s (first %s)", res.Unmined, o.Timeout, missing[0].Hex())
 	}
@@ -200,19 +269,50 @@ func fundSenders(ctx context.Context, c *client, ci *chainInfo, from account, se
 
 // submitAll sends every sender's transactions in nonce order: sender i
 // belongs to worker i mod workers, which sends one transaction (or a batch)
-// per sender in turn. It returns the accepted hashes and the refusals by
-// message.
-func submitAll(ctx context.Context, c *client, txs [][]*types.Transaction, workers, batch int) ([]common.Hash, map[string]int) {
+// per sender in turn. With rate above 0 the n-th transaction (of all) is
+// not sent before start + n/rate: an open loop, whose latency counts from
+// that scheduled time even when the workers fall behind. It returns the
+// accepted hashes, the refusals by message, when each accepted
+// transaction was submitted (scheduled) and when its request was sent.
+func submitAll(ctx context.Context, c *client, txs [][]*types.Transaction, workers, batch int, rate float64, start time.Time) ([]common.Hash, map[string]int, map[common.Hash]time.Time, map[common.Hash]time.Time) {
 	var (
 		mu       sync.Mutex
 		accepted []common.Hash
 		refused  = map[string]int{}
+		sentAt   = map[common.Hash]time.Time{}
+		actual   = map[common.Hash]time.Time{}
 		wg       sync.WaitGroup
 	)
-	note := func(ok []common.Hash, errs []error) {
+	total := 0
+	for _, l := range txs {
+		total += len(l)
+	}
+	var slots chan time.Time
+	if rate > 0 {
+		slots = make(chan time.Time, total)
+		go func() {
+			for i := range total {
+				at := start.Add(time.Duration(float64(i) / rate * float64(time.Second)))
+				if d := time.Until(at); d > 0 {
+					select {
+					case <-ctx.Done():
+						close(slots)
+						return
+					case <-time.After(d):
+					}
+				}
+				slots <- at
+			}
+			close(slots)
+		}()
+	}
+	note := func(ok []common.Hash, errs []error, at []time.Time, sent time.Time) {
 		mu.Lock()
 		defer mu.Unlock()
 		accepted = append(accepted, ok...)
+		for i, h := range ok {
+			sentAt[h], actual[h] = at[i], sent
+		}
 		for _, err := range errs {
 			refused[err.Error()]++
 		}
@@ -244,14 +344,29 @@ func submitAll(ctx context.Context, c *client, txs [][]*types.Transaction, worke
 			}
 			for len(queue) > 0 && ctx.Err() == nil {
 				n := min(batch, len(queue))
+				at := make(map[common.Hash]time.Time, n)
+				for _, tx := range queue[:n] {
+					t := time.Now()
+					if slots != nil {
+						if t = <-slots; t.IsZero() {
+							return // cancelled
+						}
+					}
+					at[tx.Hash()] = t
+				}
+				sent := time.Now()
 				ok, errs := send(ctx, c, queue[:n])
-				note(ok, errs)
+				times := make([]time.Time, len(ok))
+				for i, h := range ok {
+					times[i] = at[h]
+				}
+				note(ok, errs, times, sent)
 				queue = queue[n:]
 			}
 		}()
 	}
 	wg.Wait()
-	return accepted, refused
+	return accepted, refused, sentAt, actual
 }
 
 // send submits txs (one request, or a batch) and returns the accepted
@@ -370,6 +485,24 @@ func (t *tracker) waitAll(ctx context.Context, hashes []common.Hash, timeout tim
 			return last, missing
 		}
 	}
+}
+
+// latencies are the p50, p99 and largest time, in ms, from each
+// transaction's submission (sentAt) until it was seen in a block.
+func (t *tracker) latencies(sentAt map[common.Hash]time.Time) (p50, p99, most float64) {
+	t.mu.Lock()
+	var ds []time.Duration
+	for h, at := range sentAt {
+		if seen, ok := t.seen[h]; ok {
+			ds = append(ds, seen.Sub(at))
+		}
+	}
+	t.mu.Unlock()
+	if len(ds) == 0 {
+		return 0, 0, 0
+	}
+	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+	return ms(quantile(ds, 0.5)), ms(quantile(ds, 0.99)), ms(ds[len(ds)-1])
 }
 
 func (t *tracker) blockStats() (blocks, maxTxs int) {

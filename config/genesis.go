@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"os"
 	"sort"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core"
@@ -82,6 +83,10 @@ type CliqueConfig struct {
 type IBFT2Config struct {
 	// BlockPeriodSeconds is the minimum time between blocks (default 1).
 	BlockPeriodSeconds uint64
+	// BlockPeriodMilliseconds, when not 0, is the block period in
+	// milliseconds and takes precedence over BlockPeriodSeconds (Besu's
+	// key "xblockperiodmilliseconds"); see BlockPeriod.
+	BlockPeriodMilliseconds uint64
 	// EpochLength is the number of blocks after which votes are reset (default 30000).
 	EpochLength uint64
 	// RequestTimeoutSeconds is the round timeout of round 0 (default 1).
@@ -110,6 +115,16 @@ type IBFT2Config struct {
 	Raw json.RawMessage
 }
 
+// BlockPeriod is the block period in force: xblockperiodmilliseconds when
+// set, else blockperiodseconds. Besu calls the millisecond key test-only;
+// Basalt runs it in production down to 100 ms (docs/how-to/sub-second-blocks.md).
+func (c *IBFT2Config) BlockPeriod() time.Duration {
+	if c.BlockPeriodMilliseconds != 0 {
+		return time.Duration(c.BlockPeriodMilliseconds) * time.Millisecond
+	}
+	return time.Duration(c.BlockPeriodSeconds) * time.Second
+}
+
 // QBFTConfig is Besu's config.qbft object with Besu's defaults (those of
 // config.ibft2) and the QBFT transitions (config.transitions.qbft).
 type QBFTConfig struct {
@@ -132,6 +147,10 @@ type QBFTTransition struct {
 	Block                   uint64
 	BlockPeriodSeconds      *uint64
 	EmptyBlockPeriodSeconds *uint64
+	// BlockPeriodMilliseconds is the transition's xblockperiodmilliseconds:
+	// 0 returns to BlockPeriodSeconds; unset keeps the previous value,
+	// even where the transition sets blockperiodseconds (as Besu).
+	BlockPeriodMilliseconds *uint64
 	// Validators replace the validator set at Block without a vote.
 	Validators []common.Address
 	// ValidatorSelectionMode is "blockheader", "contract" or "" (unchanged).

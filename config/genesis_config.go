@@ -319,6 +319,12 @@ func parseBFTOptions(path string, o object) (*IBFT2Config, error) {
 			return nil, err
 		}
 	}
+	if v, ok := o.get("xblockperiodmilliseconds"); ok {
+		// 0 (Besu's default) leaves blockperiodseconds in force.
+		if ic.BlockPeriodMilliseconds, err = parseBlockPeriodMillis(path+".xblockperiodmilliseconds", v); err != nil {
+			return nil, err
+		}
+	}
 	if v, ok := o.get("blockreward"); ok {
 		if ic.BlockReward, err = parseBig(path+".blockreward", v, decOrHex); err != nil {
 			return nil, err
@@ -394,6 +400,23 @@ func parseBlobConfig(bo object, key string) (*params.BlobConfig, error) {
 		return nil, err
 	}
 	return bc, nil
+}
+
+// maxBlockPeriodMillis bounds xblockperiodmilliseconds: a day, far
+// beyond any use, so that the period in nanoseconds cannot overflow.
+const maxBlockPeriodMillis = 24 * 60 * 60 * 1000
+
+// parseBlockPeriodMillis reads xblockperiodmilliseconds: 0 (off) or a
+// period of at most a day.
+func parseBlockPeriodMillis(path string, v any) (uint64, error) {
+	n, err := parseUint64(path, v, decOrHex)
+	if err != nil {
+		return 0, err
+	}
+	if n > maxBlockPeriodMillis {
+		return 0, fmt.Errorf("%s: %d ms is above a day (%d)", path, n, uint64(maxBlockPeriodMillis))
+	}
+	return n, nil
 }
 
 // parsePositive reads a number that must be at least 1.
@@ -498,6 +521,13 @@ func parseQBFTTransition(path string, m map[string]any) (QBFTTransition, error) 
 			return t, err
 		}
 		t.EmptyBlockPeriodSeconds = &n
+	}
+	if v, ok := o.get("xblockperiodmilliseconds"); ok {
+		n, err := parseBlockPeriodMillis(path+".xblockperiodmilliseconds", v)
+		if err != nil {
+			return t, err
+		}
+		t.BlockPeriodMilliseconds = &n
 	}
 	if v, ok := o.get("validators"); ok {
 		list, ok := v.([]any)

@@ -2,10 +2,28 @@ package consensus
 
 import (
 	"context"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 )
+
+// buildBudgetKey is the context key of WithBuildBudget.
+type buildBudgetKey struct{}
+
+// WithBuildBudget returns ctx telling Host.Build to stop adding
+// transactions once it has spent d on them, and complete the block with
+// those added: a BFT proposer keeps its block executable by the other
+// validators within the round timer, whatever the pool holds.
+func WithBuildBudget(ctx context.Context, d time.Duration) context.Context {
+	return context.WithValue(ctx, buildBudgetKey{}, d)
+}
+
+// BuildBudget is the budget WithBuildBudget set on ctx, if any.
+func BuildBudget(ctx context.Context) (time.Duration, bool) {
+	d, ok := ctx.Value(buildBudgetKey{}).(time.Duration)
+	return d, ok && d > 0
+}
 
 // Host is what the node offers a Producer: the seams between a pure
 // consensus core and the world (STYLE.md §1). Its transport is the engine's
@@ -22,8 +40,10 @@ type Host interface {
 	SubscribeHeads(ch chan<- Head) (unsubscribe func())
 	// Build assembles an unsealed block on parent (engine hash parentHash)
 	// with timestamp ts and the pool's transactions, with the node's
-	// shared block builder. It returns a *CannotSealError when the node's
-	// engine (or a wrapper around it) refuses to seal on parent.
+	// shared block builder, adding transactions for at most the
+	// BuildBudget of ctx when it has one. It returns a *CannotSealError
+	// when the node's engine (or a wrapper around it) refuses to seal on
+	// parent.
 	Build(ctx context.Context, parent *types.Header, parentHash common.Hash, ts uint64) (Candidate, error)
 	// Execute verifies (header without seal, body) and executes a block
 	// produced elsewhere on its parent's state without inserting it: a BFT

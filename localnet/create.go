@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/crypto"
@@ -104,12 +105,20 @@ func create(dir string, s Settings) (m *Manifest, err error) {
 }
 
 // operatorConfig is the `operator generate-blockchain-config` input of s:
-// one-second blocks, the rules of s.Milestone and every earlier milestone
+// blocks every --block-period (one second by default), the rules of s.Milestone and every earlier milestone
 // from genesis, from London with Besu's zeroBaseFee (gas is free, as
 // private transactions and their markers, priced 0, need, however full the
 // blocks), the dev accounts (and alloc) funded.
 func operatorConfig(s Settings, alloc map[string]any) []byte {
 	engine := map[string]any{"blockperiodseconds": 1, "epochlength": 30000}
+	// Check has accepted the period; a sub-second one (or 1.5 s) is
+	// Besu's xblockperiodmilliseconds, beside a blockperiodseconds that
+	// Besu and older tools read.
+	if period, _ := s.Period(); period%time.Second == 0 {
+		engine["blockperiodseconds"] = int64(period / time.Second)
+	} else {
+		engine["xblockperiodmilliseconds"] = period.Milliseconds()
+	}
 	mix := bftMixHash
 	switch s.Consensus {
 	case "clique":

@@ -110,7 +110,15 @@ func sameSettings(dir string, have, want Settings, changed func(string) bool) er
 		diff("signer", have.Signer, want.Signer),
 		diff("base-port", have.BasePort, want.BasePort),
 		diff("milestone", have.Milestone, want.Milestone),
+		diff("block-period", period(have), period(want)),
 	)
+}
+
+// period is s's block period, 0 when invalid (compared, not parsed:
+// "1s" and "1000ms" are one period).
+func period(s Settings) time.Duration {
+	d, _ := s.Period()
+	return d
 }
 
 // portsFree checks every port can be listened on at 127.0.0.1.

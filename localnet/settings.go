@@ -9,6 +9,7 @@ package localnet
 import (
 	"fmt"
 	"slices"
+	"time"
 )
 
 // MaxValidators bounds --validators: more is no longer a local network
@@ -28,6 +29,36 @@ type Settings struct {
 	// Milestone is the newest protocol milestone the genesis activates
 	// (one of Milestones; "" is DefaultMilestone).
 	Milestone string `json:"milestone,omitempty"`
+	// BlockPeriod is the block period as a Go duration ("250ms", "2s"; ""
+	// is one second). A BFT period that is not whole seconds goes into the
+	// genesis as Besu's xblockperiodmilliseconds.
+	BlockPeriod string `json:"blockPeriod,omitempty"`
+}
+
+// MinBlockPeriod is the shortest --block-period: the BFT engines keep
+// exact periods down to 100 ms with 4 validators on one machine.
+const MinBlockPeriod = 100 * time.Millisecond
+
+// Period is the block period (one second when BlockPeriod is "").
+func (s Settings) Period() (time.Duration, error) {
+	if s.BlockPeriod == "" {
+		return time.Second, nil
+	}
+	d, err := time.ParseDuration(s.BlockPeriod)
+	if err != nil {
+		return 0, fmt.Errorf("--block-period: %q is not a duration such as 250ms or 2s", s.BlockPeriod)
+	}
+	switch {
+	case d < MinBlockPeriod:
+		return 0, fmt.Errorf("--block-period must be at least %v, got %v", MinBlockPeriod, d)
+	case d%time.Millisecond != 0:
+		return 0, fmt.Errorf("--block-period must be whole milliseconds, got %v", d)
+	case d > 24*time.Hour:
+		return 0, fmt.Errorf("--block-period must be at most a day, got %v", d)
+	case s.Consensus == "clique" && d%time.Second != 0:
+		return 0, fmt.Errorf("--block-period %v: Clique periods are whole seconds (sub-second periods are for qbft and ibft2)", d)
+	}
+	return d, nil
 }
 
 // Check reports the first invalid setting.
@@ -37,6 +68,9 @@ func (s Settings) Check() error {
 	}
 	if !slices.Contains(Consensus, s.Consensus) {
 		return fmt.Errorf("--consensus must be one of %v, got %q", Consensus, s.Consensus)
+	}
+	if _, err := s.Period(); err != nil {
+		return err
 	}
 	if s.Milestone != "" {
 		if err := checkMilestone(s.Milestone); err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/ethereum/go-ethereum/trie"
 
 	"github.com/basaltchain/basalt/chain"
+	"github.com/basaltchain/basalt/consensus"
 
 	"github.com/basaltchain/basalt/consensus/feemarket"
 )
@@ -135,6 +136,9 @@ func Build(ctx context.Context, c *chain.Chain, parent *types.Header, parentHash
 	var it chain.TxIterator
 	if txs != nil {
 		it = txs.PendingIterator(header.BaseFee)
+		if d, ok := consensus.BuildBudget(ctx); ok {
+			it = &budgetedTxs{TxIterator: it, until: time.Now().Add(d)}
+		}
 	}
 	res, err := c.Executor().Build(ctx, header, statedb, it, uncles, withdrawals)
 	if err != nil {
@@ -150,4 +154,19 @@ func Build(ctx context.Context, c *chain.Chain, parent *types.Header, parentHash
 	body := &types.Body{Transactions: res.Txs, Uncles: uncles, Withdrawals: withdrawals}
 	block := types.NewBlock(header, body, res.Receipts, trie.NewStackTrie(nil))
 	return block, &chain.Executed{State: statedb, Receipts: res.Receipts, Skipped: res.Skipped}, nil
+}
+
+// budgetedTxs ends the candidates once the build budget is spent (see
+// consensus.WithBuildBudget). It reads the wall clock, not the node's: the
+// budget is of execution time.
+type budgetedTxs struct {
+	TxIterator
+	until time.Time
+}
+
+func (b *budgetedTxs) Peek() *types.Transaction {
+	if time.Now().After(b.until) {
+		return nil
+	}
+	return b.TxIterator.Peek()
 }

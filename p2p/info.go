@@ -238,6 +238,7 @@ func bftOptions(ic *config.IBFT2Config) map[string]any {
 	}{
 		{"epochlength", "epochLength", ic.EpochLength},
 		{"blockperiodseconds", "blockPeriodSeconds", ic.BlockPeriodSeconds},
+		{"xblockperiodmilliseconds", "xBlockPeriodMilliSeconds", ic.BlockPeriodMilliseconds}, // Besu's spelling
 		{"requesttimeoutseconds", "requestTimeoutSeconds", ic.RequestTimeoutSeconds},
 		{"gossipedhistorylimit", "gossipedHistoryLimit", ic.GossipedHistoryLimit},
 		{"messagequeuelimit", "messageQueueLimit", ic.MessageQueueLimit},

@@ -14,33 +14,19 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/ecdsa"
 	"encoding/json"
 	"flag"
 	"fmt"
-	"net/http"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
-	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/common/hexutil"
-	"github.com/ethereum/go-ethereum/crypto"
-
-	"github.com/basaltchain/basalt/consensus/qbft"
-)
-
-// Both networks: chain id and block gas limit of `network up`.
-const (
-	chainID  = 1337
-	gasLimit = 0x2FAF0800
-	devKey   = "8f2a55949038a9610f50fb23b5883af3b4ecb3c3bb792cbcefbd1542c692be63"
+	"github.com/basaltchain/basalt/bench/quorumnet"
 )
 
 type options struct {
@@ -152,7 +138,7 @@ func runCaliper(ctx context.Context, o options, client, url string, workers int)
 	out := filepath.Join(o.out, fmt.Sprintf("%s-%dw", strings.ToLower(client), workers))
 	logf("%s, %d workers: %d transactions a round at %d tx/s (log: %s/caliper.log)", client, workers, o.txs, o.tps, out)
 	cmd := exec.CommandContext(ctx, "node", o.runJS, "--url", url, "--workers", strconv.Itoa(workers),
-		"--txs", strconv.Itoa(o.txs), "--tps", strconv.Itoa(o.tps), "--chain-id", strconv.Itoa(chainID), "--out", out)
+		"--txs", strconv.Itoa(o.txs), "--tps", strconv.Itoa(o.tps), "--chain-id", strconv.Itoa(quorumnet.ChainID), "--out", out)
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.Stderr = os.Stderr
 	stdout, err := cmd.Output()
@@ -172,86 +158,16 @@ func runCaliper(ctx context.Context, o options, client, url string, workers int)
 	return rs, nil
 }
 
-// runGoQuorum starts 4 GoQuorum QBFT validators (test/goquorum/README.md:
-// forks to Berlin, isQuorum, no privacy manager) with WebSocket on node 1,
-// and runs the workload against it for each worker count.
+// runGoQuorum starts 4 GoQuorum QBFT validators (bench/quorumnet) and
+// runs the workload against node 1's WebSocket for each worker count.
 func runGoQuorum(ctx context.Context, o options) ([]round, error) {
-	keys, err := validatorKeys(4)
+	n, err := quorumnet.Start(ctx, quorumnet.Options{Geth: o.goquorum, Dir: filepath.Join(o.out, "goquorum"),
+		BasePort: o.basePort, Log: logf})
+	if n != nil {
+		defer n.Stop()
+	}
 	if err != nil {
 		return nil, err
-	}
-	dir := filepath.Join(o.out, "goquorum")
-	genesis, err := writeGenesis(dir, keys)
-	if err != nil {
-		return nil, err
-	}
-	var enodes []string
-	type node struct {
-		dir           string
-		p2p, http, ws int
-		key           *ecdsa.PrivateKey
-	}
-	nodes := make([]node, len(keys))
-	for i, k := range keys {
-		base := o.basePort + 10*i
-		n := node{dir: filepath.Join(dir, fmt.Sprintf("node%d", i+1)), http: base, ws: base + 1, p2p: base + 4, key: k}
-		nodes[i] = n
-		if err := os.MkdirAll(n.dir, 0o700); err != nil {
-			return nil, err
-		}
-		if err := os.WriteFile(filepath.Join(n.dir, "nodekey"), []byte(fmt.Sprintf("%x", crypto.FromECDSA(k))), 0o600); err != nil {
-			return nil, err
-		}
-		toml := fmt.Sprintf("[Node.P2P]\nListenAddr = \"127.0.0.1:%d\"\n", n.p2p)
-		if err := os.WriteFile(filepath.Join(n.dir, "config.toml"), []byte(toml), 0o644); err != nil {
-			return nil, err
-		}
-		if out, err := exec.Command(o.goquorum, "--datadir", n.dir, "init", genesis).CombinedOutput(); err != nil {
-			return nil, fmt.Errorf("geth init: %v\n%s", err, out)
-		}
-		enodes = append(enodes, fmt.Sprintf("enode://%x@127.0.0.1:%d?discport=0", crypto.FromECDSAPub(&k.PublicKey)[1:], n.p2p))
-	}
-	list, _ := json.Marshal(enodes)
-	var procs []*exec.Cmd
-	defer func() {
-		for _, p := range procs {
-			_ = p.Process.Signal(syscall.SIGTERM)
-		}
-		for _, p := range procs {
-			// A node buried under its queued notifications may not
-			// stop on SIGTERM.
-			t := time.AfterFunc(30*time.Second, func() { _ = p.Process.Kill() })
-			_ = p.Wait()
-			t.Stop()
-		}
-	}()
-	for _, n := range nodes {
-		for _, f := range []string{"static-nodes.json", "permissioned-nodes.json"} {
-			if err := os.WriteFile(filepath.Join(n.dir, f), list, 0o644); err != nil {
-				return nil, err
-			}
-		}
-		logFile, err := os.Create(filepath.Join(n.dir, "geth.log"))
-		if err != nil {
-			return nil, err
-		}
-		defer logFile.Close()
-		cmd := exec.Command(o.goquorum,
-			"--config", filepath.Join(n.dir, "config.toml"), "--datadir", n.dir,
-			"--nodekey", filepath.Join(n.dir, "nodekey"), "--networkid", strconv.Itoa(chainID),
-			"--syncmode", "full", "--nodiscover", "--nat", "none", "--maxpeers", "32",
-			"--http", "--http.addr", "127.0.0.1", "--http.port", strconv.Itoa(n.http),
-			"--http.api", "admin,eth,net,web3,istanbul", "--http.vhosts", "localhost,127.0.0.1",
-			"--ws", "--ws.addr", "127.0.0.1", "--ws.port", strconv.Itoa(n.ws), "--ws.api", "eth,net,web3", "--ws.origins", "*",
-			"--ipcdisable", "--mine", "--miner.threads", "1", "--miner.gasprice", "0",
-			"--miner.gastarget", strconv.Itoa(gasLimit), "--miner.gaslimit", strconv.Itoa(gasLimit),
-			"--verbosity", "2")
-		cmd.Env = append(os.Environ(), "PRIVATE_CONFIG=ignore")
-		cmd.Stdout, cmd.Stderr = logFile, logFile
-		if err := cmd.Start(); err != nil {
-			return nil, err
-		}
-		procs = append(procs, cmd)
 	}
 	// GoQuorum queues WebSocket notifications without bound: under
 	// Caliper's load its node can grow by gigabytes. Stop the run before
@@ -260,10 +176,10 @@ func runGoQuorum(ctx context.Context, o options) ([]round, error) {
 	defer cancel()
 	go func() {
 		for ctx.Err() == nil {
-			for i, p := range procs {
-				if rss := residentBytes(p.Process.Pid); rss > o.maxRSS {
+			for i, pid := range n.PIDs() {
+				if rss := quorumnet.ResidentBytes(pid); rss > o.maxRSS {
 					logf("GoQuorum node%d holds %d MB (over --max-rss): stopping the run", i+1, rss>>20)
-					_ = p.Process.Kill()
+					n.Kill(i)
 					cancel()
 					return
 				}
@@ -271,112 +187,7 @@ func runGoQuorum(ctx context.Context, o options) ([]round, error) {
 			time.Sleep(2 * time.Second)
 		}
 	}()
-	logf("GoQuorum validators started in %s; waiting for block 2", dir)
-	if err := waitBlock(ctx, fmt.Sprintf("http://127.0.0.1:%d", nodes[0].http), 2, 2*time.Minute); err != nil {
-		return nil, err
-	}
-	return runAll(ctx, o, "GoQuorum", fmt.Sprintf("ws://127.0.0.1:%d", nodes[0].ws))
-}
-
-// residentBytes is a process's resident memory (Linux), 0 if unknown.
-func residentBytes(pid int) int64 {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
-			kb, _ := strconv.ParseInt(f[1], 10, 64)
-			return kb << 10
-		}
-	}
-	return 0
-}
-
-// waitBlock waits until the node at url has block n.
-func waitBlock(ctx context.Context, url string, n uint64, timeout time.Duration) error {
-	deadline := time.Now().Add(timeout)
-	for time.Now().Before(deadline) && ctx.Err() == nil {
-		resp, err := http.Post(url, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}`))
-		if err == nil {
-			var r struct{ Result hexutil.Uint64 }
-			_ = json.NewDecoder(resp.Body).Decode(&r)
-			resp.Body.Close()
-			if uint64(r.Result) >= n {
-				return nil
-			}
-		}
-		time.Sleep(time.Second)
-	}
-	return fmt.Errorf("%s did not reach block %d within %v", url, n, timeout)
-}
-
-// validatorKeys returns deterministic keys whose address byte order and
-// EIP-55 string order agree (test/goquorum/README.md says why).
-func validatorKeys(count int) ([]*ecdsa.PrivateKey, error) {
-	var keys []*ecdsa.PrivateKey
-	var addrs []common.Address
-	for i := range count {
-		k, err := crypto.ToECDSA(crypto.Keccak256([]byte(fmt.Sprintf("basalt-caliper-bench-%d", i))))
-		if err != nil {
-			return nil, err
-		}
-		keys = append(keys, k)
-		addrs = append(addrs, crypto.PubkeyToAddress(k.PublicKey))
-	}
-	byBytes := slices.SortedFunc(slices.Values(addrs), func(a, b common.Address) int { return bytes.Compare(a[:], b[:]) })
-	byString := slices.SortedFunc(slices.Values(addrs), func(a, b common.Address) int { return strings.Compare(a.Hex(), b.Hex()) })
-	if !slices.Equal(byBytes, byString) {
-		return nil, fmt.Errorf("validator keys: byte order %v differs from checksum order %v", byBytes, byString)
-	}
-	return keys, nil
-}
-
-// writeGenesis writes a GoQuorum QBFT genesis: forks to Berlin, isQuorum
-// (gas is free: Caliper sends at gas price 0, as on `network up`), the
-// validators in the QBFT extraData, one-second blocks, the dev account
-// (the contract's deployer) funded.
-func writeGenesis(dir string, keys []*ecdsa.PrivateKey) (string, error) {
-	var validators []common.Address
-	for _, k := range keys {
-		validators = append(validators, crypto.PubkeyToAddress(k.PublicKey))
-	}
-	slices.SortFunc(validators, func(a, b common.Address) int { return bytes.Compare(a[:], b[:]) })
-	dev, err := crypto.HexToECDSA(devKey)
-	if err != nil {
-		return "", err
-	}
-	g := map[string]any{
-		"config": map[string]any{
-			"chainId":        chainID,
-			"homesteadBlock": 0, "eip150Block": 0, "eip155Block": 0, "eip158Block": 0,
-			"byzantiumBlock": 0, "constantinopleBlock": 0, "petersburgBlock": 0, "istanbulBlock": 0,
-			"berlinBlock": 0,
-			"isQuorum":    true,
-			"qbft": map[string]any{
-				"blockperiodseconds": 1, "epochlength": 30000, "requesttimeoutseconds": 4, "ceil2Nby3Block": 0,
-			},
-		},
-		"nonce": "0x0", "timestamp": "0x0",
-		"extraData":  hexutil.Encode(qbft.EncodeValidators(validators)),
-		"gasLimit":   hexutil.EncodeUint64(gasLimit),
-		"difficulty": "0x1",
-		"mixHash":    qbft.MixDigest.Hex(),
-		"coinbase":   common.Address{}.Hex(),
-		"alloc": map[string]any{
-			crypto.PubkeyToAddress(dev.PublicKey).Hex(): map[string]string{"balance": "0xad78ebc5ac6200000000"},
-		},
-		"number": "0x0", "gasUsed": "0x0", "parentHash": common.Hash{}.Hex(),
-	}
-	data, err := json.MarshalIndent(g, "", "  ")
-	if err != nil {
-		return "", err
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
-	}
-	path := filepath.Join(dir, "genesis.json")
-	return path, os.WriteFile(path, data, 0o644)
+	return runAll(ctx, o, "GoQuorum", n.WS[0])
 }
 
 func logf(format string, args ...any) {

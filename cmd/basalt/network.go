@@ -31,7 +31,8 @@ basalt-signer in front of node 1 holding the first dev key) as child processes o
 loopback ports from --base-port (10 per validator: HTTP, WS, GraphQL, metrics, p2p,
 privacy node API, privacy client API, signer). A new --dir gets keys and genesis from
 the code of operator generate-blockchain-config; a --dir holding a network resumes it
-with its own settings. The genesis activates --milestone (default osaka: PUSH0, MCOPY
+with its own settings. Blocks come every --block-period (default 1s; qbft and ibft2 down
+to 100ms, written as Besu's xblockperiodmilliseconds). The genesis activates --milestone (default osaka: PUSH0, MCOPY
 and every fork go-ethereum executes) and every earlier milestone from block 0. Ready
 once the first block is produced; Ctrl-C stops every process. basalt-privacy and
 basalt-signer are looked up next to basalt, then on PATH. Gas is free, and a sender may
@@ -68,6 +69,7 @@ have 10,000 transactions in flight (--tx-pool-max-future-by-sender=10000: one ke
 	f.IntVar(&s.BasePort, "base-port", 8545, "First port of the network (node 1's HTTP JSON-RPC)")
 	f.StringVar(&s.Milestone, "milestone", localnet.DefaultMilestone, "Newest protocol milestone (hard fork) the genesis activates, with every earlier one, from block 0: "+
 		strings.Join(localnet.Milestones, ", ")+"; an older one beside other clients (GoQuorum 24.4.1: berlin; Besu validators: at most shanghai, see docs/how-to/network-up.md)")
+	f.StringVar(&s.BlockPeriod, "block-period", "1s", "Block period: whole milliseconds from 100ms (e.g. 250ms, 2s); a BFT period that is not whole seconds goes into the genesis as xblockperiodmilliseconds (see docs/how-to/sub-second-blocks.md)")
 	f.BoolVar(&detach, "detach", false, "Run the network in the background; stop it with basalt network down")
 	f.BoolVar(&verbose, "verbose", false, "Stream every process's log, each line prefixed with its name")
 

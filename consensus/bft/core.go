@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
@@ -178,10 +179,7 @@ func (c *Core) NewHeight(h Height) []Action {
 			}
 		}
 	}
-	acts := []Action{StartTimer{
-		Timer:  Timer{Kind: BlockTimer, View: c.View()},
-		AtUnix: h.ParentTime + c.cfg.BlockPeriod,
-	}}
+	acts := []Action{c.blockTimer()}
 	for _, m := range replay {
 		// Step, not step: a message of this height relays once it passes.
 		a, _ := c.Step(m)
@@ -221,7 +219,23 @@ func (c *Core) Timeout(t Timer) []Action {
 	return nil
 }
 
-func (c *Core) minTime() uint64 { return c.height.ParentTime + c.cfg.BlockPeriod }
+// blockTimer is the timer of the block period. A period of whole seconds
+// ends at the parent's timestamp plus the period, the same instant for
+// every validator. Headers carry seconds, so a sub-second period (or one
+// of 1.5 s) cannot be counted from the parent's timestamp: it runs from
+// the head's arrival here, as Besu's xblockperiodmilliseconds.
+func (c *Core) blockTimer() Action {
+	t := Timer{Kind: BlockTimer, View: c.View()}
+	if p := c.cfg.BlockPeriod; p%time.Second != 0 {
+		return StartTimer{Timer: t, Delay: p}
+	}
+	return StartTimer{Timer: t, AtUnix: c.height.ParentTime + uint64(c.cfg.BlockPeriod/time.Second)}
+}
+
+// minTime is the least timestamp of the block: the parent's plus the
+// whole seconds of the period. Under a sub-second period several blocks
+// share a second, so a child may carry its parent's timestamp.
+func (c *Core) minTime() uint64 { return c.height.ParentTime + uint64(c.cfg.BlockPeriod/time.Second) }
 
 func (c *Core) roundTimer() Action {
 	shift := min(c.round, maxTimerShift)

@@ -3,6 +3,7 @@ package bft
 import (
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 )
@@ -76,6 +77,48 @@ func TestBlockTimerStartsRound(t *testing.T) {
 	}
 	if st := tn.timers[tn.vals[1]][RoundTimer]; st.Delay.Seconds() != 1 {
 		t.Fatalf("round timer %v", st)
+	}
+}
+
+// A sub-second period (xblockperiodmilliseconds) cannot run from the
+// parent's timestamp, which is in seconds: the block timer is a delay from
+// the head's arrival, and the block may carry its parent's timestamp. A
+// height's period replaces the configured one.
+func TestSubSecondBlockPeriod(t *testing.T) {
+	tn := newTestNet(t, 4)
+	for _, v := range tn.vals {
+		h := tn.height(1)
+		h.Sequence, h.BlockPeriod = 2, 250*time.Millisecond
+		tn.builds = map[common.Address]BuildBlock{}
+		tn.apply(v, tn.cores[v].NewHeight(h))
+		st := tn.timers[v][BlockTimer]
+		if st.AtUnix != 0 || st.Delay != 250*time.Millisecond {
+			t.Fatalf("block timer %+v, want a 250ms delay", st)
+		}
+	}
+	tn.fire(BlockTimer)
+	if len(tn.builds) != 1 {
+		t.Fatalf("builds %v", tn.builds)
+	}
+	for _, b := range tn.builds {
+		if b.MinTime != 100 {
+			t.Fatalf("MinTime %d, want the parent's 100", b.MinTime)
+		}
+	}
+	// 1.5 s: still from the arrival; the timestamp at least a second on.
+	h := tn.height(3)
+	h.BlockPeriod = 1500 * time.Millisecond
+	v := tn.vals[0]
+	tn.apply(v, tn.cores[v].NewHeight(h))
+	if st := tn.timers[v][BlockTimer]; st.Delay != 1500*time.Millisecond || tn.cores[v].minTime() != 101 {
+		t.Fatalf("1.5 s period: timer %+v, min time %d", st, tn.cores[v].minTime())
+	}
+	// Whole seconds again: from the parent's timestamp.
+	h = tn.height(4)
+	h.BlockPeriod = 2 * time.Second
+	tn.apply(v, tn.cores[v].NewHeight(h))
+	if st := tn.timers[v][BlockTimer]; st.AtUnix != 102 || st.Delay != 0 {
+		t.Fatalf("2 s period: timer %+v, want at 102", st)
 	}
 }
 

@@ -123,7 +123,7 @@ func newTestNetRules(t *testing.T, rules Rules, n int, byzantine ...int) *testNe
 		if tn.byzantine[v] {
 			continue
 		}
-		tn.cores[v] = New(Config{Self: v, RequestTimeout: time.Second, BlockPeriod: 1,
+		tn.cores[v] = New(Config{Self: v, RequestTimeout: time.Second, BlockPeriod: time.Second,
 			FutureMessagesLimit: 5, FutureMessagesMaxDistance: 10, Rules: rules}, fakeBackend{v})
 		tn.timers[v] = map[TimerKind]StartTimer{}
 		tn.apply(v, tn.cores[v].NewHeight(tn.height(1)))

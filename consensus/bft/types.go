@@ -151,7 +151,7 @@ type Height struct {
 	// configured ones from this height on: a network switches protocol
 	// (IBFT 2.0 to QBFT) or block period (a QBFT transition) at a block.
 	Rules          Rules
-	BlockPeriod    uint64
+	BlockPeriod    time.Duration
 	RequestTimeout time.Duration
 }
 
@@ -189,9 +189,11 @@ type Config struct {
 	// RequestTimeout is the round timer of round 0; round r waits
 	// RequestTimeout * 2^r (requesttimeoutseconds).
 	RequestTimeout time.Duration
-	// BlockPeriod is the minimum number of seconds between blocks
-	// (blockperiodseconds).
-	BlockPeriod uint64
+	// BlockPeriod is the minimum time between blocks (blockperiodseconds,
+	// or xblockperiodmilliseconds). A whole number of seconds runs from
+	// the parent's timestamp; any other period runs from the local
+	// arrival of the head, since headers carry seconds only.
+	BlockPeriod time.Duration
 	// FutureMessagesLimit bounds the messages kept for later heights and
 	// rounds (futuremessageslimit).
 	FutureMessagesLimit int

@@ -39,7 +39,7 @@ var (
 	ErrInvalidNonce      = errors.New("invalid nonce: must be 0")
 	ErrInvalidDifficulty = errors.New("invalid difficulty: must be 1")
 	ErrInvalidUncleHash  = errors.New("invalid ommers hash: BFT blocks have no ommers")
-	ErrInvalidTimestamp  = errors.New("timestamp below parent's plus the block period")
+	ErrInvalidTimestamp  = errors.New("timestamp below parent's plus the block period's whole seconds")
 	ErrInvalidValidators = errors.New("extraData validators differ from the vote tally")
 	ErrInvalidCoinbase   = errors.New("coinbase is not a validator")
 	ErrInsufficientSeals = errors.New("fewer commit seals than the quorum")
@@ -214,7 +214,12 @@ func (e *Engine) VerifyHeader(chain consensus.ChainReader, header, parent *types
 	if header.UncleHash != types.EmptyUncleHash {
 		return ErrInvalidUncleHash
 	}
-	if header.Time < parent.Time+cfg.BlockPeriodSeconds {
+	// The parent's timestamp plus the whole seconds of the period: under
+	// a sub-second period (xblockperiodmilliseconds) blocks may share
+	// their parent's second, never go back before it. (Besu drops the
+	// parent rule altogether for such periods; a timestamp that goes back
+	// would break timestamp forks and contracts reading block.timestamp.)
+	if header.Time < parent.Time+uint64(cfg.BlockPeriod()/time.Second) {
 		return ErrInvalidTimestamp
 	}
 	if header.Time > uint64(e.clock.Now().Unix())+allowedFutureBlockTime {

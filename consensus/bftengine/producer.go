@@ -39,7 +39,7 @@ func (e *Engine) Produce(ctx context.Context, host consensus.Host) error {
 		Core: bft.Config{
 			Self:                      e.self,
 			RequestTimeout:            e.RequestTimeout(next),
-			BlockPeriod:               cfg.BlockPeriodSeconds,
+			BlockPeriod:               cfg.BlockPeriod(),
 			FutureMessagesLimit:       int(cfg.FutureMessagesLimit),
 			FutureMessagesMaxDistance: cfg.FutureMessagesMaxDistance,
 			Rules:                     e.format(next).Rules(),
@@ -123,7 +123,7 @@ func (p protocol) Height(chain consensus.ChainReader, head *types.Header) (bft.H
 	}
 	next := head.Number.Uint64() + 1
 	return bft.Height{Sequence: next, ParentTime: head.Time, ParentProposer: head.Coinbase, Validators: vals,
-		Rules: p.e.format(next).Rules(), BlockPeriod: p.e.cfg(next).BlockPeriodSeconds,
+		Rules: p.e.format(next).Rules(), BlockPeriod: p.e.cfg(next).BlockPeriod(),
 		RequestTimeout: p.e.RequestTimeout(next)}, nil
 }
 

@@ -167,7 +167,10 @@ type runner struct {
 
 	// period is the block period of the current height when the protocol
 	// sets one per height (bft.Height.BlockPeriod), else 0.
-	period uint64
+	period time.Duration
+	// timeout is the round-0 timer of the current height when the
+	// protocol sets one per height (bft.Height.RequestTimeout), else 0.
+	timeout time.Duration
 
 	m    Metrics  // no-ops where Config.Metrics left them out
 	seen bft.View // the view observe last recorded
@@ -184,7 +187,7 @@ func (r *runner) newHead(head *types.Header) error {
 	if err != nil {
 		return err
 	}
-	r.head, r.headHash, r.period = head, r.cfg.Protocol.Hash(head), h.BlockPeriod
+	r.head, r.headHash, r.period, r.timeout = head, r.cfg.Protocol.Hash(head), h.BlockPeriod, h.RequestTimeout
 	clear(r.cands)
 	r.prebuilt = nil
 	r.cfg.Network.NewHeight(h)
@@ -228,7 +231,7 @@ func (r *runner) build(a bft.BuildBlock) []bft.Action {
 		cand = r.prebuilt
 	} else {
 		ts := max(a.MinTime, uint64(r.clock.Now().Unix()))
-		cand, err = r.host.Build(r.ctx, r.head, r.headHash, ts)
+		cand, err = r.host.Build(r.buildCtx(), r.head, r.headHash, ts)
 	}
 	r.prebuilt = nil
 	if err != nil {
@@ -244,6 +247,36 @@ func (r *runner) build(a bft.BuildBlock) []bft.Action {
 		r.cands[d] = cand
 	}
 	return r.core.Proposed(a.View, block)
+}
+
+// Bounds of the time a proposer spends adding transactions to a block.
+const (
+	minBuildBudget = 50 * time.Millisecond
+	// timeoutShare is the part of the round-0 timer the proposer's
+	// execution may take: the other validators execute the block again
+	// (on a shared machine, after it), and prepares and commits follow,
+	// all before the timer ends.
+	timeoutShare = 4
+)
+
+// buildCtx is the context of a proposal's build: its transactions take
+// at most three quarters of the block period (at least minBuildBudget) and
+// a quarter of the round timer. A full pool then makes a block the network
+// agrees on in round 0, not one whose execution outlasts the round timer
+// on every validator, is lost to a round change and comes back larger.
+func (r *runner) buildCtx() context.Context {
+	period, timeout := r.cfg.Core.BlockPeriod, r.cfg.Core.RequestTimeout
+	if r.period != 0 {
+		period = r.period
+	}
+	if r.timeout != 0 {
+		timeout = r.timeout
+	}
+	budget := max(period*3/4, minBuildBudget)
+	if timeout > 0 {
+		budget = min(budget, timeout/timeoutShare)
+	}
+	return consensus.WithBuildBudget(r.ctx, budget)
 }
 
 func (r *runner) commit(a bft.CommitBlock) {
@@ -312,12 +345,15 @@ func (r *runner) blockTimer() {
 	if r.cfg.EmptyBlockPeriodAt != nil {
 		empty = r.cfg.EmptyBlockPeriodAt(id.View.Sequence)
 	}
-	if empty > period && id.View == r.core.View() && id.View.Round == 0 {
-		deadline := r.head.Time + empty
-		if now := uint64(r.clock.Now().Unix()); now < deadline {
-			cand, err := r.host.Build(r.ctx, r.head, r.headHash, max(now, r.head.Time+period))
+	if time.Duration(empty)*time.Second > period && id.View == r.core.View() && id.View.Round == 0 {
+		deadline := time.Unix(int64(r.head.Time+empty), 0)
+		if now := r.clock.Now(); now.Before(deadline) {
+			ts := max(uint64(now.Unix()), r.head.Time+uint64(period/time.Second))
+			cand, err := r.host.Build(r.buildCtx(), r.head, r.headHash, ts)
 			if err == nil && len(cand.Block().Transactions()) == 0 {
-				r.startTimer(bft.StartTimer{Timer: id, AtUnix: min(now+period, deadline)})
+				// Look again a block period later (a sub-second period
+				// looks often: building on an empty pool is cheap).
+				r.startTimer(bft.StartTimer{Timer: id, Delay: min(period, deadline.Sub(now))})
 				return
 			}
 			if err == nil {

@@ -97,6 +97,7 @@ type fakeHost struct {
 	mu       sync.Mutex
 	subs     []chan<- consensus.Head
 	inserted chan *types.Header
+	budgets  []time.Duration // each Build's (consensus.BuildBudget)
 }
 
 func (h *fakeHost) Clock() consensus.Clock           { return h.clock }
@@ -110,7 +111,11 @@ func (h *fakeHost) SubscribeHeads(ch chan<- consensus.Head) func() {
 	h.subs = append(h.subs, ch)
 	return func() {}
 }
-func (h *fakeHost) Build(_ context.Context, parent *types.Header, parentHash common.Hash, ts uint64) (consensus.Candidate, error) {
+func (h *fakeHost) Build(ctx context.Context, parent *types.Header, parentHash common.Hash, ts uint64) (consensus.Candidate, error) {
+	d, _ := consensus.BuildBudget(ctx)
+	h.mu.Lock()
+	h.budgets = append(h.budgets, d)
+	h.mu.Unlock()
 	b := types.NewBlockWithHeader(&types.Header{ParentHash: parentHash, Number: new(big.Int).Add(parent.Number, common.Big1),
 		Time: ts, Difficulty: common.Big1, Extra: make([]byte, 4)})
 	return &fakeCandidate{h: h, b: b}, nil
@@ -188,7 +193,7 @@ func TestDriverLoneValidator(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- Run(ctx, host, Config{
-			Core:     bft.Config{Self: self, RequestTimeout: time.Second, BlockPeriod: 1},
+			Core:     bft.Config{Self: self, RequestTimeout: time.Second, BlockPeriod: time.Second},
 			Protocol: fakeProtocol{self: self, validators: []common.Address{self}},
 			Network:  net,
 			Inbox:    make(chan Inbound),
@@ -220,11 +225,51 @@ func TestDriverLoneValidator(t *testing.T) {
 	}
 }
 
+// At a 250 ms period the block timer runs from each head's arrival, the
+// blocks share their parent's second, and the proposer's build has a
+// budget: three quarters of the period, within a quarter of the round
+// timer.
+func TestDriverSubSecondPeriod(t *testing.T) {
+	self := common.Address{0x01}
+	host := newFakeHost(time.Unix(1000, 0))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- Run(ctx, host, Config{
+			Core:     bft.Config{Self: self, RequestTimeout: time.Second, BlockPeriod: 250 * time.Millisecond},
+			Protocol: fakeProtocol{self: self, validators: []common.Address{self}},
+			Network:  &fakeNetwork{},
+			Inbox:    make(chan Inbound),
+		})
+	}()
+	for n := uint64(1); n <= 3; n++ {
+		waitTimers(t, host.clock, 1) // the block timer
+		host.clock.Advance(250 * time.Millisecond)
+		select {
+		case h := <-host.inserted:
+			if h.Number.Uint64() != n || h.Time != 1000 {
+				t.Fatalf("inserted block %d at %d, want the genesis second 1000", h.Number, h.Time)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("block %d not committed", n)
+		}
+	}
+	cancel()
+	<-done
+	host.mu.Lock()
+	defer host.mu.Unlock()
+	for _, d := range host.budgets {
+		if d != 187500*time.Microsecond {
+			t.Fatalf("build budgets %v, want 187.5ms (3/4 of 250ms, under 1s/4)", host.budgets)
+		}
+	}
+}
+
 // A node that is not a validator of the next block stands by.
 func TestDriverNotValidator(t *testing.T) {
 	host := newFakeHost(time.Unix(1000, 0))
 	err := Run(context.Background(), host, Config{
-		Core:     bft.Config{Self: common.Address{0x09}, RequestTimeout: time.Second, BlockPeriod: 1},
+		Core:     bft.Config{Self: common.Address{0x09}, RequestTimeout: time.Second, BlockPeriod: time.Second},
 		Protocol: fakeProtocol{validators: []common.Address{{0x01}}},
 		Network:  &fakeNetwork{},
 		Inbox:    make(chan Inbound),
@@ -249,7 +294,7 @@ func TestDriverRelaysOnlyAccepted(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- Run(ctx, host, Config{
-			Core:     bft.Config{Self: self, RequestTimeout: time.Second, BlockPeriod: 1, Rules: bft.QBFT},
+			Core:     bft.Config{Self: self, RequestTimeout: time.Second, BlockPeriod: time.Second, Rules: bft.QBFT},
 			Protocol: fakeProtocol{self: self, validators: []common.Address{self, v2, v3, v4}},
 			Network:  net,
 			Inbox:    inbox,

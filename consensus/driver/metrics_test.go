@@ -54,7 +54,7 @@ func TestDriverMetrics(t *testing.T) {
 		done := make(chan error, 1)
 		go func() {
 			done <- Run(ctx, host, Config{
-				Core:     bft.Config{Self: validators[0], RequestTimeout: time.Second, BlockPeriod: 1},
+				Core:     bft.Config{Self: validators[0], RequestTimeout: time.Second, BlockPeriod: time.Second},
 				Protocol: fakeProtocol{self: validators[0], validators: validators},
 				Network:  &fakeNetwork{},
 				Inbox:    make(chan Inbound),
@@ -112,7 +112,7 @@ func TestDriverMetricsAt(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- Run(ctx, host, Config{
-			Core:     bft.Config{Self: self, RequestTimeout: time.Second, BlockPeriod: 1},
+			Core:     bft.Config{Self: self, RequestTimeout: time.Second, BlockPeriod: time.Second},
 			Protocol: fakeProtocol{self: self, validators: []common.Address{self}},
 			Network:  &fakeNetwork{},
 			Inbox:    make(chan Inbound),

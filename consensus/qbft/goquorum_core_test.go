@@ -101,7 +101,7 @@ func TestGoQuorumPreparedCertificateAccepted(t *testing.T) {
 	}
 
 	run := func(p *bft.Message) ([]bft.Action, error) {
-		core := bft.New(bft.Config{Self: self, RequestTimeout: time.Second, BlockPeriod: 1, Rules: bft.QBFT}, vectorBackend{key})
+		core := bft.New(bft.Config{Self: self, RequestTimeout: time.Second, BlockPeriod: time.Second, Rules: bft.QBFT}, vectorBackend{key})
 		core.NewHeight(bft.Height{Sequence: 7, ParentTime: proposal.Block.Time() - 1, ParentProposer: parent, Validators: vals})
 		for _, rc := range roundChanges {
 			if _, err := core.Step(rc); err != nil {

@@ -55,6 +55,9 @@ func Schedule(g *config.Genesis) ([]bftengine.Segment, error) {
 		if t.EmptyBlockPeriodSeconds != nil {
 			next.EmptyBlockPeriodSeconds = *t.EmptyBlockPeriodSeconds
 		}
+		if t.BlockPeriodMilliseconds != nil {
+			next.BlockPeriodMilliseconds = *t.BlockPeriodMilliseconds
+		}
 		if t.BlockReward != nil {
 			next.BlockReward = t.BlockReward
 		}
