@@ -14,12 +14,8 @@ import (
 // branches at the same time as it; a link to one of them is accepted while
 // the file is absent. Remove an entry once its page is merged.
 var pending = map[string]bool{
-	"docs/concepts/backend.md":               true,
-	"docs/contributing/fault-injection.md":   true,
-	"docs/concepts/versions-and-upgrades.md": true,
-	"docs/how-to/bft-at-scale.md":            true,
-	"docs/how-to/sub-second-blocks.md":       true,
-	"docs/how-to/goquorum-privacy.md":        true,
+	"docs/how-to/bft-at-scale.md":     true,
+	"docs/how-to/goquorum-privacy.md": true,
 }
 
 var (
