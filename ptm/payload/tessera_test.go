@@ -26,7 +26,10 @@ func TestTesseraIndexRoundTrip(t *testing.T) {
 		t.Fatalf("%+v %v", y, err)
 	}
 	for _, bad := range [][]byte{nil, {0xa0}, []byte("x"), func() []byte { d, _ := (&TesseraIndex{Digest: "AAAA"}).MarshalCBOR(); return d }(),
-		func() []byte { d, _ := (&TesseraIndex{Digest: x.Digest, Participants: []string{"no"}}).MarshalCBOR(); return d }()} {
+		func() []byte {
+			d, _ := (&TesseraIndex{Digest: x.Digest, Participants: []string{"no"}}).MarshalCBOR()
+			return d
+		}()} {
 		if _, err := DecodeTesseraIndex(bad); err == nil {
 			t.Errorf("%x decoded", bad)
 		}
