@@ -130,3 +130,21 @@ func (r *blockRun) applyGoQuorumPrivate(tx *types.Transaction, from common.Addre
 	receipt.Bloom = types.CreateBloom(receipt)
 	return receipt, nil
 }
+
+// derivePrivateFields sets what go-ethereum's Receipts.DeriveFields cannot
+// for GoQuorum private transactions, whose sender its signer does not
+// recover: a creation's contract address, CreateAddress(sender, nonce) as
+// GoQuorum reports it.
+func (x *Executor) derivePrivateFields(rs types.Receipts, txs types.Transactions) {
+	if !x.opts.goQuorum {
+		return
+	}
+	for i, tx := range txs {
+		if i >= len(rs) || tx.To() != nil || !quorumtx.IsPrivate(tx) {
+			continue
+		}
+		if from, err := quorumtx.Sender(tx); err == nil {
+			rs[i].ContractAddress = crypto.CreateAddress(from, tx.Nonce())
+		}
+	}
+}

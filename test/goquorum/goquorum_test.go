@@ -98,11 +98,30 @@ func (n *mixedNetwork) running() []*testnode.P2PNode {
 // GoQuorum node dials all three others; the Basalt nodes dial each other.
 // keys are the validators' (Basalt, Basalt, GoQuorum, GoQuorum).
 func startMixed(t *testing.T, bin string, keys []*ecdsa.PrivateKey) *mixedNetwork {
+	return startMixedWith(t, bin, keys, mixedOptions{})
+}
+
+// mixedOptions vary startMixed's network.
+type mixedOptions struct {
+	// setup is called on each GoQuorum node before it starts.
+	setup func(i int, g *gethNode)
+	// basaltArgs are added to the Basalt nodes' command lines.
+	basaltArgs []string
+	// genesis changes the genesis "config" object.
+	genesis func(config map[string]any)
+}
+
+// startMixedWith is startMixed with opts.
+func startMixedWith(t *testing.T, bin string, keys []*ecdsa.PrivateKey, opts mixedOptions) *mixedNetwork {
 	n := &mixedNetwork{t: t, validators: sortedAddresses(keys), basaltKeys: keys[:2]}
-	genesis := writeGenesis(t, t.TempDir(), n.validators)
+	genesis := writeGenesis(t, t.TempDir(), n.validators, opts.genesis)
 	n.genesis = genesis
-	for _, k := range keys[2:] {
-		n.geth = append(n.geth, newGeth(t, bin, genesis, k))
+	for i, k := range keys[2:] {
+		g := newGeth(t, bin, genesis, k)
+		if opts.setup != nil {
+			opts.setup(i, g)
+		}
+		n.geth = append(n.geth, g)
 	}
 	var enodes []string
 	for _, k := range n.basaltKeys {
@@ -110,8 +129,8 @@ func startMixed(t *testing.T, bin string, keys []*ecdsa.PrivateKey) *mixedNetwor
 		if err := os.WriteFile(keyFile, []byte(hexutil.Encode(crypto.FromECDSA(k))), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		b := testnode.StartP2P(t, t.TempDir(), "--genesis-file="+genesis, "--node-private-key-file="+keyFile,
-			"--rpc-http-api=ETH,NET,WEB3,ADMIN,QBFT,TXPOOL")
+		b := testnode.StartP2P(t, t.TempDir(), append([]string{"--genesis-file=" + genesis, "--node-private-key-file=" + keyFile,
+			"--rpc-http-api=ETH,NET,WEB3,ADMIN,QBFT,TXPOOL"}, opts.basaltArgs...)...)
 		n.basalt = append(n.basalt, b)
 		enodes = append(enodes, b.Enode())
 	}
