@@ -69,7 +69,7 @@ func sortedAddresses(keys []*ecdsa.PrivateKey) []common.Address {
 // writeGenesis writes the genesis both clients accept (reference/qbft.md
 // §2): forks up to Berlin only, isQuorum, gas prices on, quorum
 // ceil(2N/3), the validators in a QBFT extraData, the dev account funded.
-func writeGenesis(t testing.TB, dir string, validators []common.Address, change ...func(config map[string]any)) string {
+func writeGenesis(t testing.TB, dir string, validators []common.Address, change ...func(genesis map[string]any)) string {
 	t.Helper()
 	dev, _ := crypto.HexToECDSA(devKeyHex)
 	config := map[string]any{
@@ -83,11 +83,6 @@ func writeGenesis(t testing.TB, dir string, validators []common.Address, change 
 			"blockperiodseconds": 1, "epochlength": 30000,
 			"requesttimeoutseconds": requestTimeout, "ceil2Nby3Block": 0,
 		},
-	}
-	for _, c := range change {
-		if c != nil {
-			c(config)
-		}
 	}
 	g := map[string]any{
 		"config":     config,
@@ -104,6 +99,11 @@ func writeGenesis(t testing.TB, dir string, validators []common.Address, change 
 		"number":     "0x0",
 		"gasUsed":    "0x0",
 		"parentHash": common.Hash{}.Hex(),
+	}
+	for _, c := range change {
+		if c != nil {
+			c(g)
+		}
 	}
 	data, err := json.MarshalIndent(g, "", "  ")
 	if err != nil {

@@ -107,8 +107,8 @@ type mixedOptions struct {
 	setup func(i int, g *gethNode)
 	// basaltArgs are added to the Basalt nodes' command lines.
 	basaltArgs []string
-	// genesis changes the genesis "config" object.
-	genesis func(config map[string]any)
+	// genesis changes the genesis (the JSON object).
+	genesis func(genesis map[string]any)
 }
 
 // startMixedWith is startMixed with opts.

@@ -83,7 +83,7 @@ func TestMixedNetworkPrivate(t *testing.T) {
 		// under Berlin (Consensys/quorum#1657: the private state's access
 		// list is never prepared); GoQuorum's quickstart leaves Berlin off
 		// for private networks, and so does this test.
-		genesis: func(config map[string]any) { delete(config, "berlinBlock") },
+		genesis: func(g map[string]any) { delete(g["config"].(map[string]any), "berlinBlock") },
 	})
 	a, b := n.geth[0].node, n.geth[1].node
 	all := n.running()
