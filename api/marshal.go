@@ -1,6 +1,7 @@
 package api
 
 import (
+	"github.com/basaltchain/basalt/privacy/quorumtx"
 	"math/big"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -120,6 +121,18 @@ type TxContext struct {
 	Index     uint64
 }
 
+// senderOf is tx's sender, or the zero address when it does not recover.
+// A GoQuorum private transaction (V 37/38, no chain ID) that the chain's
+// signer reads as an EIP-155 signature for chain 1 is recovered as GoQuorum
+// signs it.
+func senderOf(signer types.Signer, tx *types.Transaction) common.Address {
+	from, err := types.Sender(signer, tx)
+	if err != nil && quorumtx.IsPrivate(tx) {
+		from, _ = quorumtx.Sender(tx)
+	}
+	return from
+}
+
 // txJSON renders tx; loc is nil for a pending transaction.
 func txJSON(cfg *params.ChainConfig, tx *types.Transaction, loc *TxContext) *TxJSON {
 	var signer types.Signer
@@ -128,7 +141,7 @@ func txJSON(cfg *params.ChainConfig, tx *types.Transaction, loc *TxContext) *TxJ
 	} else {
 		signer = types.LatestSignerForChainID(cfg.ChainID)
 	}
-	from, _ := types.Sender(signer, tx)
+	from := senderOf(signer, tx)
 	v, r, s := tx.RawSignatureValues()
 	out := &TxJSON{
 		From:     from,
@@ -282,8 +295,7 @@ type ReceiptJSON struct {
 }
 
 func receiptJSON(cfg *params.ChainConfig, r *types.Receipt, tx *types.Transaction, header *types.Header) *ReceiptJSON {
-	signer := types.MakeSigner(cfg, header.Number, header.Time)
-	from, _ := types.Sender(signer, tx)
+	from := senderOf(types.MakeSigner(cfg, header.Number, header.Time), tx)
 	out := &ReceiptJSON{
 		BlockHash:         r.BlockHash,
 		BlockNumber:       hexutil.Uint64(r.BlockNumber.Uint64()),

@@ -53,6 +53,9 @@ type execOptions struct {
 	tracer      *tracing.Hooks
 	// blockHook is the chain's, not the executor's (WithBlockHook).
 	blockHook BlockHook
+	// goQuorum applies GoQuorum's rules for its private transactions
+	// (WithGoQuorumPrivate).
+	goQuorum bool
 }
 
 // ExecOption sets a parameter of the block executor (see Open, NewExecutor).
@@ -450,6 +453,11 @@ type blockRun struct {
 	signer  types.Signer
 	gp      *core.GasPool
 
+	// privateGas is the intrinsic gas of the GoQuorum private
+	// transactions applied: taken from the gas pool but not counted in the
+	// header's gasUsed (applyGoQuorumPrivate).
+	privateGas uint64
+
 	txs      []*types.Transaction
 	receipts types.Receipts
 	logs     []*types.Log
@@ -467,7 +475,7 @@ func (x *Executor) begin(header *types.Header, hash common.Hash, statedb *state.
 		hash:     hash,
 		statedb:  statedb,
 		evm:      evm,
-		signer:   types.MakeSigner(x.config, header.Number, header.Time),
+		signer:   x.Signer(header),
 		gp:       core.NewGasPool(header.GasLimit),
 		receipts: make(types.Receipts, 0, size),
 	}
@@ -530,13 +538,20 @@ func (r *blockRun) applyTxs(ctx context.Context, txs TxIterator, building bool) 
 			snap, gpSnap = r.statedb.Snapshot(), r.gp.Snapshot()
 		}
 		r.statedb.SetTxContext(tx.Hash(), i, uint32(i+1))
-		receipt, _, err := core.ApplyTransactionWithEVM(ctx, msg, r.gp, r.statedb, r.header.Number, r.hash, r.header.Time, tx, r.evm)
+		var receipt *types.Receipt
+		privateGas := r.privateGas
+		if r.x.isGoQuorumPrivate(tx) {
+			receipt, err = r.applyGoQuorumPrivate(tx, msg.From)
+		} else {
+			receipt, _, err = core.ApplyTransactionWithEVM(ctx, msg, r.gp, r.statedb, r.header.Number, r.hash, r.header.Time, tx, r.evm)
+		}
 		if err != nil {
 			if !building {
 				return fmt.Errorf("tx %d [%v]: %w", i, tx.Hash().Hex(), err)
 			}
 			r.statedb.RevertToSnapshot(snap)
 			r.gp.Set(gpSnap)
+			r.privateGas = privateGas
 			if errors.Is(err, core.ErrNonceTooLow) {
 				txs.Shift() // already included: the sender's next nonce may fit
 			} else {
@@ -572,7 +587,7 @@ func (r *blockRun) finish(ctx context.Context, withdrawals []*types.Withdrawal, 
 		requests = nil
 	}
 	r.x.engine.Finalize(r.x.chain, header, r.evm.StateDB, uncles)
-	return &Result{Txs: r.txs, Receipts: r.receipts, Logs: r.logs, Requests: requests, GasUsed: r.gp.Used(), Skipped: r.skipped}, nil
+	return &Result{Txs: r.txs, Receipts: r.receipts, Logs: r.logs, Requests: requests, GasUsed: r.gp.Used() - r.privateGas, Skipped: r.skipped}, nil
 }
 
 // blockTxs feeds a block's transactions to the loop, in order.

@@ -11,7 +11,6 @@ import (
 	"sync/atomic"
 
 	"github.com/ethereum/go-ethereum/core/types"
-	"github.com/ethereum/go-ethereum/params"
 	"github.com/ethereum/go-ethereum/rlp"
 )
 
@@ -42,7 +41,7 @@ func (c *Chain) Import(ctx context.Context, r io.Reader, opts ImportOptions) (Im
 	defer cancel()
 	defer c.Sync()
 
-	blocks, errc := decodeBlocks(ctx, r, c.config)
+	blocks, errc := decodeBlocks(ctx, r, c.exec.Signer)
 	for d := range blocks {
 		if ctx.Err() != nil {
 			break
@@ -93,8 +92,8 @@ type senderRecovery struct {
 	pending sync.WaitGroup // one per transaction, done once recovered
 }
 
-func newSenderRecovery(cfg *params.ChainConfig, block *types.Block) *senderRecovery {
-	r := &senderRecovery{signer: types.MakeSigner(cfg, block.Number(), block.Time()), txs: block.Transactions()}
+func newSenderRecovery(signer types.Signer, block *types.Block) *senderRecovery {
+	r := &senderRecovery{signer: signer, txs: block.Transactions()}
 	r.pending.Add(len(r.txs))
 	return r
 }
@@ -119,7 +118,7 @@ func (r *senderRecovery) finish() {
 
 // decodeBlocks streams blocks from r in order, recovering transaction
 // senders ahead of execution on the other cores.
-func decodeBlocks(ctx context.Context, r io.Reader, cfg *params.ChainConfig) (<-chan decodedBlock, <-chan error) {
+func decodeBlocks(ctx context.Context, r io.Reader, signerFor func(*types.Header) types.Signer) (<-chan decodedBlock, <-chan error) {
 	var (
 		out     = make(chan decodedBlock, 64)
 		errc    = make(chan error, 1)
@@ -155,7 +154,7 @@ func decodeBlocks(ctx context.Context, r io.Reader, cfg *params.ChainConfig) (<-
 				}
 				return
 			}
-			d := decodedBlock{block: block, senders: newSenderRecovery(cfg, block)}
+			d := decodedBlock{block: block, senders: newSenderRecovery(signerFor(block.Header()), block)}
 			select {
 			case work <- d.senders:
 			case <-ctx.Done():

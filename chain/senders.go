@@ -5,19 +5,18 @@ import (
 	"sync"
 
 	"github.com/ethereum/go-ethereum/core/types"
-	"github.com/ethereum/go-ethereum/params"
 )
 
 // RecoverSenders recovers (and caches in each transaction) the senders of a
-// block's transactions on all cores, so execution finds them ready. Signature
+// block's transactions on all cores, with signer (the executor's,
+// Executor.Signer, so that execution finds them cached), so execution finds them ready. Signature
 // recovery is most of the cost of a transfer-heavy block.
-func RecoverSenders(cfg *params.ChainConfig, block *types.Block) {
+func RecoverSenders(signer types.Signer, block *types.Block) {
 	txs := block.Transactions()
 	workers := min(runtime.GOMAXPROCS(0), len(txs)/16)
 	if workers < 2 {
 		return // not worth the goroutines; execution recovers them inline
 	}
-	signer := types.MakeSigner(cfg, block.Number(), block.Time())
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Add(1)

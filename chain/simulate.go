@@ -80,7 +80,7 @@ func (x *Executor) Simulate(header *types.Header, statedb *state.StateDB, opts S
 		header:  header,
 		statedb: statedb,
 		evm:     evm,
-		signer:  types.MakeSigner(x.config, header.Number, header.Time),
+		signer:  x.Signer(header),
 		gp:      core.NewGasPool(header.GasLimit),
 	}}
 }

@@ -383,6 +383,7 @@ func (c *Chain) GetReceipts(hash common.Hash, number uint64) types.Receipts {
 	if err := rs.DeriveFields(c.config, hash, number, header.Time, header.BaseFee, blobGasPrice, body.Transactions); err != nil {
 		return nil
 	}
+	c.exec.derivePrivateFields(rs, body.Transactions)
 	for _, r := range rs {
 		r.Bloom = types.CreateBloom(r)
 	}

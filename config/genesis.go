@@ -53,6 +53,13 @@ type Genesis struct {
 	// fee market, its London blocks follow EIP-1559.
 	FixedBaseFee bool
 
+	// Quorum is config.isQuorum, GoQuorum's key: the chain is a GoQuorum
+	// network, whose legacy transactions with V 37/38 are GoQuorum private
+	// transactions (package privacy/quorumtx) and whose QBFT/IBFT blocks
+	// may change the gas limit by any amount (GoQuorum checks no bound;
+	// besu#10723).
+	Quorum bool
+
 	// Clique is config.clique, nil when absent.
 	Clique *CliqueConfig
 

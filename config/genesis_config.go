@@ -157,6 +157,16 @@ func (g *Genesis) parseConfig(o object) error {
 			return err
 		}
 	}
+	if v, ok := o.get("isQuorum"); ok {
+		if g.Quorum, err = parseBool("config.isQuorum", v); err != nil {
+			return err
+		}
+		if g.Quorum && c.ChainID.Cmp(big.NewInt(1)) == 0 {
+			// GoQuorum refuses it too: V 37/38 would be ambiguous with
+			// EIP-155 signatures for chain 1.
+			return errors.New("config.isQuorum: not with chainId 1 (GoQuorum private transactions sign with v 37/38, EIP-155's values for chain 1)")
+		}
+	}
 	if v, ok := o.get("zeroBaseFee"); ok {
 		if g.ZeroBaseFee, err = parseBool("config.zeroBaseFee", v); err != nil {
 			return err

@@ -536,3 +536,30 @@ func TestLoadGenesisFileErrors(t *testing.T) {
 		t.Errorf("error %v should name the file and the key", err)
 	}
 }
+
+// TestGenesisIsQuorum: GoQuorum's isQuorum marks a GoQuorum network; it
+// cannot go with chain ID 1, as in GoQuorum.
+func TestGenesisIsQuorum(t *testing.T) {
+	for _, tc := range []struct {
+		cfg     string
+		quorum  bool
+		wantErr string
+	}{
+		{`"chainId": 10`, false, ""},
+		{`"chainId": 10, "isQuorum": true`, true, ""},
+		{`"chainId": 10, "isQuorum": false`, false, ""},
+		{`"chainId": 1, "isQuorum": true`, false, "config.isQuorum: not with chainId 1"},
+		{`"chainId": 10, "isQuorum": "yes"`, false, "config.isQuorum"},
+	} {
+		g, err := ParseGenesis([]byte(`{"config": {` + tc.cfg + `}, ` + minimalHeader + `}`))
+		if tc.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("%s: %v, want %q", tc.cfg, err, tc.wantErr)
+			}
+			continue
+		}
+		if err != nil || g.Quorum != tc.quorum {
+			t.Errorf("%s: quorum %v, err %v", tc.cfg, g != nil && g.Quorum, err)
+		}
+	}
+}

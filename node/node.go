@@ -178,6 +178,11 @@ func openChain(dataPath string, g *config.Genesis, newEngine engineFactory, env 
 		}
 		opts = append([]chain.ExecOption{chain.WithPrecompile(priv.PrecompiledAddress, privacy.Precompile{}), chain.WithBlockHook(proc)}, opts...)
 	}
+	if g.Quorum {
+		// A GoQuorum network (genesis isQuorum): its private transactions
+		// are valid here, with GoQuorum's public effects.
+		opts = append(opts, chain.WithGoQuorumPrivate())
+	}
 	env.DB = db
 	engine, err := newEngine(g, env)
 	if err != nil {
@@ -380,6 +385,7 @@ func (n *Node) Start() error {
 // (tests) leaves some of them zero: those get the pool's defaults.
 func poolConfig(cfg *config.Config) txpool.Config {
 	pc := txpool.DefaultConfig()
+	pc.GoQuorumPrivate = cfg.Genesis != nil && cfg.Genesis.Quorum
 	pc.MaxSize = cfg.TxPool.MaxSize
 	pc.MinGasPrice = cfg.MinGasPrice
 	if cfg.TxPool.MinGasPrice != nil {

@@ -10,6 +10,7 @@
 //	manager    send, receive and privacy groups over the parts above
 //	nodeapi    the node-to-node HTTP API and its client
 //	clientapi  the client HTTP API used by the Ethereum node
+//	q2tapi     Tessera's Q2T HTTP API, for GoQuorum nodes
 //	config     the Orion-style TOML configuration
 //	instance   a running basalt-privacy assembled from a Config
 package ptm

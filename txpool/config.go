@@ -58,6 +58,13 @@ type Config struct {
 	// (--tx-pool-no-local-priority, default false).
 	NoLocalPriority bool
 
+	// GoQuorumPrivate accepts GoQuorum private transactions (legacy, V
+	// 37/38, signed without a chain ID; package privacy/quorumtx) with
+	// GoQuorum's pool rules: no value and a non-empty data (the payload
+	// key). Set on a GoQuorum network (genesis isQuorum), whose blocks the
+	// executor then applies with WithGoQuorumPrivate.
+	GoQuorumPrivate bool
+
 	// Metrics receives the pool's metrics (transactions added and removed,
 	// pool size); nil means none.
 	Metrics *metrics.Registry

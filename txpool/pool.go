@@ -3,6 +3,7 @@ package txpool
 import (
 	"cmp"
 	"errors"
+	"github.com/basaltchain/basalt/privacy/quorumtx"
 	"math/big"
 	"slices"
 	"sync"
@@ -109,7 +110,7 @@ func newPool(cfg Config, chainCfg *params.ChainConfig, head *types.Header, st St
 	p := &Pool{
 		cfg:          cfg,
 		chainCfg:     chainCfg,
-		signer:       types.LatestSigner(chainCfg),
+		signer:       poolSigner(cfg, chainCfg),
 		minGasPrice:  new(big.Int),
 		all:          make(map[common.Hash]*entry),
 		accounts:     make(map[common.Address]*account),
@@ -329,4 +330,14 @@ func (p *Pool) Len() int {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	return len(p.all)
+}
+
+// poolSigner is the chain's latest signer, recovering GoQuorum private
+// transactions too with Config.GoQuorumPrivate.
+func poolSigner(cfg Config, chainCfg *params.ChainConfig) types.Signer {
+	s := types.LatestSigner(chainCfg)
+	if cfg.GoQuorumPrivate {
+		return quorumtx.NewSigner(s)
+	}
+	return s
 }

@@ -1,6 +1,7 @@
 package txpool
 
 import (
+	"github.com/basaltchain/basalt/privacy/quorumtx"
 	"math"
 	"math/big"
 
@@ -120,7 +121,17 @@ func (p *Pool) validate(v *headView, tx *types.Transaction, hash common.Hash, lo
 	if tx.GasFeeCapIntCmp(p.minGasPrice) < 0 {
 		return nil, reject(GasPriceTooLow, "gas price %s below configured minimum gas price %s", tx.GasFeeCap(), p.minGasPrice)
 	}
-	if tx.Protected() {
+	private := p.cfg.GoQuorumPrivate && quorumtx.IsPrivate(tx)
+	if private {
+		// GoQuorum's pool rules for private transactions (core/tx_pool.go).
+		if tx.Value().Sign() != 0 {
+			return nil, reject(InvalidTransactionFormat, "a GoQuorum private transaction cannot transfer ether")
+		}
+		if len(tx.Data()) == 0 {
+			return nil, reject(InvalidTransactionFormat, "a GoQuorum private transaction needs its payload key as data")
+		}
+	}
+	if tx.Protected() && !private { // V 37/38 carry no chain ID
 		if p.chainID == nil || !v.eip155 {
 			return nil, reject(ReplayProtectedSignaturesNotSupported, "replay protected signatures is not supported")
 		}

@@ -78,10 +78,11 @@ type Engine struct {
 	self  common.Address
 	clock consensus.Clock
 
-	tallies   *lru.Cache[common.Hash, *bft.Tally]
-	proposals *bft.Proposals
-	nets      []*network // one per distinct sub-protocol, in segment order
-	inbox     chan driver.Inbound
+	tallies     *lru.Cache[common.Hash, *bft.Tally]
+	proposals   *bft.Proposals
+	anyGasLimit bool
+	nets        []*network // one per distinct sub-protocol, in segment order
+	inbox       chan driver.Inbound
 	// gate is what the sub-protocols admit messages against (set by the
 	// driver on each head); bans are the peers they caught misbehaving.
 	gate    atomic.Pointer[Gate]
@@ -98,6 +99,11 @@ type Options struct {
 	Key *ecdsa.PrivateKey
 	// Clock is the time source (the wall clock when nil).
 	Clock consensus.Clock
+	// AnyGasLimit accepts any change of the gas limit between blocks, as
+	// GoQuorum's QBFT does (its proposers move the limit toward their
+	// --miner.gaslimit in one step; besu#10723). The limit still bounds
+	// the gas used. Set for a GoQuorum network (genesis isQuorum).
+	AnyGasLimit bool
 }
 
 // New returns an engine running segs (sorted by From here; the first must
@@ -108,7 +114,7 @@ func New(segs []Segment, opts Options) (*Engine, error) {
 	if len(segs) == 0 || segs[0].From != 0 {
 		return nil, errors.New("BFT schedule must start at block 0")
 	}
-	e := &Engine{segs: segs, key: opts.Key, clock: opts.Clock,
+	e := &Engine{segs: segs, key: opts.Key, clock: opts.Clock, anyGasLimit: opts.AnyGasLimit,
 		tallies: lru.NewCache[common.Hash, *bft.Tally](4096), proposals: bft.NewProposals()}
 	if e.clock == nil {
 		e.clock = consensus.SystemClock
@@ -225,7 +231,11 @@ func (e *Engine) VerifyHeader(chain consensus.ChainReader, header, parent *types
 	if header.Time > uint64(e.clock.Now().Unix())+allowedFutureBlockTime {
 		return consensus.ErrFutureBlock
 	}
-	if err := feemarket.VerifyGas(chain.Config(), header, parent); err != nil {
+	verifyGas := feemarket.VerifyGas
+	if e.anyGasLimit {
+		verifyGas = feemarket.VerifyGasAnyLimit
+	}
+	if err := verifyGas(chain.Config(), header, parent); err != nil {
 		return err
 	}
 	if err := consensus.VerifyForkFields(chain.Config(), header, parent); err != nil {

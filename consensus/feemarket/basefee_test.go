@@ -50,3 +50,25 @@ func TestZeroBaseFee(t *testing.T) {
 		}
 	}
 }
+
+// TestVerifyGasAnyLimit: GoQuorum's QBFT blocks may move the gas limit by
+// any amount (besu#10723); the limit still bounds the gas used.
+func TestVerifyGasAnyLimit(t *testing.T) {
+	cfg := &params.ChainConfig{ChainID: big.NewInt(10), HomesteadBlock: big.NewInt(0), BerlinBlock: big.NewInt(0)}
+	parent := &types.Header{Number: big.NewInt(1), GasLimit: 700_000_000}
+	header := &types.Header{Number: big.NewInt(2), GasLimit: 30_000_000}
+	if err := VerifyGas(cfg, header, parent); err == nil {
+		t.Fatal("VerifyGas took a gas limit outside the 1/1024 bound")
+	}
+	if err := VerifyGasAnyLimit(cfg, header, parent); err != nil {
+		t.Fatalf("GoQuorum's step: %v", err)
+	}
+	header.GasUsed = header.GasLimit + 1
+	if err := VerifyGasAnyLimit(cfg, header, parent); err == nil {
+		t.Fatal("gas used above the limit")
+	}
+	header.GasUsed, header.BaseFee = 0, big.NewInt(1)
+	if err := VerifyGasAnyLimit(cfg, header, parent); err == nil {
+		t.Fatal("base fee before London")
+	}
+}

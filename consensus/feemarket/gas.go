@@ -28,3 +28,23 @@ func VerifyGas(config *params.ChainConfig, header, parent *types.Header) error {
 	}
 	return VerifyLondonGas(config, header, parent)
 }
+
+// VerifyGasAnyLimit is VerifyGas without the 1/1024 bound (and the
+// 5000 minimum) on the gas limit before London: GoQuorum's QBFT, whose
+// proposers may set any limit (besu#10723). From London on it is
+// VerifyGas, whose elastic limit GoQuorum never reached.
+func VerifyGasAnyLimit(config *params.ChainConfig, header, parent *types.Header) error {
+	if config.IsLondon(header.Number) {
+		return VerifyGas(config, header, parent)
+	}
+	if header.GasLimit > params.MaxGasLimit {
+		return fmt.Errorf("invalid gas limit: have %d, max %d", header.GasLimit, params.MaxGasLimit)
+	}
+	if header.GasUsed > header.GasLimit {
+		return fmt.Errorf("invalid gas used: have %d, gas limit %d", header.GasUsed, header.GasLimit)
+	}
+	if header.BaseFee != nil {
+		return fmt.Errorf("invalid base fee before London: have %v, want none", header.BaseFee)
+	}
+	return nil
+}

@@ -81,5 +81,7 @@ func New(g *config.Genesis, opts bftengine.Options) (*bftengine.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
+	// GoQuorum's QBFT checks no bound on the gas limit's change.
+	opts.AnyGasLimit = opts.AnyGasLimit || g.Quorum
 	return bftengine.New(segs, opts)
 }

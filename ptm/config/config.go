@@ -84,6 +84,12 @@ type Config struct {
 	ClientConnectionTLSServerTrust  string   // clientconnectiontlsservertrust: tofu
 	ClientConnectionTLSKnownClients string   // clientconnectiontlsknownclients: client-connection-tls-known-clients
 
+	// Tessera's Q2T API for GoQuorum (Basalt's keys; Tessera's serverConfigs
+	// entry with app "Q2T"): off unless q2tenabled.
+	Q2TEnabled          bool   // q2tenabled: false
+	Q2TPort             int    // q2tport: 9101, Tessera's usual Q2T port (0: any free port)
+	Q2TNetworkInterface string // q2tnetworkinterface: 127.0.0.1
+
 	// Metrics (Basalt's keys; Orion exported none): GET /metrics in
 	// Prometheus text format on a listener of its own.
 	MetricsEnabled          bool     // metricsenabled: false
@@ -114,6 +120,10 @@ func Default() *Config {
 	}
 	return c
 }
+
+// DefaultQ2TPort is q2tport's default: the Q2T port of Tessera's
+// configurations in the GoQuorum quickstart.
+const DefaultQ2TPort = 9101
 
 // DefaultMetricsPort is metricsport's default: after the node's 9545 and
 // the signer's 9546.
@@ -230,6 +240,9 @@ var fields = cliconf.Table[Config]{
 	lp("clientconnectiontlsserverchain", func(c *Config) *[]string { return &c.ClientConnectionTLSServerChain }),
 	s("clientconnectiontlsservertrust", "tofu", func(c *Config) *string { return &c.ClientConnectionTLSServerTrust }),
 	p("clientconnectiontlsknownclients", "client-connection-tls-known-clients", func(c *Config) *string { return &c.ClientConnectionTLSKnownClients }),
+	b("q2tenabled", false, func(c *Config) *bool { return &c.Q2TEnabled }),
+	n("q2tport", DefaultQ2TPort, func(c *Config) *int { return &c.Q2TPort }),
+	s("q2tnetworkinterface", "127.0.0.1", func(c *Config) *string { return &c.Q2TNetworkInterface }),
 	b("metricsenabled", false, func(c *Config) *bool { return &c.MetricsEnabled }),
 	n("metricsport", DefaultMetricsPort, func(c *Config) *int { return &c.MetricsPort }),
 	s("metricsnetworkinterface", "127.0.0.1", func(c *Config) *string { return &c.MetricsNetworkInterface }),
@@ -341,13 +354,16 @@ func (c *Config) validate() error {
 	for _, port := range []struct {
 		key string
 		v   int
-	}{{"nodeport", c.NodePort}, {"clientport", c.ClientPort}, {"metricsport", c.MetricsPort}} {
+	}{{"nodeport", c.NodePort}, {"clientport", c.ClientPort}, {"metricsport", c.MetricsPort}, {"q2tport", c.Q2TPort}} {
 		if port.v < 0 || port.v > 65535 {
 			bad(port.key, "must be between 0 and 65535 (got %d)", port.v)
 		}
 	}
 	if c.NodePort == c.ClientPort && c.NodePort != 0 {
 		bad("clientport", "must be different from nodeport (both %d)", c.NodePort)
+	}
+	if c.Q2TEnabled && c.Q2TPort != 0 && (c.Q2TPort == c.NodePort || c.Q2TPort == c.ClientPort || (c.MetricsEnabled && c.Q2TPort == c.MetricsPort)) {
+		bad("q2tport", "must be different from nodeport, clientport and metricsport (%d)", c.Q2TPort)
 	}
 	if c.MetricsEnabled && c.MetricsPort != 0 && (c.MetricsPort == c.NodePort || c.MetricsPort == c.ClientPort) {
 		bad("metricsport", "must be different from nodeport and clientport (%d)", c.MetricsPort)

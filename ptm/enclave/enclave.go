@@ -167,6 +167,51 @@ func (e *Enclave) CanDecrypt(p *payload.EncryptedPayload) bool {
 	return false
 }
 
+// Openers returns the hosted keys that open one of p's encrypted keys, in
+// configuration order: the parties to p this instance hosts.
+func (e *Enclave) Openers(p *payload.EncryptedPayload) []keys.PublicKey {
+	var out []keys.PublicKey
+	for _, k := range e.nodeKeys {
+		sk := e.private[k]
+		if key, ok := e.openKey(p, k, &sk); ok {
+			clear(key[:])
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// Reseal returns a payload with p's cipher text and nonce whose payload key
+// is boxed for recipients ++ [p.Sender], owners set: p, encrypted by a
+// hosted sender for itself alone (Tessera's /storeraw), shared with its
+// recipients (/sendsignedtx). The cipher text, and so the payload's keys,
+// stay the same: the signed transaction already carries its Tessera key.
+// seed is as for Encrypt.
+func (e *Enclave) Reseal(p *payload.EncryptedPayload, recipients []keys.PublicKey, seed []byte) (*payload.EncryptedPayload, error) {
+	sender := p.Sender
+	sk, ok := e.private[sender]
+	if !ok {
+		return nil, ptm.Errorf(ptm.EnclaveNoMatchingPrivateKey, "sender %s is not hosted here", sender)
+	}
+	payloadKey, ok := e.openKey(p, sender, &sk)
+	if !ok {
+		return nil, ptm.Errorf(ptm.EnclaveDecryptWrongPrivateKey, "no encrypted key of the payload opens with its sender %s", sender)
+	}
+	defer clear(payloadKey[:])
+	out := &payload.EncryptedPayload{Sender: sender, Nonce: p.Nonce, CipherText: p.CipherText}
+	all := make([]keys.PublicKey, 0, len(recipients)+1)
+	all = append(all, recipients...)
+	all = append(all, sender)
+	out.EncryptedKeys = make([][]byte, len(all))
+	for i, r := range all {
+		out.EncryptedKeys[i] = box.SealAfterPrecomputation(nil, payloadKey[:], &out.Nonce, e.sharedKey(sender, &sk, r))
+	}
+	id := GroupID(all, seed, payload.Pantheon)
+	out.PrivacyGroupID = id[:]
+	out.SetOwners(all)
+	return out, nil
+}
+
 func (e *Enclave) openKey(p *payload.EncryptedPayload, own keys.PublicKey, sk *keys.PrivateKey) ([32]byte, bool) {
 	var out [32]byte
 	shared := e.sharedKey(own, sk, p.Sender)

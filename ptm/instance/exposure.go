@@ -42,6 +42,10 @@ func exposureWarnings(cfg *config.Config, clientTokens bool) []string {
 		out = append(out, fmt.Sprintf("the client API listens on %s without authentication: whoever reaches it can read any payload whose key it knows; "+
 			"keep it on loopback, or set clientapitokens or clientconnectiontls = \"strict\"", cfg.ClientNetworkInterface))
 	}
+	if cfg.Q2TEnabled && !loopback(cfg.Q2TNetworkInterface) {
+		out = append(out, fmt.Sprintf("the Q2T API listens on %s without authentication (GoQuorum sends none): whoever reaches it can send as this instance's keys and read any payload whose key it knows; "+
+			"keep it on loopback or on the network between GoQuorum and basalt-privacy only", cfg.Q2TNetworkInterface))
+	}
 	return out
 }
 

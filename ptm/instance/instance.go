@@ -24,6 +24,7 @@ import (
 	"github.com/basaltchain/basalt/ptm/enclave"
 	"github.com/basaltchain/basalt/ptm/manager"
 	"github.com/basaltchain/basalt/ptm/nodeapi"
+	"github.com/basaltchain/basalt/ptm/q2tapi"
 	"github.com/basaltchain/basalt/ptm/storage"
 )
 
@@ -58,6 +59,8 @@ type Instance struct {
 	store, knownStore  storage.KV
 	nodeSrv, clientSrv *http.Server
 	nodeURL, clientURL string
+	q2tSrv             *http.Server // nil unless q2tenabled
+	q2tURL             string
 	metricsSrv         *metrics.Server   // nil unless metricsenabled
 	metrics            *metrics.Registry // nil unless metricsenabled
 
@@ -184,18 +187,35 @@ func Start(ctx context.Context, cfg *config.Config, opts Options) (_ *Instance, 
 	maxBody := int64(cfg.MaxPayloadSize)/3*4 + 4 + bodySlack
 	nodeAPI := &nodeapi.Server{Manager: in.Manager, Table: in.Table, Log: log.With("api", "node"), MaxBody: maxBody, Allow: allow}
 	clientAPI := &clientapi.Server{Manager: in.Manager, Table: in.Table, Log: log.With("api", "client"), Version: opts.Version, MaxBody: maxBody, Tokens: tokens}
-	clientMetrics, nodeMetrics := httpMetrics(reg)
+	clientMetrics, nodeMetrics, q2tMetrics := httpMetrics(reg)
 	// /readiness is answered before the client API's token check: probes
 	// carry no token, and the answer tells nothing a token protects.
 	ready := readiness([]storage.KV{in.store, in.knownStore}, in.Table, cfg.OtherNodes, peers)
 	in.nodeSrv = newServer(nodeMetrics(nodeAPI.Handler()), tlsSet.nodeServer, log)
 	in.clientSrv = newServer(clientMetrics(withReadiness(clientAPI.Handler(), ready)), tlsSet.clientServer, log)
+	var q2tLn net.Listener
+	if cfg.Q2TEnabled {
+		if q2tLn, err = listen(cfg.Q2TNetworkInterface, cfg.Q2TPort, "q2tport"); err != nil {
+			nodeLn.Close()
+			clientLn.Close()
+			return nil, err
+		}
+		in.q2tURL = "http://" + q2tLn.Addr().String()
+		q2tAPI := &q2tapi.Server{Manager: in.Manager, Table: in.Table, Log: log.With("api", "q2t"), Version: opts.Version, MaxBody: maxBody}
+		in.q2tSrv = newServer(q2tMetrics(q2tAPI.Handler()), nil, log)
+	}
+	closeListeners := func() {
+		nodeLn.Close()
+		clientLn.Close()
+		if q2tLn != nil {
+			q2tLn.Close()
+		}
+	}
 	metricsPort := 0
 	if cfg.MetricsEnabled {
 		if in.metricsSrv, err = reg.Serve(metrics.ServerConfig{Host: cfg.MetricsNetworkInterface, Port: cfg.MetricsPort,
 			HostAllowlist: cfg.MetricsHostAllowlist, Logger: log}); err != nil {
-			nodeLn.Close()
-			clientLn.Close()
+			closeListeners()
 			return nil, fmt.Errorf("metricsport: %w", err)
 		}
 		metricsPort = in.metricsSrv.Port()
@@ -205,6 +225,11 @@ func Start(ctx context.Context, cfg *config.Config, opts Options) (_ *Instance, 
 	in.cancel = cancel
 	in.serve(in.nodeSrv, nodeLn, "node")
 	in.serve(in.clientSrv, clientLn, "client")
+	q2tPort := 0
+	if q2tLn != nil {
+		in.serve(in.q2tSrv, q2tLn, "Q2T")
+		q2tPort = q2tLn.Addr().(*net.TCPAddr).Port
+	}
 	d := &discovery.Discovery{Table: in.Table, Poller: peers, BootNodes: cfg.OtherNodes, Log: log.With("component", "discovery"),
 		EvictAfter: time.Duration(cfg.PeerEvictAfter) * time.Second}
 	if cfg.PeerEvictAfter == 0 {
@@ -216,13 +241,13 @@ func Start(ctx context.Context, cfg *config.Config, opts Options) (_ *Instance, 
 		d.Run(runCtx)
 	}()
 
-	if err := in.writePortsFile(nodePort, clientPort, metricsPort); err != nil {
+	if err := in.writePortsFile(nodePort, clientPort, metricsPort, q2tPort); err != nil {
 		log.Warn("could not write the ports file", "err", err)
 	}
 	log.Info("basalt-privacy started",
 		"nodeurl", in.nodeURL, "node", nodeLn.Addr().String(), "client", clientLn.Addr().String(),
 		"keys", len(pairs), "storage", describe(cfg.StorageSpec), "knownnodesstorage", describe(cfg.KnownNodesSpec),
-		"othernodes", len(cfg.OtherNodes), "peerdiscovery", cfg.PeerDiscovery, "clientapitokens", tokens.Len(), "metrics", in.metricsSrv.Addr())
+		"othernodes", len(cfg.OtherNodes), "peerdiscovery", cfg.PeerDiscovery, "clientapitokens", tokens.Len(), "metrics", in.metricsSrv.Addr(), "q2t", in.q2tURL)
 	for _, k := range enc.NodeKeys() {
 		log.Info("hosting key", "publicKey", k.String())
 	}
@@ -301,11 +326,17 @@ func (in *Instance) NodeURL() string { return in.nodeURL }
 // ClientURL returns the client API's base URL.
 func (in *Instance) ClientURL() string { return in.clientURL }
 
-func (in *Instance) writePortsFile(nodePort, clientPort, metricsPort int) error {
+// Q2TURL returns the Q2T API's base URL ("" unless q2tenabled).
+func (in *Instance) Q2TURL() string { return in.q2tURL }
+
+func (in *Instance) writePortsFile(nodePort, clientPort, metricsPort, q2tPort int) error {
 	content := fmt.Sprintf("#This file contains the ports used by the running instance of basalt-privacy. This file will be deleted after the node is shutdown.\n#%s\nhttp-node-port=%d\nhttp-client-port=%d\n",
 		time.Now().UTC().Format(time.RFC1123), nodePort, clientPort)
 	if metricsPort != 0 {
 		content += fmt.Sprintf("metrics-port=%d\n", metricsPort)
+	}
+	if q2tPort != 0 {
+		content += fmt.Sprintf("q2t-port=%d\n", q2tPort)
 	}
 	return os.WriteFile(filepath.Join(in.cfg.WorkDir, PortsFile), []byte(content), 0o644)
 }
@@ -317,7 +348,7 @@ func (in *Instance) Close() error {
 	in.once.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		for _, srv := range []*http.Server{in.nodeSrv, in.clientSrv} {
+		for _, srv := range []*http.Server{in.nodeSrv, in.clientSrv, in.q2tSrv} {
 			if srv != nil {
 				if e := srv.Shutdown(ctx); e != nil {
 					srv.Close()

@@ -3,6 +3,7 @@ package instance
 import (
 	"context"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/basaltchain/basalt/metrics"
@@ -37,7 +38,27 @@ var (
 	clientRoutes = routeSet("/upcheck", "/peercount", "/version", "/knownnodes", "/send", "/sendraw", "/receive",
 		"/receiveraw", "/createPrivacyGroup", "/deletePrivacyGroup", "/findPrivacyGroup", "/retrievePrivacyGroup", "/readiness")
 	nodeRoutes = routeSet("/upcheck", "/partyinfo", "/push", "/pushPrivacyGroup")
+	q2tRoutes  = routeSet("/upcheck", "/version", "/version/api", "/send", "/storeraw", "/sendsignedtx", "/partyinfo/keys")
 )
+
+// q2tEndpoint labels a Q2T request: its route, with the payload key of
+// /transaction/{key}[/...] left out.
+func q2tEndpoint(req *http.Request) []string {
+	p := req.URL.Path
+	switch {
+	case q2tRoutes[p]:
+	case strings.HasPrefix(p, "/transaction/"):
+		p = "/transaction/{key}"
+		for _, sub := range []string{"/isSender", "/participants", "/mandatory"} {
+			if strings.HasSuffix(req.URL.Path, sub) {
+				p += sub
+			}
+		}
+	default:
+		p = "other"
+	}
+	return []string{"q2t", p}
+}
 
 func routeSet(paths ...string) map[string]bool {
 	m := make(map[string]bool, len(paths))
@@ -47,9 +68,9 @@ func routeSet(paths ...string) map[string]bool {
 	return m
 }
 
-// httpMetrics times and counts the requests of both APIs, labelled
-// api (client or node) and endpoint.
-func httpMetrics(r *metrics.Registry) (client, node func(http.Handler) http.Handler) {
+// httpMetrics times and counts the requests of the APIs, labelled
+// api (client, node or q2t) and endpoint.
+func httpMetrics(r *metrics.Registry) (client, node, q2t func(http.Handler) http.Handler) {
 	label := func(api string, routes map[string]bool) func(*http.Request) []string {
 		return func(req *http.Request) []string {
 			if routes[req.URL.Path] {
@@ -61,12 +82,14 @@ func httpMetrics(r *metrics.Registry) (client, node func(http.Handler) http.Hand
 	pass := func(h http.Handler) http.Handler { return h }
 	cm := r.HTTPRequestMetrics(metrics.PrivacyHTTP, "client and node API", label("client", clientRoutes), "api", "endpoint")
 	if cm == nil {
-		return pass, pass
+		return pass, pass, pass
 	}
-	// One family for both APIs: same name, labels and help.
+	// One family for the APIs: same name, labels and help.
 	nm := *cm
 	nm.Endpoint = label("node", nodeRoutes)
-	return cm.Middleware(), nm.Middleware()
+	qm := *cm
+	qm.Endpoint = q2tEndpoint
+	return cm.Middleware(), nm.Middleware(), qm.Middleware()
 }
 
 // meteredKV times the operations of a store.

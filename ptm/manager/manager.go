@@ -8,9 +8,12 @@
 //	payload digest (Base64 SHA-512/256 of the cipher text) -> EncryptedPayload
 //	privacy group id                                       -> PrivacyGroup
 //	enclave.IndexKey(member set)                           -> GroupIndex
+//	payload.TesseraIndexKey(Tessera key)                   -> TesseraIndex (digest, participants)
+//	payload.TesseraRawKey(Tessera key)                     -> EncryptedPayload for its sender alone (Q2T /storeraw)
 //
-// The three kinds of key are 32-byte hashes of different inputs, so they do
-// not collide.
+// The kinds of key are 32-byte hashes of different inputs, so they do not
+// collide. A payload's Tessera key is SHA3-512 of its cipher text, the key
+// GoQuorum puts in a private transaction (see tessera.go).
 //
 // Write order and crashes: a payload is pushed to every remote recipient's
 // instance (each stores it durably before answering) and then stored
@@ -33,6 +36,7 @@ import (
 	"github.com/basaltchain/basalt/ptm"
 	"github.com/basaltchain/basalt/ptm/discovery"
 	"github.com/basaltchain/basalt/ptm/enclave"
+	"github.com/basaltchain/basalt/ptm/keys"
 	"github.com/basaltchain/basalt/ptm/payload"
 	"github.com/basaltchain/basalt/ptm/storage"
 )
@@ -95,12 +99,34 @@ func (m *Manager) getPayload(ctx context.Context, digest string) (*payload.Encry
 	return p, nil
 }
 
-func (m *Manager) putPayload(ctx context.Context, p *payload.EncryptedPayload) (string, error) {
+// putPayload stores p under its digest, after the index entry of its
+// Tessera key (which names the digest and the participants known here), so
+// that every payload can be received through the Q2T API too, whichever API
+// sent it. A crash between the two writes leaves an index entry whose
+// payload is missing, which reads as an unknown key: nothing was
+// acknowledged yet.
+func (m *Manager) putPayload(ctx context.Context, p *payload.EncryptedPayload, participants []keys.PublicKey) (string, error) {
 	data, err := p.MarshalCBOR()
 	if err != nil {
 		return "", err
 	}
 	digest := p.Digest()
+	x := &payload.TesseraIndex{Digest: digest, Participants: make([]string, 0, len(participants))}
+	seen := map[keys.PublicKey]bool{}
+	for _, k := range participants {
+		if !seen[k] {
+			seen[k] = true
+			x.Participants = append(x.Participants, k.String())
+		}
+	}
+	index, err := x.MarshalCBOR()
+	if err != nil {
+		return "", err
+	}
+	tk := payload.TesseraKey(p.CipherText)
+	if err := m.Store.Put(ctx, []byte(payload.TesseraIndexKey(tk[:])), index); err != nil {
+		return "", fmt.Errorf("store payload index %s: %w", digest, err)
+	}
 	if err := m.Store.Put(ctx, []byte(digest), data); err != nil {
 		return "", fmt.Errorf("store payload %s: %w", digest, err)
 	}

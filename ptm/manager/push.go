@@ -16,10 +16,11 @@ func (m *Manager) StorePushed(ctx context.Context, data []byte) (string, error) 
 	if err != nil {
 		return "", ptm.Wrap(ptm.ObjectJSONDeserialization, err)
 	}
-	if !m.Enclave.CanDecrypt(p) {
+	openers := m.Enclave.Openers(p)
+	if len(openers) == 0 {
 		return "", ptm.Errorf(ptm.EnclaveNotPayloadOwner, "pushed payload from %s is for no key hosted here", p.Sender)
 	}
-	digest, err := m.putPayload(ctx, p)
+	digest, err := m.putPayload(ctx, p, openers)
 	if err != nil {
 		return "", ptm.Wrap(ptm.Unmapped, err)
 	}

@@ -54,49 +54,71 @@ func (r *SendRequest) normalize() error {
 // Send encrypts a payload for its recipients, pushes it to the instances
 // hosting remote recipients, stores it, and returns its payload key.
 func (m *Manager) Send(ctx context.Context, r SendRequest) (string, error) {
-	if err := r.normalize(); err != nil {
+	p, _, err := m.send(ctx, r, nil)
+	if err != nil {
 		return "", err
 	}
+	return p.Digest(), nil
+}
+
+// sealFunc makes the payload of a send from its parties; nil means encrypt
+// the request's payload afresh (Enclave.Encrypt).
+type sealFunc func(from keys.PublicKey, recipients []keys.PublicKey, seed []byte) (*payload.EncryptedPayload, error)
+
+// defaultSender is the first key the caller may use: the first hosted key,
+// or the first of a tenant's keys.
+func (m *Manager) defaultSender(ctx context.Context) (keys.PublicKey, error) {
+	nodeKeys := m.Enclave.NodeKeys()
+	if a := AccessOf(ctx).Keys(); a != nil {
+		nodeKeys = a
+	}
+	if len(nodeKeys) == 0 {
+		return keys.PublicKey{}, ptm.Errorf(ptm.NoSenderKey, "no from and no hosted key")
+	}
+	return nodeKeys[0], nil
+}
+
+// send is Send, returning the stored payload and its recipients (the
+// sender not included).
+func (m *Manager) send(ctx context.Context, r SendRequest, seal sealFunc) (*payload.EncryptedPayload, []keys.PublicKey, error) {
+	if err := r.normalize(); err != nil {
+		return nil, nil, err
+	}
 	if m.MaxPayload > 0 && len(r.Payload) > m.MaxPayload {
-		return "", ptm.Errorf(ptm.PayloadTooLarge, "payload of %d bytes exceeds the limit of %d", len(r.Payload), m.MaxPayload)
+		return nil, nil, ptm.Errorf(ptm.PayloadTooLarge, "payload of %d bytes exceeds the limit of %d", len(r.Payload), m.MaxPayload)
 	}
 	var from keys.PublicKey
 	var fromStr string
 	if r.From != nil {
 		k, err := keys.ParsePublicKey(*r.From)
 		if err != nil {
-			return "", ptm.Errorf(ptm.EnclaveDecodePublicKey, "from: %w", err)
+			return nil, nil, ptm.Errorf(ptm.EnclaveDecodePublicKey, "from: %w", err)
 		}
 		from, fromStr = k, *r.From
 	} else {
-		// The first key the caller may use: the first hosted key, or the
-		// first of a tenant's keys.
-		nodeKeys := m.Enclave.NodeKeys()
-		if a := AccessOf(ctx).Keys(); a != nil {
-			nodeKeys = a
+		k, err := m.defaultSender(ctx)
+		if err != nil {
+			return nil, nil, err
 		}
-		if len(nodeKeys) == 0 {
-			return "", ptm.Errorf(ptm.NoSenderKey, "no from and no hosted key")
-		}
-		from, fromStr = nodeKeys[0], nodeKeys[0].String()
+		from, fromStr = k, k.String()
 	}
 	if err := m.allow(ctx, from); err != nil {
-		return "", err
+		return nil, nil, err
 	}
 
 	var group *payload.PrivacyGroup
 	if r.PrivacyGroupID == nil {
 		var err error
 		if group, err = m.legacyGroup(ctx, r.To, fromStr); err != nil {
-			return "", err
+			return nil, nil, err
 		}
 	} else {
 		g, err := m.getGroup(ctx, *r.PrivacyGroupID)
 		if err != nil && !errors.Is(err, storage.ErrNotFound) {
-			return "", ptm.Wrap(ptm.PrivacyGroupNotFound, err)
+			return nil, nil, ptm.Wrap(ptm.PrivacyGroupNotFound, err)
 		}
 		if err != nil || g.State != payload.Active {
-			return "", ptm.Errorf(ptm.PrivacyGroupNotFound, "privacy group %q not found", *r.PrivacyGroupID)
+			return nil, nil, ptm.Errorf(ptm.PrivacyGroupNotFound, "privacy group %q not found", *r.PrivacyGroupID)
 		}
 		group = g
 	}
@@ -108,7 +130,7 @@ func (m *Manager) Send(ctx context.Context, r SendRequest) (string, error) {
 		}
 		k, err := keys.ParsePublicKey(a)
 		if err != nil {
-			return "", ptm.Errorf(ptm.EnclaveDecodePublicKey, "recipient %q: %w", a, err)
+			return nil, nil, ptm.Errorf(ptm.EnclaveDecodePublicKey, "recipient %q: %w", a, err)
 		}
 		recipients = append(recipients, k)
 	}
@@ -118,18 +140,22 @@ func (m *Manager) Send(ctx context.Context, r SendRequest) (string, error) {
 	if group.Type == payload.Pantheon {
 		seed = group.RandomSeed
 	}
-	p, err := m.Enclave.Encrypt(r.Payload, from, recipients, seed)
+	if seal == nil {
+		seal = func(from keys.PublicKey, recipients []keys.PublicKey, seed []byte) (*payload.EncryptedPayload, error) {
+			return m.Enclave.Encrypt(r.Payload, from, recipients, seed)
+		}
+	}
+	p, err := seal(from, recipients, seed)
 	if err != nil {
-		return "", err
+		return nil, nil, err
 	}
 	if err := m.pushPayload(ctx, p, recipients); err != nil {
-		return "", err
+		return nil, nil, err
 	}
-	digest, err := m.putPayload(ctx, p)
-	if err != nil {
-		return "", ptm.Wrap(ptm.Unmapped, err)
+	if _, err := m.putPayload(ctx, p, append(recipients[:len(recipients):len(recipients)], from)); err != nil {
+		return nil, nil, ptm.Wrap(ptm.Unmapped, err)
 	}
-	return digest, nil
+	return p, recipients, nil
 }
 
 // legacyGroup returns the LEGACY group of to ++ [from], storing it (and its

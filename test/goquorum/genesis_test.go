@@ -69,22 +69,23 @@ func sortedAddresses(keys []*ecdsa.PrivateKey) []common.Address {
 // writeGenesis writes the genesis both clients accept (reference/qbft.md
 // §2): forks up to Berlin only, isQuorum, gas prices on, quorum
 // ceil(2N/3), the validators in a QBFT extraData, the dev account funded.
-func writeGenesis(t testing.TB, dir string, validators []common.Address) string {
+func writeGenesis(t testing.TB, dir string, validators []common.Address, change ...func(genesis map[string]any)) string {
 	t.Helper()
 	dev, _ := crypto.HexToECDSA(devKeyHex)
-	g := map[string]any{
-		"config": map[string]any{
-			"chainId":        chainID,
-			"homesteadBlock": 0, "eip150Block": 0, "eip155Block": 0, "eip158Block": 0,
-			"byzantiumBlock": 0, "constantinopleBlock": 0, "petersburgBlock": 0, "istanbulBlock": 0,
-			"berlinBlock":         0,
-			"isQuorum":            true,
-			"enableGasPriceBlock": 0,
-			"qbft": map[string]any{
-				"blockperiodseconds": 1, "epochlength": 30000,
-				"requesttimeoutseconds": requestTimeout, "ceil2Nby3Block": 0,
-			},
+	config := map[string]any{
+		"chainId":        chainID,
+		"homesteadBlock": 0, "eip150Block": 0, "eip155Block": 0, "eip158Block": 0,
+		"byzantiumBlock": 0, "constantinopleBlock": 0, "petersburgBlock": 0, "istanbulBlock": 0,
+		"berlinBlock":         0,
+		"isQuorum":            true,
+		"enableGasPriceBlock": 0,
+		"qbft": map[string]any{
+			"blockperiodseconds": 1, "epochlength": 30000,
+			"requesttimeoutseconds": requestTimeout, "ceil2Nby3Block": 0,
 		},
+	}
+	g := map[string]any{
+		"config":     config,
 		"nonce":      "0x0",
 		"timestamp":  "0x0",
 		"extraData":  hexutil.Encode(qbft.EncodeValidators(validators)),
@@ -98,6 +99,11 @@ func writeGenesis(t testing.TB, dir string, validators []common.Address) string 
 		"number":     "0x0",
 		"gasUsed":    "0x0",
 		"parentHash": common.Hash{}.Hex(),
+	}
+	for _, c := range change {
+		if c != nil {
+			c(g)
+		}
 	}
 	data, err := json.MarshalIndent(g, "", "  ")
 	if err != nil {

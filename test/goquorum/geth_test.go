@@ -31,6 +31,11 @@ type gethNode struct {
 	// node is the running process (nil while stopped); its P2PNode
 	// methods (BlockNumber, BlockHash, Call) work for geth as for basalt.
 	node *testnode.P2PNode
+	// privateConfig is PRIVATE_CONFIG, the privacy manager's connection
+	// file ("": none, GoQuorum runs public-only).
+	privateConfig string
+	// extraArgs are added to the command line.
+	extraArgs []string
 }
 
 // newGeth initialises a GoQuorum data directory for key with `geth init`.
@@ -73,7 +78,7 @@ func (g *gethNode) start(peers []string) {
 			g.t.Fatal(err)
 		}
 	}
-	cmd := exec.Command(g.bin,
+	args := []string{
 		"--config", filepath.Join(g.dir, "config.toml"), "--datadir", g.dir,
 		"--nodekey", filepath.Join(g.dir, "nodekey"), "--networkid", strconv.Itoa(chainID),
 		"--syncmode", "full", "--nodiscover", "--nat", "none", "--maxpeers", "32",
@@ -81,9 +86,14 @@ func (g *gethNode) start(peers []string) {
 		"--http.api", "admin,eth,net,web3,istanbul,debug", "--http.vhosts", "localhost,127.0.0.1",
 		"--ipcdisable", "--mine", "--miner.threads", "1", "--miner.gasprice", "0",
 		"--miner.gastarget", strconv.Itoa(gasLimit), "--miner.gaslimit", strconv.Itoa(gasLimit),
-		"--verbosity", "3")
-	// No privacy manager: GoQuorum runs public-only.
-	cmd.Env = append(os.Environ(), "PRIVATE_CONFIG=ignore")
+		"--verbosity", "3"}
+	cmd := exec.Command(g.bin, append(args, g.extraArgs...)...)
+	// Without a privacy manager GoQuorum runs public-only.
+	private := g.privateConfig
+	if private == "" {
+		private = "ignore"
+	}
+	cmd.Env = append(os.Environ(), "PRIVATE_CONFIG="+private)
 	n := testnode.StartCommand(g.t, cmd, "http://127.0.0.1:"+strconv.Itoa(g.httpPort))
 	g.node = &testnode.P2PNode{Node: n, P2PPort: g.p2pPort}
 }

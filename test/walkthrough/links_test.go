@@ -14,8 +14,7 @@ import (
 // branches at the same time as it; a link to one of them is accepted while
 // the file is absent. Remove an entry once its page is merged.
 var pending = map[string]bool{
-	"docs/how-to/bft-at-scale.md":     true,
-	"docs/how-to/goquorum-privacy.md": true,
+	"docs/how-to/bft-at-scale.md": true,
 }
 
 var (
