@@ -165,12 +165,5 @@ func decodeExtra(typ string, b []byte) (*ibft2.ExtraData, error) {
 		return ibft2.DecodeExtraData(b)
 	}
 	q, err := qbft.DecodeExtraData(b)
-	if err != nil {
-		return nil, err
-	}
-	out := &ibft2.ExtraData{Vanity: q.Vanity, Validators: q.Validators, Round: q.Round, Seals: q.Seals}
-	if q.Vote != nil {
-		out.Vote = &ibft2.Vote{Recipient: q.Vote.Recipient, Add: q.Vote.Add}
-	}
-	return out, nil
+	return (*ibft2.ExtraData)(q), err
 }
