@@ -241,6 +241,21 @@ func (e *Engine) VerifyHeader(chain consensus.ChainReader, header, parent *types
 	return nil
 }
 
+// VerifySeal checks header's commit seals alone (consensus.SealVerifier):
+// the chain calls it at a commit whose proposal passed VerifyHeader.
+func (e *Engine) VerifySeal(chain consensus.ChainReader, header, parent *types.Header) error {
+	f := e.format(headerNumber(header))
+	extra, err := f.DecodeExtra(header.Extra)
+	if err != nil {
+		return err
+	}
+	tally, err := e.tallyAfter(chain, parent)
+	if err != nil {
+		return err
+	}
+	return verifySeals(f, header, extra, tally)
+}
+
 // verifySeals checks the commit seals: at least a quorum, each by a
 // distinct validator of the block.
 func verifySeals(f Format, header *types.Header, extra *bft.Extra, tally *bft.Tally) error {

@@ -145,6 +145,29 @@ func TestVerifyHeaderRules(t *testing.T) {
 	if BlockHash(unsealed) != BlockHash(good) {
 		t.Fatal("seals change the block hash")
 	}
+	// The seals alone, as the chain checks a commit whose proposal passed
+	// VerifyHeader without them.
+	if err := f.e.VerifySeal(f.chain, good, genesis); err != nil {
+		t.Fatalf("seals of a valid header: %v", err)
+	}
+	for _, h := range []*types.Header{unsealed, f.seal(types.CopyHeader(unsealed), 0, f.keys[:2])} {
+		if err := f.e.VerifySeal(f.chain, h, genesis); !errors.Is(err, bftengine.ErrInsufficientSeals) {
+			t.Errorf("%d seals: %v, want %v", len(mustSeals(t, h)), err, bftengine.ErrInsufficientSeals)
+		}
+	}
+	foreign := f.seal(types.CopyHeader(unsealed), 0, []*ecdsa.PrivateKey{f.keys[0], f.keys[1], outsider})
+	if err := f.e.VerifySeal(f.chain, foreign, genesis); !errors.Is(err, consensus.ErrInvalidSeal) {
+		t.Errorf("a seal by a non-validator: %v", err)
+	}
+}
+
+func mustSeals(t *testing.T, h *types.Header) [][]byte {
+	t.Helper()
+	e, err := DecodeExtraData(h.Extra)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e.Seals
 }
 
 // Votes in extraData change the validator set by majority; the set of any
