@@ -73,7 +73,7 @@ type Engine struct {
 	clock consensus.Clock
 
 	tallies   *lru.Cache[common.Hash, *bft.Tally]
-	proposals *bft.Proposals
+	proposals *consensus.Proposals
 	nets      []*network // one per distinct sub-protocol, in segment order
 	inbox     chan driver.Inbound
 	// gate is what the sub-protocols admit messages against (set by the
@@ -103,7 +103,7 @@ func New(segs []Segment, opts Options) (*Engine, error) {
 		return nil, errors.New("BFT schedule must start at block 0")
 	}
 	e := &Engine{segs: segs, key: opts.Key, clock: opts.Clock,
-		tallies: lru.NewCache[common.Hash, *bft.Tally](4096), proposals: bft.NewProposals()}
+		tallies: lru.NewCache[common.Hash, *bft.Tally](4096), proposals: consensus.NewProposals()}
 	if e.clock == nil {
 		e.clock = consensus.SystemClock
 	}
@@ -161,7 +161,7 @@ func (e *Engine) Address() common.Address { return e.self }
 func (e *Engine) SealerAddress() (common.Address, bool) { return e.self, e.key != nil }
 
 // Proposals are the local validator's pending votes.
-func (e *Engine) Proposals() *bft.Proposals { return e.proposals }
+func (e *Engine) Proposals() *consensus.Proposals { return e.proposals }
 
 // Hash is the on-chain block hash of the protocol that runs the block.
 func (e *Engine) Hash(header *types.Header) common.Hash {
@@ -326,7 +326,7 @@ func (e *Engine) Prepare(chain consensus.ChainReader, header, parent *types.Head
 	vals := tally.Validators()
 	if e.Segment(headerNumber(header)).Contract != nil {
 		vals = nil // the contract holds them; votes do not apply
-	} else if a, add, ok := e.proposals.Next(e.self, tally); ok {
+	} else if a, add, ok := e.proposals.Next(func(a common.Address, add bool) bool { return tally.VoteUseful(e.self, a, add) }); ok {
 		vote = &bft.Vote{Recipient: a, Add: add}
 	}
 	header.Extra = e.format(headerNumber(header)).EncodeExtra(&bft.Extra{Validators: vals, Vote: vote})

@@ -103,11 +103,10 @@ type Engine struct {
 	snaps   *lru.Cache[common.Hash, *Snapshot]
 	signers *lru.Cache[common.Hash, common.Address]
 
-	proposals proposals
+	proposals *consensus.Proposals // clique_propose
 
-	mu      sync.Mutex
-	plans   map[common.Hash]time.Time // out-of-turn seal time per parent
-	votePos int                       // rotates through the valid proposals
+	mu    sync.Mutex
+	plans map[common.Hash]time.Time // out-of-turn seal time per parent
 
 	metrics engineMetrics // set once by SetMetrics, before any other call
 }
@@ -139,15 +138,16 @@ func New(cfg Config, opts Options) *Engine {
 		cfg.Epoch = DefaultEpoch
 	}
 	e := &Engine{
-		cfg:     cfg,
-		key:     opts.Key,
-		db:      opts.DB,
-		clock:   opts.Clock,
-		rand:    opts.Rand,
-		log:     opts.Log,
-		snaps:   lru.NewCache[common.Hash, *Snapshot](inmemorySnapshots),
-		signers: lru.NewCache[common.Hash, common.Address](inmemorySigners),
-		plans:   make(map[common.Hash]time.Time),
+		cfg:       cfg,
+		key:       opts.Key,
+		db:        opts.DB,
+		clock:     opts.Clock,
+		rand:      opts.Rand,
+		log:       opts.Log,
+		snaps:     lru.NewCache[common.Hash, *Snapshot](inmemorySnapshots),
+		signers:   lru.NewCache[common.Hash, common.Address](inmemorySigners),
+		plans:     make(map[common.Hash]time.Time),
+		proposals: consensus.NewProposals(),
 	}
 	if e.key != nil {
 		e.signer = crypto.PubkeyToAddress(e.key.PublicKey)
