@@ -280,20 +280,30 @@ func (c *Chain) GetHeaderByHash(hash common.Hash) *types.Header {
 	if h, ok := c.headerCache.Get(hash); ok {
 		return h
 	}
-	number, ok := readNumber(c.db, hash)
-	if !ok {
-		return nil
-	}
-	return c.GetHeader(hash, number)
+	return byHash(c, hash, c.GetHeader)
 }
 
 // GetHeaderByNumber returns the canonical header at number, or nil.
 func (c *Chain) GetHeaderByNumber(number uint64) *types.Header {
+	return byNumber(c, number, c.GetHeader)
+}
+
+// byHash is get of the stored block with hash, or nil.
+func byHash[T any](c *Chain, hash common.Hash, get func(common.Hash, uint64) *T) *T {
+	number, ok := readNumber(c.db, hash)
+	if !ok {
+		return nil
+	}
+	return get(hash, number)
+}
+
+// byNumber is get of the canonical block at number, or nil.
+func byNumber[T any](c *Chain, number uint64, get func(common.Hash, uint64) *T) *T {
 	hash := c.GetCanonicalHash(number)
 	if hash == (common.Hash{}) {
 		return nil
 	}
-	return c.GetHeader(hash, number)
+	return get(hash, number)
 }
 
 // GetCanonicalHash returns the canonical block hash at number (zero if none).
@@ -332,20 +342,12 @@ func (c *Chain) GetBlock(hash common.Hash, number uint64) *types.Block {
 
 // GetBlockByHash returns the block with the given hash, or nil.
 func (c *Chain) GetBlockByHash(hash common.Hash) *types.Block {
-	number, ok := readNumber(c.db, hash)
-	if !ok {
-		return nil
-	}
-	return c.GetBlock(hash, number)
+	return byHash(c, hash, c.GetBlock)
 }
 
 // GetBlockByNumber returns the canonical block at number, or nil.
 func (c *Chain) GetBlockByNumber(number uint64) *types.Block {
-	hash := c.GetCanonicalHash(number)
-	if hash == (common.Hash{}) {
-		return nil
-	}
-	return c.GetBlock(hash, number)
+	return byNumber(c, number, c.GetBlock)
 }
 
 // HasBlock reports whether the block is stored.
