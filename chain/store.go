@@ -265,14 +265,20 @@ func (c *Chain) CurrentTD() *big.Int { return new(big.Int).Set(c.head.Load().td)
 
 // GetHeader returns the header with the given hash and number, or nil.
 func (c *Chain) GetHeader(hash common.Hash, number uint64) *types.Header {
-	if h, ok := c.headerCache.Get(hash); ok {
-		return h
+	return readThrough(c.headerCache, hash, func() *types.Header { return readHeader(c.db, hash, number) })
+}
+
+// readThrough returns the cached value of hash or, on a miss, read's,
+// caching it when found.
+func readThrough[T any](cache *lru.Cache[common.Hash, *T], hash common.Hash, read func() *T) *T {
+	if v, ok := cache.Get(hash); ok {
+		return v
 	}
-	h := readHeader(c.db, hash, number)
-	if h != nil {
-		c.headerCache.Add(hash, h)
+	v := read()
+	if v != nil {
+		cache.Add(hash, v)
 	}
-	return h
+	return v
 }
 
 // GetHeaderByHash returns the header with the given hash, or nil.
@@ -317,14 +323,7 @@ func (c *Chain) GetCanonicalHash(number uint64) common.Hash {
 
 // GetBody returns the body of the block with the given hash and number.
 func (c *Chain) GetBody(hash common.Hash, number uint64) *types.Body {
-	if b, ok := c.bodyCache.Get(hash); ok {
-		return b
-	}
-	b := readBody(c.db, hash, number)
-	if b != nil {
-		c.bodyCache.Add(hash, b)
-	}
-	return b
+	return readThrough(c.bodyCache, hash, func() *types.Body { return readBody(c.db, hash, number) })
 }
 
 // GetBlock assembles the block with the given hash and number, or nil.
