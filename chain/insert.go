@@ -54,6 +54,13 @@ type Executed struct {
 	// Skipped are the candidate transactions the builder left out, with the
 	// reason (see Result.Skipped); InsertBlock ignores them.
 	Skipped []SkippedTx
+
+	// verified is set by Execute: the engine hash of the block it verified
+	// against its parent, and whether it checked the seal too. InsertBlock
+	// then verifies a block of that hash only for what is left (see
+	// verifyExecuted).
+	verified     common.Hash
+	sealVerified bool
 }
 
 // InsertResult describes what InsertBlock did.
@@ -130,7 +137,7 @@ func (c *Chain) insert(ctx context.Context, block *types.Block, opts InsertOptio
 	if parentTD == nil {
 		return res, fmt.Errorf("block %d: total difficulty of parent missing", number)
 	}
-	if err := c.verify(block, hash, parent, parentTD, !opts.SkipSeal); err != nil {
+	if err := c.verifyExecuted(block, hash, parent, parentTD, !opts.SkipSeal, opts.Executed); err != nil {
 		return res, err
 	}
 	ex := opts.Executed
@@ -245,7 +252,35 @@ func (c *Chain) Execute(ctx context.Context, block *types.Block, opts ExecuteOpt
 	if err := c.verify(block, hash, parent, parentTD, !opts.SkipSeal); err != nil {
 		return nil, err
 	}
-	return c.run(ctx, block, hash, parent, opts.SendersRecovered)
+	ex, err := c.run(ctx, block, hash, parent, opts.SendersRecovered)
+	if err != nil {
+		return nil, err
+	}
+	ex.verified, ex.sealVerified = hash, !opts.SkipSeal
+	return ex, nil
+}
+
+// verifyExecuted is verify for a block being inserted, which Execute may
+// have verified already (ex): a block of the same engine hash has the same
+// header but for its seal (the BFT block hash leaves the commit round and
+// seals out), the same ommers and the same body, so what is left to check
+// is the seal, if Execute skipped it, alone where the engine checks it
+// apart (consensus.SealVerifier).
+func (c *Chain) verifyExecuted(block *types.Block, hash common.Hash, parent *types.Header, parentTD *big.Int, seal bool, ex *Executed) error {
+	if ex == nil || ex.verified != hash {
+		return c.verify(block, hash, parent, parentTD, seal)
+	}
+	if !seal || ex.sealVerified {
+		return nil
+	}
+	sv, ok := c.engine.(consensus.SealVerifier)
+	if !ok {
+		return c.verify(block, hash, parent, parentTD, seal)
+	}
+	if err := sv.VerifySeal(c, block.Header(), parent); err != nil {
+		return c.invalid(block, hash, fmt.Errorf("block %d: invalid header: %w", block.NumberU64(), err))
+	}
+	return nil
 }
 
 // verify checks block (engine hash hash) against its parent: the merge

@@ -265,14 +265,20 @@ func (c *Chain) CurrentTD() *big.Int { return new(big.Int).Set(c.head.Load().td)
 
 // GetHeader returns the header with the given hash and number, or nil.
 func (c *Chain) GetHeader(hash common.Hash, number uint64) *types.Header {
-	if h, ok := c.headerCache.Get(hash); ok {
-		return h
+	return readThrough(c.headerCache, hash, func() *types.Header { return readHeader(c.db, hash, number) })
+}
+
+// readThrough returns the cached value of hash or, on a miss, read's,
+// caching it when found.
+func readThrough[T any](cache *lru.Cache[common.Hash, *T], hash common.Hash, read func() *T) *T {
+	if v, ok := cache.Get(hash); ok {
+		return v
 	}
-	h := readHeader(c.db, hash, number)
-	if h != nil {
-		c.headerCache.Add(hash, h)
+	v := read()
+	if v != nil {
+		cache.Add(hash, v)
 	}
-	return h
+	return v
 }
 
 // GetHeaderByHash returns the header with the given hash, or nil.
@@ -280,20 +286,30 @@ func (c *Chain) GetHeaderByHash(hash common.Hash) *types.Header {
 	if h, ok := c.headerCache.Get(hash); ok {
 		return h
 	}
-	number, ok := readNumber(c.db, hash)
-	if !ok {
-		return nil
-	}
-	return c.GetHeader(hash, number)
+	return byHash(c, hash, c.GetHeader)
 }
 
 // GetHeaderByNumber returns the canonical header at number, or nil.
 func (c *Chain) GetHeaderByNumber(number uint64) *types.Header {
+	return byNumber(c, number, c.GetHeader)
+}
+
+// byHash is get of the stored block with hash, or nil.
+func byHash[T any](c *Chain, hash common.Hash, get func(common.Hash, uint64) *T) *T {
+	number, ok := readNumber(c.db, hash)
+	if !ok {
+		return nil
+	}
+	return get(hash, number)
+}
+
+// byNumber is get of the canonical block at number, or nil.
+func byNumber[T any](c *Chain, number uint64, get func(common.Hash, uint64) *T) *T {
 	hash := c.GetCanonicalHash(number)
 	if hash == (common.Hash{}) {
 		return nil
 	}
-	return c.GetHeader(hash, number)
+	return get(hash, number)
 }
 
 // GetCanonicalHash returns the canonical block hash at number (zero if none).
@@ -307,14 +323,7 @@ func (c *Chain) GetCanonicalHash(number uint64) common.Hash {
 
 // GetBody returns the body of the block with the given hash and number.
 func (c *Chain) GetBody(hash common.Hash, number uint64) *types.Body {
-	if b, ok := c.bodyCache.Get(hash); ok {
-		return b
-	}
-	b := readBody(c.db, hash, number)
-	if b != nil {
-		c.bodyCache.Add(hash, b)
-	}
-	return b
+	return readThrough(c.bodyCache, hash, func() *types.Body { return readBody(c.db, hash, number) })
 }
 
 // GetBlock assembles the block with the given hash and number, or nil.
@@ -332,20 +341,12 @@ func (c *Chain) GetBlock(hash common.Hash, number uint64) *types.Block {
 
 // GetBlockByHash returns the block with the given hash, or nil.
 func (c *Chain) GetBlockByHash(hash common.Hash) *types.Block {
-	number, ok := readNumber(c.db, hash)
-	if !ok {
-		return nil
-	}
-	return c.GetBlock(hash, number)
+	return byHash(c, hash, c.GetBlock)
 }
 
 // GetBlockByNumber returns the canonical block at number, or nil.
 func (c *Chain) GetBlockByNumber(number uint64) *types.Block {
-	hash := c.GetCanonicalHash(number)
-	if hash == (common.Hash{}) {
-		return nil
-	}
-	return c.GetBlock(hash, number)
+	return byNumber(c, number, c.GetBlock)
 }
 
 // HasBlock reports whether the block is stored.

@@ -27,12 +27,25 @@ import (
 //     node produces blocks without --miner-enabled;
 //   - ForkChooser: an engine that breaks ties of total difficulty
 //     (Clique's EIP-3436 rules);
+//   - SealVerifier: an engine whose seal is checked apart from the header
+//     (BFT), used by the chain itself;
 //   - metrics.Instrumented: an engine exporting metrics of its own.
 //
 // An engine wrapping another (beacon around ethash) implements Wrapper; the
 // node then finds the inner engine's capabilities too, see Wrapper. The
 // seams a Producer runs on are Host (host.go), Clock (clock.go) and
 // the sub-protocol Transport of p2p/subprotocol.
+
+// SealVerifier is an engine whose seal can be checked apart from the rest
+// of the header, as BFT's commit seals can. The chain then checks a block
+// it executed as a proposal (its header checked without the seal,
+// chain.Execute) only for the seal once the agreement has sealed it, so a
+// committed header is verified once, not twice.
+type SealVerifier interface {
+	// VerifySeal checks header's seal against parent; the rest of header
+	// has passed VerifyHeader already.
+	VerifySeal(chain ChainReader, header, parent *types.Header) error
+}
 
 // Wrapper is an engine that wraps another one, as beacon wraps ethash for
 // chains that went through the merge. The node looks up capabilities on the

@@ -13,7 +13,6 @@ package consensus
 
 import (
 	"context"
-	"errors"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
@@ -71,12 +70,3 @@ type Engine interface {
 	// Close releases the engine's resources (worker goroutines, caches).
 	Close() error
 }
-
-// Errors shared by engines.
-var (
-	ErrUnknownAncestor = errors.New("unknown ancestor")
-	ErrInvalidNumber   = errors.New("invalid block number")
-	ErrFutureBlock     = errors.New("block in the future")
-	ErrInvalidSeal     = errors.New("invalid seal")
-	ErrTooManyUncles   = errors.New("too many uncles")
-)

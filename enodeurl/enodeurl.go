@@ -14,6 +14,7 @@
 package enodeurl
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -74,6 +75,25 @@ func Parse(s string) (*enode.Node, error) {
 
 // Resolver gives the IP address of a host name.
 type Resolver func(host string) (net.IP, error)
+
+// LookupHost is the system resolver as Basalt resolves the host names of
+// enode URLs (static nodes, allowlists): the first address of host, IPv4
+// first.
+func LookupHost(ctx context.Context, host string) (net.IP, error) {
+	ips, err := net.DefaultResolver.LookupIP(ctx, "ip", host)
+	if err != nil {
+		return nil, err
+	}
+	for _, ip := range ips {
+		if v4 := ip.To4(); v4 != nil {
+			return v4, nil
+		}
+	}
+	if len(ips) == 0 {
+		return nil, fmt.Errorf("%s has no address", host)
+	}
+	return ips[0], nil
+}
 
 // ParseResolving reads an enode URL whose host may be a host name, which
 // resolve turns into the node's IP address at the point of Besu's checks

@@ -8,7 +8,6 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/consensus/misc/eip4844"
-	"github.com/ethereum/go-ethereum/core/state"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/params"
 	"github.com/ethereum/go-ethereum/trie"
@@ -31,10 +30,12 @@ type TxSource interface {
 
 // pendingBlock is a sealed-to-be block with the state it produces.
 type pendingBlock struct {
-	block    *types.Block
-	state    *state.StateDB
-	receipts types.Receipts
-	created  time.Time
+	block *types.Block
+	// ex is the block's execution (its state, receipts and, from
+	// chain.Execute, what the chain verified); nil once inserted, as the
+	// insert consumes the state.
+	ex      *chain.Executed
+	created time.Time
 }
 
 // build assembles a block on the head with transactions from txs, stamped
@@ -49,7 +50,7 @@ func build(ctx context.Context, c *chain.Chain, txs TxSource, coinbase common.Ad
 	if err != nil {
 		return nil, err
 	}
-	return &pendingBlock{block: block, state: exec.State, receipts: exec.Receipts, created: now}, nil
+	return &pendingBlock{block: block, ex: exec, created: now}, nil
 }
 
 // BuildOption tunes Build.

@@ -131,7 +131,7 @@ func (h *host) Build(ctx context.Context, parent *types.Header, parentHash commo
 	if err != nil {
 		return nil, err
 	}
-	return &candidate{m: m, pb: &pendingBlock{block: block, state: exec.State, receipts: exec.Receipts, created: m.clock.Now()}}, nil
+	return &candidate{m: m, pb: &pendingBlock{block: block, ex: exec, created: m.clock.Now()}}, nil
 }
 
 // Execute checks and executes a block produced elsewhere on its parent's
@@ -145,7 +145,7 @@ func (h *host) Execute(ctx context.Context, block *types.Block) (consensus.Candi
 	if err != nil {
 		return nil, err
 	}
-	return &candidate{m: m, pb: &pendingBlock{block: block, state: ex.State, receipts: ex.Receipts, created: m.clock.Now()}}, nil
+	return &candidate{m: m, pb: &pendingBlock{block: block, ex: ex, created: m.clock.Now()}}, nil
 }
 
 // Import executes and inserts a block produced elsewhere.
@@ -157,31 +157,33 @@ func (h *host) Import(ctx context.Context, block *types.Block) error {
 // candidate is a consensus.Candidate: a built block and its state.
 type candidate struct {
 	m  *Miner
-	mu sync.Mutex // pb.state, which the insert consumes
+	mu sync.Mutex // pb.ex, which the insert consumes
 	pb *pendingBlock
 }
 
 // Block is the unsealed block.
 func (c *candidate) Block() *types.Block { return c.pb.block }
 
-// Insert inserts the block sealed with its executed state; InsertBlock
-// verifies the sealed header. A BFT commit is sealed by the agreement, not
-// by proof of work: no work package to keep usable, so no check ahead of
-// InsertBlock's (miner/remote.go's insert).
+// Insert inserts the block sealed with its executed state. InsertBlock
+// verifies the sealed header; of a proposal chain.Execute checked, only the
+// seal (consensus.SealVerifier), so a BFT commit's header is verified once.
+// A BFT commit is sealed by the agreement, not by proof of work: no work
+// package to keep usable, so no check ahead of InsertBlock's
+// (miner/remote.go's insert).
 func (c *candidate) Insert(ctx context.Context, sealed *types.Header) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	pb := c.pb
-	if pb.state == nil {
+	if pb.ex == nil {
 		return errors.New("candidate already inserted")
 	}
 	block := pb.block.WithSeal(sealed)
 	// Inserted even if ctx ended meanwhile: it is committed, and the chain
 	// keeps its store consistent either way.
 	res, err := c.m.chain.InsertBlock(context.WithoutCancel(ctx), block, chain.InsertOptions{
-		Executed: &chain.Executed{State: pb.state, Receipts: pb.receipts},
+		Executed: pb.ex,
 	})
-	pb.state = nil
+	pb.ex = nil
 	if err != nil {
 		return err
 	}

@@ -52,7 +52,7 @@ func (m *Miner) dropWork(pb *pendingBlock) {
 func (m *Miner) insert(ctx context.Context, pb *pendingBlock, sealed *types.Header) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if pb.state == nil {
+	if pb.ex == nil {
 		return errors.New("work already submitted")
 	}
 	// Check the seal first: a bad remote solution must leave the work
@@ -68,9 +68,9 @@ func (m *Miner) insert(ctx context.Context, pb *pendingBlock, sealed *types.Head
 	// The block is inserted even if ctx ended meanwhile: it is sealed, and
 	// the chain keeps its store consistent either way.
 	res, err := m.chain.InsertBlock(context.WithoutCancel(ctx), block, chain.InsertOptions{
-		Executed: &chain.Executed{State: pb.state, Receipts: pb.receipts},
+		Executed: pb.ex,
 	})
-	pb.state = nil
+	pb.ex = nil
 	if err != nil {
 		return err
 	}
@@ -89,7 +89,7 @@ func (m *Miner) GetWork() (powHash common.Hash, seed common.Hash, boundary commo
 	m.mu.Lock()
 	pb := m.current
 	m.mu.Unlock()
-	if pb == nil || pb.state == nil {
+	if pb == nil || pb.ex == nil {
 		return powHash, seed, boundary, ErrNoWork
 	}
 	h := pb.block.Header()

@@ -86,19 +86,7 @@ func resolveLater(host string) (net.IP, error) {
 func lookupHost(ctx context.Context, host string) (net.IP, error) {
 	ctx, cancel := context.WithTimeout(ctx, dialTimeout)
 	defer cancel()
-	ips, err := net.DefaultResolver.LookupIP(ctx, "ip", host)
-	if err != nil {
-		return nil, err
-	}
-	for _, ip := range ips {
-		if v4 := ip.To4(); v4 != nil {
-			return v4, nil
-		}
-	}
-	if len(ips) == 0 {
-		return nil, fmt.Errorf("%s has no address", host)
-	}
-	return ips[0], nil
+	return enodeurl.LookupHost(ctx, host)
 }
 
 // AddStatic makes n a static node: connected now and redialed when the

@@ -2,10 +2,11 @@ package permissioning
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"time"
+
+	"github.com/basaltchain/basalt/enodeurl"
 )
 
 // DNS is Besu's enode DNS support for the nodes allowlist
@@ -56,17 +57,5 @@ func dnsNoUpdateError(url string) error {
 func systemResolve(host string) (net.IP, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), resolveTimeout)
 	defer cancel()
-	ips, err := net.DefaultResolver.LookupIP(ctx, "ip", host)
-	if err != nil {
-		return nil, err
-	}
-	for _, ip := range ips {
-		if v4 := ip.To4(); v4 != nil {
-			return v4, nil
-		}
-	}
-	if len(ips) == 0 {
-		return nil, errors.New("no address for " + host)
-	}
-	return ips[0], nil
+	return enodeurl.LookupHost(ctx, host)
 }

@@ -6,6 +6,8 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+
+	"github.com/basaltchain/basalt/internal/httpmw"
 )
 
 // Media types of the two APIs.
@@ -25,6 +27,20 @@ type Route struct {
 	// such as charset ignored); empty means any.
 	Consumes []string
 	Handler  http.HandlerFunc
+}
+
+// UpcheckRoute is GET /upcheck, which both APIs answer "I'm up!".
+var UpcheckRoute = Route{Method: http.MethodGet, Path: "/upcheck", Handler: func(w http.ResponseWriter, _ *http.Request) { WriteText(w, Upcheck) }}
+
+// Handler is an API's router behind its access check (the client API's
+// authentication, the node API's allowlist) and the body limit: a body over
+// maxBody bytes (0: no limit) is answered 413 PayloadTooLarge, as Orion
+// answers it.
+func Handler(router http.Handler, maxBody int64, access httpmw.Middleware) http.Handler {
+	tooLarge := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		WriteError(w, http.StatusRequestEntityTooLarge, PayloadTooLarge)
+	})
+	return httpmw.Chain(router, access, httpmw.BodyLimit(maxBody, tooLarge))
 }
 
 // Router dispatches like Orion's vert.x routers: by method, exact path and
@@ -122,6 +138,12 @@ func WriteJSON(w http.ResponseWriter, mediaType string, v any) {
 func WriteText(w http.ResponseWriter, s string) {
 	w.Header().Set("Content-Type", MediaText)
 	io.WriteString(w, s)
+}
+
+// WriteCBOR answers 200 with a CBOR body (the node API's).
+func WriteCBOR(w http.ResponseWriter, b []byte) {
+	w.Header().Set("Content-Type", MediaCBOR)
+	w.Write(b)
 }
 
 // WriteBytes answers 200 with raw bytes (application/octet-stream).

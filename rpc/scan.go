@@ -138,53 +138,37 @@ func skipNumber(b []byte, i int) int {
 	return i
 }
 
-func skipObject(b []byte, i, depth int) int {
-	if depth > maxDepth {
+func skipObject(b []byte, i, depth int) int { return skipContainer(b, i, depth, '}', skipMember) }
+
+func skipArray(b []byte, i, depth int) int { return skipContainer(b, i, depth, ']', skipValue) }
+
+// skipMember skips an object member, "name": value.
+func skipMember(b []byte, i, depth int) int {
+	if i >= len(b) || b[i] != '"' {
 		return -1
 	}
-	i = skipSpace(b, i+1)
-	if i < len(b) && b[i] == '}' {
-		return i + 1
+	if i, _ = skipString(b, i); i < 0 {
+		return -1
 	}
-	for {
-		if i >= len(b) || b[i] != '"' {
-			return -1
-		}
-		if i, _ = skipString(b, i); i < 0 {
-			return -1
-		}
-		i = skipSpace(b, i)
-		if i >= len(b) || b[i] != ':' {
-			return -1
-		}
-		if i = skipValue(b, skipSpace(b, i+1), depth); i < 0 {
-			return -1
-		}
-		i = skipSpace(b, i)
-		if i >= len(b) {
-			return -1
-		}
-		switch b[i] {
-		case ',':
-			i = skipSpace(b, i+1)
-		case '}':
-			return i + 1
-		default:
-			return -1
-		}
+	i = skipSpace(b, i)
+	if i >= len(b) || b[i] != ':' {
+		return -1
 	}
+	return skipValue(b, skipSpace(b, i+1), depth)
 }
 
-func skipArray(b []byte, i, depth int) int {
+// skipContainer skips the object or array that opens at b[i]: items, each
+// skipped by item, separated by commas, up to end.
+func skipContainer(b []byte, i, depth int, end byte, item func(b []byte, i, depth int) int) int {
 	if depth > maxDepth {
 		return -1
 	}
 	i = skipSpace(b, i+1)
-	if i < len(b) && b[i] == ']' {
+	if i < len(b) && b[i] == end {
 		return i + 1
 	}
 	for {
-		if i = skipValue(b, i, depth); i < 0 {
+		if i = item(b, i, depth); i < 0 {
 			return -1
 		}
 		i = skipSpace(b, i)
@@ -194,7 +178,7 @@ func skipArray(b []byte, i, depth int) int {
 		switch b[i] {
 		case ',':
 			i = skipSpace(b, i+1)
-		case ']':
+		case end:
 			return i + 1
 		default:
 			return -1

@@ -321,6 +321,15 @@ func (j *Journal) syncLocked() {
 	j.cond.Broadcast()
 }
 
+// lockIdle takes the lock once no flush or sync is in flight (they run
+// with the lock released), so the file is the caller's alone.
+func (j *Journal) lockIdle() {
+	j.mu.Lock()
+	for j.flushing || j.syncing {
+		j.cond.Wait()
+	}
+}
+
 // Rewrite replaces the journal's content with live(): the transactions
 // that still need it (the pool's local ones). live is called with appends
 // held off, so a transaction appended before the call — and so, if it is
@@ -328,11 +337,8 @@ func (j *Journal) syncLocked() {
 // lands in the new file. Callers add a transaction to the pool before
 // appending it, which makes this hold.
 func (j *Journal) Rewrite(live func() []*types.Transaction) error {
-	j.mu.Lock()
+	j.lockIdle()
 	defer j.mu.Unlock()
-	for j.flushing || j.syncing {
-		j.cond.Wait()
-	}
 	if j.closed {
 		return ErrClosed
 	}
@@ -429,11 +435,8 @@ func (j *Journal) Close() error {
 			<-j.stopped
 		})
 	}
-	j.mu.Lock()
+	j.lockIdle()
 	defer j.mu.Unlock()
-	for j.flushing || j.syncing {
-		j.cond.Wait()
-	}
 	if j.closed {
 		return nil
 	}

@@ -14,14 +14,13 @@ package main
 import (
 	"context"
 	"os"
-	"os/signal"
-	"syscall"
+
+	"github.com/basaltchain/basalt/internal/cliconf"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	a := &app{stdout: os.Stdout, stderr: os.Stderr, lookupEnv: os.LookupEnv}
-	code := a.execute(ctx, os.Args[1:])
-	stop()
-	os.Exit(code)
+	cliconf.Main(func(ctx context.Context) int {
+		a := &app{stdout: os.Stdout, stderr: os.Stderr, lookupEnv: os.LookupEnv}
+		return a.execute(ctx, os.Args[1:])
+	})
 }

@@ -21,13 +21,8 @@ import (
 
 // newBlocksCommand is `basalt blocks import|export`.
 func newBlocksCommand() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "blocks",
-		Short: "Import or export blocks",
-		Args:  noArgs,
-	}
-	cmd.AddCommand(newBlocksImportCommand(), newBlocksExportCommand())
-	return cmd
+	return commandGroup("blocks", "Import or export blocks",
+		newBlocksImportCommand(), newBlocksExportCommand())
 }
 
 func newBlocksImportCommand() *cobra.Command {

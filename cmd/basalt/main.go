@@ -8,13 +8,12 @@ package main
 import (
 	"context"
 	"os"
-	"os/signal"
-	"syscall"
+
+	"github.com/basaltchain/basalt/internal/cliconf"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := execute(ctx, newRootCommand(), os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
+	cliconf.Main(func(ctx context.Context) int {
+		return execute(ctx, newRootCommand(), os.Args[1:], os.Stdout, os.Stderr)
+	})
 }

@@ -12,11 +12,6 @@ import (
 // newNetworkCommand is `basalt network up|down|status`: a complete private
 // network on this machine, every process a child of `up` (see localnet).
 func newNetworkCommand() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "network",
-		Short: "Runs a complete private network on this machine",
-		Args:  noArgs,
-	}
 	var dir string
 	addDir := func(c *cobra.Command) {
 		c.Flags().StringVar(&dir, "dir", "./basalt-network", "Directory of the network: manifest, genesis, keys, data and logs")
@@ -100,6 +95,5 @@ have 10,000 transactions in flight (--tx-pool-max-future-by-sender=10000: one ke
 		},
 	}
 	addDir(status)
-	cmd.AddCommand(up, down, status)
-	return cmd
+	return commandGroup("network", "Runs a complete private network on this machine", up, down, status)
 }

@@ -15,11 +15,6 @@ import (
 // validators (or QBFT's, or Clique's signers), and one keys/<address>/
 // folder per node.
 func newOperatorCommand() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "operator",
-		Short: "Operator tools",
-		Args:  noArgs,
-	}
 	var o generateOptions
 	gen := &cobra.Command{
 		Use:   "generate-blockchain-config",
@@ -35,8 +30,7 @@ func newOperatorCommand() *cobra.Command {
 	f.StringVar(&o.pubName, "public-key-file-name", "key.pub", "Name of the public key files")
 	_ = gen.MarkFlagRequired("config-file")
 	_ = gen.MarkFlagRequired("to")
-	cmd.AddCommand(gen)
-	return cmd
+	return commandGroup("operator", "Operator tools", gen)
 }
 
 type generateOptions struct {

@@ -13,11 +13,6 @@ import (
 // a bcrypt hash (cost 10, "$2a$", a fresh salt) for the password key of a
 // JSON-RPC credentials file, without a trailing newline, as Besu does.
 func newPasswordCommand() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "password",
-		Short: "Hash passwords for the JSON-RPC credentials file",
-		Args:  noArgs,
-	}
 	var password string
 	hash := &cobra.Command{
 		Use:   "hash",
@@ -37,6 +32,5 @@ func newPasswordCommand() *cobra.Command {
 		},
 	}
 	hash.Flags().StringVar(&password, "password", "", "The password to hash")
-	cmd.AddCommand(hash)
-	return cmd
+	return commandGroup("password", "Hash passwords for the JSON-RPC credentials file", hash)
 }

@@ -16,21 +16,14 @@ import (
 // print the node key's public key (0x + 128 hex, no 04 prefix) or address,
 // as Besu does. The key is generated when the file does not exist yet.
 func newPublicKeyCommand() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "public-key",
-		Short: "Print the node's public key or address",
-		Args:  noArgs,
-	}
-	cmd.AddCommand(
+	return commandGroup("public-key", "Print the node's public key or address",
 		keyExportCommand("export", "Print the node's public key", func(pub []byte) string {
 			return hexutil.Encode(pub[1:])
 		}),
 		keyExportCommand("export-address", "Print the node's address", func(pub []byte) string {
 			key, _ := crypto.UnmarshalPubkey(pub)
 			return hexutil.Encode(crypto.PubkeyToAddress(*key).Bytes())
-		}),
-	)
-	return cmd
+		}))
 }
 
 func keyExportCommand(use, short string, format func(pub []byte) string) *cobra.Command {

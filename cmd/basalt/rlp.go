@@ -41,14 +41,9 @@ var validatorAddress = regexp.MustCompile(`^([0-9a-f]{40})$`)
 
 // newRLPCommand is `basalt rlp encode|decode`.
 func newRLPCommand() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "rlp",
-		Short: "Encode or decode RLP data",
-		Args:  noArgs,
-	}
-	cmd.AddCommand(rlpSubcommand("encode", "Encode a typed JSON value into an RLP hexadecimal string", encodeBFTExtraData),
+	return commandGroup("rlp", "Encode or decode RLP data",
+		rlpSubcommand("encode", "Encode a typed JSON value into an RLP hexadecimal string", encodeBFTExtraData),
 		rlpSubcommand("decode", "Decode an RLP hexadecimal string into a typed JSON value", decodeBFTExtraData))
-	return cmd
 }
 
 func rlpSubcommand(use, short string, convert func(typ, in string) (string, error)) *cobra.Command {
@@ -165,12 +160,5 @@ func decodeExtra(typ string, b []byte) (*ibft2.ExtraData, error) {
 		return ibft2.DecodeExtraData(b)
 	}
 	q, err := qbft.DecodeExtraData(b)
-	if err != nil {
-		return nil, err
-	}
-	out := &ibft2.ExtraData{Vanity: q.Vanity, Validators: q.Validators, Round: q.Round, Seals: q.Seals}
-	if q.Vote != nil {
-		out.Vote = &ibft2.Vote{Recipient: q.Vote.Recipient, Add: q.Vote.Add}
-	}
-	return out, nil
+	return (*ibft2.ExtraData)(q), err
 }

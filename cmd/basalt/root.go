@@ -112,6 +112,14 @@ func noArgs(cmd *cobra.Command, args []string) error {
 	return nil
 }
 
+// commandGroup is a subcommand that only groups others (`basalt blocks`,
+// `basalt network`, ...): it takes no arguments and runs nothing itself.
+func commandGroup(use, short string, subs ...*cobra.Command) *cobra.Command {
+	cmd := &cobra.Command{Use: use, Short: short, Args: noArgs}
+	cmd.AddCommand(subs...)
+	return cmd
+}
+
 // execute runs root with args and returns the process exit code. Errors are
 // printed to stderr as one line.
 func execute(ctx context.Context, root *cobra.Command, args []string, stdout, stderr io.Writer) int {

@@ -50,12 +50,7 @@ import (
 // reorg to a pre-merge branch) changes it.
 var errCannotSeal = &consensus.CannotSealError{Reason: consensus.ReasonPostMerge}
 
-var (
-	errPoWAfterMerge  = errors.New("beacon: proof-of-work block after a proof-of-stake block")
-	errInvalidNonce   = errors.New("beacon: post-merge block with non-zero nonce")
-	errInvalidUncles  = errors.New("beacon: post-merge block with ommers")
-	errOlderBlockTime = errors.New("beacon: timestamp not after parent's")
-)
+var errPoWAfterMerge = errors.New("beacon: proof-of-work block after a proof-of-stake block")
 
 // Beacon wraps a proof-of-work engine for chains that went through the merge.
 type Beacon struct {
@@ -132,13 +127,13 @@ func verifyPoSHeader(config *params.ChainConfig, header, parent *types.Header) e
 		return fmt.Errorf("beacon: extra-data too long: %d > %d bytes", len(header.Extra), params.MaximumExtraDataSize)
 	}
 	if header.Nonce != (types.BlockNonce{}) {
-		return errInvalidNonce
+		return fmt.Errorf("beacon: %w: post-merge block with non-zero nonce", consensus.ErrInvalidNonce)
 	}
 	if header.UncleHash != types.EmptyUncleHash {
-		return errInvalidUncles
+		return fmt.Errorf("beacon: %w: post-merge block with ommers", consensus.ErrUnexpectedUncles)
 	}
 	if header.Time <= parent.Time {
-		return errOlderBlockTime
+		return fmt.Errorf("beacon: %w: not after parent's", consensus.ErrInvalidTimestamp)
 	}
 	if header.GasLimit > params.MaxGasLimit {
 		return fmt.Errorf("beacon: invalid gas limit: have %d, max %d", header.GasLimit, params.MaxGasLimit)
@@ -190,7 +185,7 @@ func (b *Beacon) VerifyUncles(chain consensus.ChainReader, block *types.Block, s
 		return b.inner.VerifyUncles(chain, block, seal)
 	}
 	if len(block.Uncles()) > 0 {
-		return errInvalidUncles
+		return fmt.Errorf("beacon: %w: post-merge block with ommers", consensus.ErrUnexpectedUncles)
 	}
 	return nil
 }

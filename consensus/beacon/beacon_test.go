@@ -138,10 +138,10 @@ func TestVerifyPoSHeader(t *testing.T) {
 	}{
 		{name: "block 33 (first PoS, Shanghai)", parent: b32, header: b33},
 		{name: "block 34 (Cancun)", parent: b33, header: b34},
-		{name: "non-zero nonce", parent: b33, header: b34, mutate: func(h *types.Header) { h.Nonce = types.EncodeNonce(1) }, wantErr: errInvalidNonce},
-		{name: "ommers hash", parent: b33, header: b34, mutate: func(h *types.Header) { h.UncleHash = common.Hash{1} }, wantErr: errInvalidUncles},
+		{name: "non-zero nonce", parent: b33, header: b34, mutate: func(h *types.Header) { h.Nonce = types.EncodeNonce(1) }, wantErr: consensus.ErrInvalidNonce},
+		{name: "ommers hash", parent: b33, header: b34, mutate: func(h *types.Header) { h.UncleHash = common.Hash{1} }, wantErr: consensus.ErrUnexpectedUncles},
 		{name: "extra 33 bytes", parent: b33, header: b34, mutate: func(h *types.Header) { h.Extra = make([]byte, 33) }, wantMsg: "extra-data too long"},
-		{name: "timestamp equal to parent", parent: b33, header: b34, mutate: func(h *types.Header) { h.Time = b33.Time }, wantErr: errOlderBlockTime},
+		{name: "timestamp equal to parent", parent: b33, header: b34, mutate: func(h *types.Header) { h.Time = b33.Time }, wantErr: consensus.ErrInvalidTimestamp},
 		{name: "number skips", parent: b32, header: b34, wantErr: consensus.ErrInvalidNumber},
 		{name: "gas used above limit", parent: b33, header: b34, mutate: func(h *types.Header) { h.GasUsed = h.GasLimit + 1 }, wantMsg: "invalid gas used"},
 		{name: "gas limit jump", parent: b33, header: b34, mutate: func(h *types.Header) { h.GasLimit += h.GasLimit / 1024 }, wantMsg: "invalid gas limit"},
@@ -263,7 +263,7 @@ func TestDelegation(t *testing.T) {
 		t.Errorf("post-merge author %x, want coinbase", a)
 	}
 	withUncle := types.NewBlockWithHeader(pos).WithBody(types.Body{Uncles: []*types.Header{powParent}})
-	if err := b.VerifyUncles(chain, withUncle, false); !errors.Is(err, errInvalidUncles) {
+	if err := b.VerifyUncles(chain, withUncle, false); !errors.Is(err, consensus.ErrUnexpectedUncles) {
 		t.Errorf("post-merge block with ommer: %v", err)
 	}
 	if err := b.VerifyUncles(chain, types.NewBlockWithHeader(pos), true); err != nil {

@@ -3,7 +3,6 @@ package bft
 import (
 	"bytes"
 	"slices"
-	"sync"
 
 	"github.com/ethereum/go-ethereum/common"
 )
@@ -112,65 +111,14 @@ func (t *Tally) DiscardOutstandingVotes() {
 	clear(t.drop)
 }
 
-// Proposals are the local validator's pending votes
-// (ibft_proposeValidatorVote), cast one per proposed block, in turn (Besu's
-// VoteProposer). It is safe for concurrent use: RPC methods change it while
-// the producer reads it.
-type Proposals struct {
-	mu      sync.Mutex
-	votes   map[common.Address]bool
-	pointer int
-}
-
-// NewProposals returns an empty set of proposals.
-func NewProposals() *Proposals { return &Proposals{votes: map[common.Address]bool{}} }
-
-// Propose records a vote to add (true) or drop (false) a.
-func (p *Proposals) Propose(a common.Address, add bool) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.votes[a] = add
-}
-
-// Discard forgets the vote about a.
-func (p *Proposals) Discard(a common.Address) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	delete(p.votes, a)
-}
-
-// Pending returns the votes by address.
-func (p *Proposals) Pending() map[common.Address]bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	out := make(map[common.Address]bool, len(p.votes))
-	for k, v := range p.votes {
-		out[k] = v
+// VoteUseful says whether self voting to add (add) or drop candidate in
+// its next block would change the tally: the candidate is not already what
+// the vote asks for, and self has not cast that vote yet (the BFT engines'
+// rule for consensus.Proposals.Next).
+func (t *Tally) VoteUseful(self, candidate common.Address, add bool) bool {
+	if add == t.IsValidator(candidate) {
+		return false
 	}
-	return out
-}
-
-// Next returns the vote self should put in its next block given the tally
-// after the parent: the next (in address order, round robin) proposal that
-// would change the set and that self has not already cast.
-func (p *Proposals) Next(self common.Address, t *Tally) (candidate common.Address, add, ok bool) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	var useful []common.Address
-	for a, add := range p.votes {
-		if add == t.IsValidator(a) {
-			continue // already what the vote asks for
-		}
-		if prev, voted := t.Voted(self, a); voted && prev == add {
-			continue
-		}
-		useful = append(useful, a)
-	}
-	if len(useful) == 0 {
-		return common.Address{}, false, false
-	}
-	SortValidators(useful)
-	p.pointer = (p.pointer + 1) % len(useful)
-	a := useful[p.pointer]
-	return a, p.votes[a], true
+	prev, voted := t.Voted(self, candidate)
+	return !voted || prev != add
 }

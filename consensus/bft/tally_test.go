@@ -57,25 +57,20 @@ func TestTallyMajority(t *testing.T) {
 	}
 }
 
-func TestProposalsNext(t *testing.T) {
+func TestVoteUseful(t *testing.T) {
 	self, v2, out := common.Address{1}, common.Address{2}, common.Address{9}
 	tl := NewTally([]common.Address{self, v2})
-	p := NewProposals()
-	p.Propose(v2, true) // already a validator: nothing to do
-	if _, _, ok := p.Next(self, tl); ok {
-		t.Fatal("useless vote cast")
+	if tl.VoteUseful(self, v2, true) {
+		t.Fatal("adding a validator counted as useful")
 	}
-	p.Propose(out, true)
-	if a, add, ok := p.Next(self, tl); !ok || a != out || !add {
-		t.Fatalf("next = %v %v %v", a, add, ok)
+	if !tl.VoteUseful(self, out, true) || !tl.VoteUseful(self, v2, false) {
+		t.Fatal("a vote that changes the set counted as useless")
 	}
 	tl.AddVote(self, out, true) // cast already (1 of 2 is no majority)
-	if _, _, ok := p.Next(self, tl); ok {
-		t.Fatal("vote cast twice")
+	if tl.VoteUseful(self, out, true) {
+		t.Fatal("a vote cast twice")
 	}
-	p.Discard(out)
-	p.Discard(v2)
-	if len(p.Pending()) != 0 {
-		t.Fatal("discard kept votes")
+	if tl.VoteUseful(self, out, false) {
+		t.Fatal("dropping a non-validator counted as useful")
 	}
 }

@@ -76,17 +76,17 @@ func TestAdmit(t *testing.T) {
 			m, err := bftengine.Admit(f, g, f.Code(c.kind), c.data)
 			if c.want == nil {
 				if err != nil || m == nil {
-					t.Errorf("%s, %s: %v", f.Name(), c.name, err)
+					t.Errorf("%s, %s: %v", f.Spec().Name, c.name, err)
 				}
 				continue
 			}
 			if !errors.Is(err, c.want) || errors.Is(err, subprotocol.ErrMisbehaved) != c.ban || m != nil {
-				t.Errorf("%s, %s: %v (ban %v)", f.Name(), c.name, err, c.ban)
+				t.Errorf("%s, %s: %v (ban %v)", f.Spec().Name, c.name, err, c.ban)
 			}
 		}
 		// Before the first height nothing is known: decoded messages go on.
 		if m, err := bftengine.Admit(f, nil, f.Code(prep), wire(t, f, key(9), prep, bft.View{Sequence: 5})); err != nil || m == nil {
-			t.Errorf("%s, no gate: %v", f.Name(), err)
+			t.Errorf("%s, no gate: %v", f.Spec().Name, err)
 		}
 	}
 }

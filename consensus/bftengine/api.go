@@ -25,12 +25,12 @@ func (e *Engine) APIs(chain consensus.ChainHeadReader) []rpctypes.Group {
 	seen := map[string]bool{}
 	for _, s := range e.segs {
 		f := s.Format
-		if seen[f.RPCGroup()] {
+		if seen[f.Spec().RPCGroup] {
 			continue
 		}
-		seen[f.RPCGroup()] = true
-		a := &bftAPI{e: e, chain: chain, qbft: f.RPCPrefix() == "qbft"}
-		p := f.RPCPrefix() + "_"
+		seen[f.Spec().RPCGroup] = true
+		a := &bftAPI{e: e, chain: chain, qbft: f.Spec().RPCPrefix == "qbft"}
+		p := f.Spec().RPCPrefix + "_"
 		methods := []rpctypes.Method{
 			{Name: p + "proposeValidatorVote", Fn: a.proposeValidatorVote},
 			{Name: p + "discardValidatorVote", Fn: a.discardValidatorVote},
@@ -39,10 +39,10 @@ func (e *Engine) APIs(chain consensus.ChainHeadReader) []rpctypes.Group {
 			{Name: p + "getValidatorsByBlockHash", Fn: a.getValidatorsByBlockHash},
 			{Name: p + "getSignerMetrics", Fn: a.getSignerMetrics},
 		}
-		if f.RPCPrefix() == "qbft" {
+		if f.Spec().RPCPrefix == "qbft" {
 			methods = append(methods, rpctypes.Method{Name: p + "getRequestTimeoutSeconds", Fn: a.getRequestTimeoutSeconds})
 		}
-		groups = append(groups, rpctypes.Group{Name: f.RPCGroup(), Methods: methods})
+		groups = append(groups, rpctypes.Group{Name: f.Spec().RPCGroup, Methods: methods})
 	}
 	return groups
 }

@@ -35,15 +35,9 @@ const allowedFutureBlockTime = 1
 
 // Errors of header verification.
 var (
-	ErrInvalidMixDigest  = errors.New("invalid mix digest")
-	ErrInvalidNonce      = errors.New("invalid nonce: must be 0")
-	ErrInvalidDifficulty = errors.New("invalid difficulty: must be 1")
-	ErrInvalidUncleHash  = errors.New("invalid ommers hash: BFT blocks have no ommers")
-	ErrInvalidTimestamp  = errors.New("timestamp below parent's plus the block period's whole seconds")
 	ErrInvalidValidators = errors.New("extraData validators differ from the vote tally")
 	ErrInvalidCoinbase   = errors.New("coinbase is not a validator")
 	ErrInsufficientSeals = errors.New("fewer commit seals than the quorum")
-	ErrInvalidCommitSeal = errors.New("invalid commit seal")
 	ErrContractModeExtra = errors.New("extraData carries validators or a vote under contract validator selection")
 )
 
@@ -79,7 +73,7 @@ type Engine struct {
 	clock consensus.Clock
 
 	tallies     *lru.Cache[common.Hash, *bft.Tally]
-	proposals   *bft.Proposals
+	proposals   *consensus.Proposals
 	anyGasLimit bool
 	nets        []*network // one per distinct sub-protocol, in segment order
 	inbox       chan driver.Inbound
@@ -115,7 +109,7 @@ func New(segs []Segment, opts Options) (*Engine, error) {
 		return nil, errors.New("BFT schedule must start at block 0")
 	}
 	e := &Engine{segs: segs, key: opts.Key, clock: opts.Clock, anyGasLimit: opts.AnyGasLimit,
-		tallies: lru.NewCache[common.Hash, *bft.Tally](4096), proposals: bft.NewProposals()}
+		tallies: lru.NewCache[common.Hash, *bft.Tally](4096), proposals: consensus.NewProposals()}
 	if e.clock == nil {
 		e.clock = consensus.SystemClock
 	}
@@ -129,7 +123,7 @@ func New(segs []Segment, opts Options) (*Engine, error) {
 	e.inbox = make(chan driver.Inbound, max(1, int(queue)))
 	e.bans = subprotocol.NewBanList(e.clock, banDuration, maxBans)
 	for _, s := range segs {
-		if !slices.ContainsFunc(e.nets, func(n *network) bool { return n.format.ProtocolName() == s.Format.ProtocolName() }) {
+		if !slices.ContainsFunc(e.nets, func(n *network) bool { return n.format.Spec().Protocol == s.Format.Spec().Protocol }) {
 			e.nets = append(e.nets, newNetwork(s.Format, s.Config, e.inbox, &e.gate, e.bans))
 		}
 	}
@@ -173,7 +167,7 @@ func (e *Engine) Address() common.Address { return e.self }
 func (e *Engine) SealerAddress() (common.Address, bool) { return e.self, e.key != nil }
 
 // Proposals are the local validator's pending votes.
-func (e *Engine) Proposals() *bft.Proposals { return e.proposals }
+func (e *Engine) Proposals() *consensus.Proposals { return e.proposals }
 
 // Hash is the on-chain block hash of the protocol that runs the block.
 func (e *Engine) Hash(header *types.Header) common.Hash {
@@ -209,16 +203,16 @@ func (e *Engine) VerifyHeader(chain consensus.ChainReader, header, parent *types
 		return err
 	}
 	if header.MixDigest != MixDigest {
-		return ErrInvalidMixDigest
+		return consensus.ErrInvalidMixDigest
 	}
 	if header.Nonce != (types.BlockNonce{}) {
-		return ErrInvalidNonce
+		return fmt.Errorf("%w: must be 0", consensus.ErrInvalidNonce)
 	}
 	if header.Difficulty == nil || header.Difficulty.Cmp(common.Big1) != 0 {
-		return ErrInvalidDifficulty
+		return fmt.Errorf("%w: must be 1", consensus.ErrInvalidDifficulty)
 	}
 	if header.UncleHash != types.EmptyUncleHash {
-		return ErrInvalidUncleHash
+		return consensus.ErrUnexpectedUncles
 	}
 	// The parent's timestamp plus the whole seconds of the period: under
 	// a sub-second period (xblockperiodmilliseconds) blocks may share
@@ -226,7 +220,7 @@ func (e *Engine) VerifyHeader(chain consensus.ChainReader, header, parent *types
 	// parent rule altogether for such periods; a timestamp that goes back
 	// would break timestamp forks and contracts reading block.timestamp.)
 	if header.Time < parent.Time+uint64(cfg.BlockPeriod()/time.Second) {
-		return ErrInvalidTimestamp
+		return fmt.Errorf("%w: below parent's plus the block period's whole seconds", consensus.ErrInvalidTimestamp)
 	}
 	if header.Time > uint64(e.clock.Now().Unix())+allowedFutureBlockTime {
 		return consensus.ErrFutureBlock
@@ -262,24 +256,39 @@ func (e *Engine) VerifyHeader(chain consensus.ChainReader, header, parent *types
 	return nil
 }
 
+// VerifySeal checks header's commit seals alone (consensus.SealVerifier):
+// the chain calls it at a commit whose proposal passed VerifyHeader.
+func (e *Engine) VerifySeal(chain consensus.ChainReader, header, parent *types.Header) error {
+	f := e.format(headerNumber(header))
+	extra, err := f.DecodeExtra(header.Extra)
+	if err != nil {
+		return err
+	}
+	tally, err := e.tallyAfter(chain, parent)
+	if err != nil {
+		return err
+	}
+	return verifySeals(f, header, extra, tally)
+}
+
 // verifySeals checks the commit seals: at least a quorum, each by a
 // distinct validator of the block.
-func verifySeals(f Format, header *types.Header, extra *Extra, tally *bft.Tally) error {
+func verifySeals(f Format, header *types.Header, extra *bft.Extra, tally *bft.Tally) error {
 	digest, err := f.SealHash(header, extra.Round)
 	if err != nil {
 		return err
 	}
 	seen := map[common.Address]bool{}
 	for i, s := range extra.Seals {
-		a, err := f.RecoverSeal(digest, s)
+		a, err := bft.RecoverSigner(digest, s)
 		if err != nil {
-			return fmt.Errorf("%w %d: %v", ErrInvalidCommitSeal, i, err)
+			return fmt.Errorf("%w: commit seal %d: %v", consensus.ErrInvalidSeal, i, err)
 		}
 		if !tally.IsValidator(a) {
-			return fmt.Errorf("%w %d: %s is not a validator", ErrInvalidCommitSeal, i, a.Hex())
+			return fmt.Errorf("%w: commit seal %d: %s is not a validator", consensus.ErrInvalidSeal, i, a.Hex())
 		}
 		if seen[a] {
-			return fmt.Errorf("%w %d: %s sealed twice", ErrInvalidCommitSeal, i, a.Hex())
+			return fmt.Errorf("%w: commit seal %d: %s sealed twice", consensus.ErrInvalidSeal, i, a.Hex())
 		}
 		seen[a] = true
 	}
@@ -301,19 +310,13 @@ func (e *Engine) SealSigners(header *types.Header) ([]common.Address, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]common.Address, len(extra.Seals))
-	for i, s := range extra.Seals {
-		if out[i], err = f.RecoverSeal(digest, s); err != nil {
-			return nil, fmt.Errorf("commit seal %d: %w", i, err)
-		}
-	}
-	return out, nil
+	return bft.RecoverSigners(digest, extra.Seals)
 }
 
 // VerifyUncles rejects any ommer.
 func (e *Engine) VerifyUncles(chain consensus.ChainReader, block *types.Block, seal bool) error {
 	if len(block.Uncles()) > 0 {
-		return errors.New("BFT blocks have no ommers")
+		return consensus.ErrUnexpectedUncles
 	}
 	return nil
 }
@@ -334,14 +337,14 @@ func (e *Engine) Prepare(chain consensus.ChainReader, header, parent *types.Head
 	if !tally.IsValidator(e.self) {
 		return &consensus.CannotSealError{Reason: consensus.ReasonNotAuthorised}
 	}
-	var vote *Vote
+	var vote *bft.Vote
 	vals := tally.Validators()
 	if e.Segment(headerNumber(header)).Contract != nil {
 		vals = nil // the contract holds them; votes do not apply
-	} else if a, add, ok := e.proposals.Next(e.self, tally); ok {
-		vote = &Vote{Recipient: a, Add: add}
+	} else if a, add, ok := e.proposals.Next(func(a common.Address, add bool) bool { return tally.VoteUseful(e.self, a, add) }); ok {
+		vote = &bft.Vote{Recipient: a, Add: add}
 	}
-	header.Extra = e.format(headerNumber(header)).EncodeExtra(vals, vote)
+	header.Extra = e.format(headerNumber(header)).EncodeExtra(&bft.Extra{Validators: vals, Vote: vote})
 	header.Coinbase = e.self
 	header.Difficulty = big.NewInt(1)
 	header.MixDigest = MixDigest

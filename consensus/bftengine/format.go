@@ -17,61 +17,41 @@ import (
 	"github.com/basaltchain/basalt/consensus/bft"
 )
 
-// Vote is a proposer's vote to add (Add) or drop a validator, carried in the
-// block it proposes.
-type Vote struct {
-	Recipient common.Address
-	Add       bool
-}
-
-// Extra is what the engine reads from a header's extraData, whatever its
-// layout.
-type Extra struct {
-	// Validators are the validators of the block, ascending.
-	Validators []common.Address
-	// Vote is nil when the proposer casts none.
-	Vote  *Vote
-	Round uint32
-	Seals [][]byte
+// Spec names a protocol and its devp2p sub-protocol.
+type Spec struct {
+	// Name names the protocol in logs and errors ("IBFT 2.0", "QBFT").
+	Name string
+	// Key is its genesis config key ("ibft2", "qbft"), which also names
+	// its metrics (besu_consensus_<key>_...).
+	Key string
+	// RPCPrefix is the prefix of its JSON-RPC methods ("ibft", "qbft") and
+	// RPCGroup the group that enables them.
+	RPCPrefix, RPCGroup string
+	// Rules are its message set's rules on the shared core.
+	Rules bft.Rules
+	// Protocol, Version and Length are its devp2p sub-protocol.
+	Protocol string
+	Version  uint
+	Length   uint64
 }
 
 // Format is one BFT protocol's codecs and rules: package ibft2 and package
 // qbft each provide one.
 type Format interface {
-	// Name names the protocol in logs and errors ("IBFT 2.0", "QBFT").
-	Name() string
-	// Key is its genesis config key ("ibft2", "qbft"), which also names
-	// its metrics (besu_consensus_<key>_...).
-	Key() string
-	// RPCPrefix is the prefix of its JSON-RPC methods ("ibft", "qbft") and
-	// RPCGroup the group that enables them.
-	RPCPrefix() string
-	RPCGroup() string
-	// Rules are its message set's rules on the shared core.
-	Rules() bft.Rules
+	// Spec names the protocol.
+	Spec() Spec
 
-	// DecodeExtra reads a header's extraData.
-	DecodeExtra(extra []byte) (*Extra, error)
-	// EncodeExtra writes the extraData of a block to propose: zero
-	// vanity, round 0, no seals.
-	EncodeExtra(validators []common.Address, vote *Vote) []byte
+	// ExtraCodec reads and writes a header's extraData; the engine
+	// proposes blocks with zero vanity, round 0 and no seals.
+	bft.ExtraCodec
 	// BlockHash is the on-chain hash of a header.
 	BlockHash(header *types.Header) common.Hash
 	// Digest is the hash a proposal of the block is known by.
 	Digest(header *types.Header) (common.Hash, error)
 	// SealHash is the hash the commit seals of header committed in round
-	// sign.
+	// sign (each recovered with bft.RecoverSigner, as both protocols do).
 	SealHash(header *types.Header, round uint32) (common.Hash, error)
-	// WithRoundAndSeals returns a copy of header carrying round and seals.
-	WithRoundAndSeals(header *types.Header, round uint32, seals [][]byte) (*types.Header, error)
-	// RecoverSeal returns the signer of a commit seal over hash.
-	RecoverSeal(hash common.Hash, seal []byte) (common.Address, error)
 
-	// ProtocolName, ProtocolVersion and ProtocolLength are its devp2p
-	// sub-protocol.
-	ProtocolName() string
-	ProtocolVersion() uint
-	ProtocolLength() uint64
 	// Code is the sub-protocol message code of a message kind.
 	Code(kind bft.Kind) uint64
 	// DecodeMessage decodes a message of code, recovering its signers.

@@ -73,7 +73,7 @@ func newNetwork(f Format, cfg *config.IBFT2Config, inbox chan<- driver.Inbound, 
 		perPeer:  max(minPeerQueue, cap(inbox)/peerQueueShare),
 		queued:   map[enode.ID]int{},
 	}
-	n.transport = subprotocol.NewTransport(f.ProtocolName(), f.ProtocolVersion(), f.ProtocolLength(), n.handle).WithBans(bans)
+	n.transport = subprotocol.NewTransport(f.Spec().Protocol, f.Spec().Version, f.Spec().Length, n.handle).WithBans(bans)
 	return n
 }
 
@@ -85,7 +85,7 @@ func newNetwork(f Format, cfg *config.IBFT2Config, inbox chan<- driver.Inbound, 
 // the peer's share of it is full, is dropped.
 func (n *network) handle(from enode.ID, msg p2p.Msg) error {
 	if msg.Size > maxMessageSize {
-		return fmt.Errorf("%s message of %d bytes", n.format.Name(), msg.Size)
+		return fmt.Errorf("%s message of %d bytes", n.format.Spec().Name, msg.Size)
 	}
 	kind, ok := n.kind(msg.Code)
 	if !ok {
@@ -111,7 +111,7 @@ func (n *network) handle(from enode.ID, msg p2p.Msg) error {
 		// from another peer is admitted.
 		return nil
 	case err != nil:
-		return fmt.Errorf("%s message: %w", n.format.Name(), err)
+		return fmt.Errorf("%s message: %w", n.format.Spec().Name, err)
 	}
 	if !n.take(from) {
 		return nil // not marked received: the same message may come from another peer
@@ -188,9 +188,9 @@ func (r router) NewHeight(h bft.Height) {
 }
 
 func (r router) Gossip(m *bft.Message, hash common.Hash, except enode.ID) bool {
-	name := r.e.format(m.View.Sequence).ProtocolName()
+	name := r.e.format(m.View.Sequence).Spec().Protocol
 	for _, n := range r.e.nets {
-		if n.format.ProtocolName() == name {
+		if n.format.Spec().Protocol == name {
 			return n.gossip(m, hash, except)
 		}
 	}

@@ -23,12 +23,10 @@ import (
 // bookkeeping without the signatures (FuzzAdmit covers those).
 type plainFormat struct{ Format }
 
-func (plainFormat) Name() string           { return "plain" }
-func (plainFormat) ProtocolName() string   { return "plain" }
-func (plainFormat) ProtocolVersion() uint  { return 1 }
-func (plainFormat) ProtocolLength() uint64 { return 4 }
+func (plainFormat) Spec() Spec {
+	return Spec{Name: "plain", Protocol: "plain", Version: 1, Length: 4, Rules: bft.QBFT}
+}
 func (plainFormat) Code(k bft.Kind) uint64 { return uint64(k) }
-func (plainFormat) Rules() bft.Rules       { return bft.QBFT }
 func (plainFormat) DecodeMessage(code uint64, data []byte) (*bft.Message, error) {
 	var v struct {
 		Seq    uint64

@@ -42,7 +42,7 @@ func (e *Engine) Produce(ctx context.Context, host consensus.Host) error {
 			BlockPeriod:               cfg.BlockPeriod(),
 			FutureMessagesLimit:       int(cfg.FutureMessagesLimit),
 			FutureMessagesMaxDistance: cfg.FutureMessagesMaxDistance,
-			Rules:                     e.format(next).Rules(),
+			Rules:                     e.format(next).Spec().Rules,
 		},
 		Protocol:           protocol{e},
 		Network:            router{e},
@@ -61,8 +61,8 @@ func (e *Engine) Produce(ctx context.Context, host consensus.Host) error {
 func (e *Engine) SetMetrics(r *metrics.Registry) {
 	e.metrics = make(map[string]driver.Metrics, len(e.segs))
 	for _, s := range e.segs {
-		if _, ok := e.metrics[s.Format.Key()]; !ok {
-			e.metrics[s.Format.Key()] = driver.NewMetrics(r, s.Format.Key())
+		if _, ok := e.metrics[s.Format.Spec().Key]; !ok {
+			e.metrics[s.Format.Spec().Key] = driver.NewMetrics(r, s.Format.Spec().Key)
 		}
 	}
 }
@@ -70,7 +70,7 @@ func (e *Engine) SetMetrics(r *metrics.Registry) {
 // metricsAt is the metrics of block number's protocol (none before
 // SetMetrics).
 func (e *Engine) metricsAt(number uint64) driver.Metrics {
-	return e.metrics[e.format(number).Key()]
+	return e.metrics[e.format(number).Spec().Key]
 }
 
 // protocol is the schedule as the driver sees it: each function answers
@@ -92,7 +92,7 @@ func (p protocol) BlockRound(b *types.Block) (uint32, error) {
 }
 
 func (p protocol) WithRound(b *types.Block, round uint32) (*types.Block, error) {
-	h, err := p.f(b).WithRoundAndSeals(b.Header(), round, nil)
+	h, err := bft.WithRoundAndSeals(p.f(b), b.Header(), round, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +111,7 @@ func (p protocol) CommitSeal(d common.Hash) ([]byte, error) { return crypto.Sign
 
 func (p protocol) SealSigner(d common.Hash, seal []byte) (common.Address, error) {
 	// Both protocols' seals are r ‖ s ‖ v (v 0 or 1) over the hash as is.
-	return p.e.segs[0].Format.RecoverSeal(d, seal)
+	return bft.RecoverSigner(d, seal)
 }
 
 func (p protocol) Hash(h *types.Header) common.Hash { return p.e.Hash(h) }
@@ -123,10 +123,10 @@ func (p protocol) Height(chain consensus.ChainReader, head *types.Header) (bft.H
 	}
 	next := head.Number.Uint64() + 1
 	return bft.Height{Sequence: next, ParentTime: head.Time, ParentProposer: head.Coinbase, Validators: vals,
-		Rules: p.e.format(next).Rules(), BlockPeriod: p.e.cfg(next).BlockPeriod(),
+		Rules: p.e.format(next).Spec().Rules, BlockPeriod: p.e.cfg(next).BlockPeriod(),
 		RequestTimeout: p.e.RequestTimeout(next)}, nil
 }
 
 func (p protocol) Seal(h *types.Header, round uint32, seals [][]byte) (*types.Header, error) {
-	return p.e.format(headerNumber(h)).WithRoundAndSeals(h, round, seals)
+	return bft.WithRoundAndSeals(p.e.format(headerNumber(h)), h, round, seals)
 }

@@ -103,11 +103,10 @@ type Engine struct {
 	snaps   *lru.Cache[common.Hash, *Snapshot]
 	signers *lru.Cache[common.Hash, common.Address]
 
-	proposals proposals
+	proposals *consensus.Proposals // clique_propose
 
-	mu      sync.Mutex
-	plans   map[common.Hash]time.Time // out-of-turn seal time per parent
-	votePos int                       // rotates through the valid proposals
+	mu    sync.Mutex
+	plans map[common.Hash]time.Time // out-of-turn seal time per parent
 
 	metrics engineMetrics // set once by SetMetrics, before any other call
 }
@@ -126,13 +125,9 @@ var (
 
 // Errors of header verification.
 var (
-	errInvalidTimestamp  = errors.New("clique: timestamp less than the block period after the parent's")
 	errSignersOffEpoch   = errors.New("clique: signer list in extraData of a non-checkpoint block")
 	errCheckpointSigners = errors.New("clique: checkpoint signer list differs from the snapshot's")
-	errInvalidMixDigest  = errors.New("clique: non-zero mix digest")
-	errInvalidUncleHash  = errors.New("clique: ommers not allowed")
 	errCheckpointVote    = errors.New("clique: vote (non-zero coinbase) on a checkpoint block")
-	errWrongDifficulty   = errors.New("clique: wrong difficulty")
 	errEmptyBlock        = errors.New("clique: block without transactions while createemptyblocks is false")
 	errNoKey             = errors.New("clique: the engine has no signing key")
 )
@@ -143,15 +138,16 @@ func New(cfg Config, opts Options) *Engine {
 		cfg.Epoch = DefaultEpoch
 	}
 	e := &Engine{
-		cfg:     cfg,
-		key:     opts.Key,
-		db:      opts.DB,
-		clock:   opts.Clock,
-		rand:    opts.Rand,
-		log:     opts.Log,
-		snaps:   lru.NewCache[common.Hash, *Snapshot](inmemorySnapshots),
-		signers: lru.NewCache[common.Hash, common.Address](inmemorySigners),
-		plans:   make(map[common.Hash]time.Time),
+		cfg:       cfg,
+		key:       opts.Key,
+		db:        opts.DB,
+		clock:     opts.Clock,
+		rand:      opts.Rand,
+		log:       opts.Log,
+		snaps:     lru.NewCache[common.Hash, *Snapshot](inmemorySnapshots),
+		signers:   lru.NewCache[common.Hash, common.Address](inmemorySigners),
+		plans:     make(map[common.Hash]time.Time),
+		proposals: consensus.NewProposals(),
 	}
 	if e.key != nil {
 		e.signer = crypto.PubkeyToAddress(e.key.PublicKey)
@@ -255,7 +251,7 @@ func verifySigner(cfg Config, snap *Snapshot, header *types.Header, ex Extra, si
 		return errCheckpointSigners
 	}
 	if want := snap.Difficulty(number, signer); header.Difficulty.Cmp(want) != 0 {
-		return fmt.Errorf("%w: have %v, want %v", errWrongDifficulty, header.Difficulty, want)
+		return fmt.Errorf("clique: %w: have %v, want %v", consensus.ErrInvalidDifficulty, header.Difficulty, want)
 	}
 	return nil
 }
@@ -275,7 +271,7 @@ func equalSigners(a, b []common.Address) bool {
 // VerifyUncles rejects any ommer: Clique blocks have none.
 func (e *Engine) VerifyUncles(_ consensus.ChainReader, block *types.Block, _ bool) error {
 	if len(block.Uncles()) > 0 {
-		return errInvalidUncleHash
+		return fmt.Errorf("clique: %w", consensus.ErrUnexpectedUncles)
 	}
 	return nil
 }

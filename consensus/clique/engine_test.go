@@ -114,12 +114,12 @@ func TestVerifyHeaderRules(t *testing.T) {
 			h := good()
 			h.Difficulty = big.NewInt(1) // in turn: 2
 			return resign(h, inTurn(3))
-		}, errWrongDifficulty},
+		}, consensus.ErrInvalidDifficulty},
 		{"difficulty neither 1 nor 2", func() *types.Header {
 			h := good()
 			h.Difficulty = big.NewInt(3)
 			return resign(h, inTurn(3))
-		}, errWrongDifficulty},
+		}, consensus.ErrInvalidDifficulty},
 		{"seal by another key", func() *types.Header { return resign(good(), "D") }, ErrUnauthorizedSigner},
 		{"seal not a signature", func() *types.Header {
 			h := good()
@@ -142,7 +142,7 @@ func TestVerifyHeaderRules(t *testing.T) {
 			h := good()
 			h.Time = head.Time
 			return resign(h, inTurn(3))
-		}, errInvalidTimestamp},
+		}, consensus.ErrInvalidTimestamp},
 		{"signer list off a checkpoint", func() *types.Header {
 			h := good()
 			h.Extra = Extra{Signers: n.acc.addresses("A", "B", "C")}.Encode()
@@ -157,12 +157,12 @@ func TestVerifyHeaderRules(t *testing.T) {
 			h := good()
 			h.MixDigest = common.Hash{1}
 			return resign(h, inTurn(3))
-		}, errInvalidMixDigest},
+		}, consensus.ErrInvalidMixDigest},
 		{"ommers", func() *types.Header {
 			h := good()
 			h.UncleHash = common.Hash{1}
 			return resign(h, inTurn(3))
-		}, errInvalidUncleHash},
+		}, consensus.ErrUnexpectedUncles},
 		{"extraData too short", func() *types.Header {
 			h := good()
 			h.Extra = h.Extra[:90]

@@ -27,7 +27,7 @@ func (e *Engine) SetMetrics(r *metrics.Registry) {
 	e.metrics.sealed.With("in")
 	e.metrics.sealed.With("out")
 	r.GaugeFunc(metrics.Consensus, "clique_proposals", "This node's pending proposals (clique_propose) to add or drop a signer", func() float64 {
-		return float64(len(e.proposals.all()))
+		return float64(len(e.proposals.Pending()))
 	})
 }
 

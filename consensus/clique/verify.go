@@ -38,7 +38,7 @@ func verifyFields(config *params.ChainConfig, cfg Config, header, parent *types.
 		return Extra{}, consensus.ErrFutureBlock
 	}
 	if header.Time < parent.Time+cfg.Period {
-		return Extra{}, fmt.Errorf("%w: %d after %d, period %d", errInvalidTimestamp, header.Time, parent.Time, cfg.Period)
+		return Extra{}, fmt.Errorf("clique: %w: %d after %d, period %d", consensus.ErrInvalidTimestamp, header.Time, parent.Time, cfg.Period)
 	}
 	ex, err := ParseExtra(header.Extra)
 	if err != nil {
@@ -49,10 +49,10 @@ func verifyFields(config *params.ChainConfig, cfg Config, header, parent *types.
 		return Extra{}, errSignersOffEpoch
 	}
 	if header.MixDigest != (common.Hash{}) {
-		return Extra{}, errInvalidMixDigest
+		return Extra{}, fmt.Errorf("clique: %w: must be zero", consensus.ErrInvalidMixDigest)
 	}
 	if header.UncleHash != types.EmptyUncleHash {
-		return Extra{}, errInvalidUncleHash
+		return Extra{}, fmt.Errorf("clique: %w", consensus.ErrUnexpectedUncles)
 	}
 	if _, _, voted, err := voteOf(header); err != nil {
 		return Extra{}, err
@@ -60,7 +60,7 @@ func verifyFields(config *params.ChainConfig, cfg Config, header, parent *types.
 		return Extra{}, errCheckpointVote
 	}
 	if header.Difficulty.Cmp(DiffInTurn) != 0 && header.Difficulty.Cmp(DiffNoTurn) != 0 {
-		return Extra{}, fmt.Errorf("%w: %v is neither 1 nor 2", errWrongDifficulty, header.Difficulty)
+		return Extra{}, fmt.Errorf("clique: %w: %v is neither 1 nor 2", consensus.ErrInvalidDifficulty, header.Difficulty)
 	}
 	if err := feemarket.VerifyGas(config, header, parent); err != nil {
 		return Extra{}, err

@@ -26,7 +26,6 @@ const (
 )
 
 var (
-	errOlderBlockTime  = errors.New("timestamp not after parent's")
 	errDuplicateUncle  = errors.New("duplicate uncle")
 	errUncleIsAncestor = errors.New("uncle is an ancestor")
 	errDanglingUncle   = errors.New("uncle's parent is not an ancestor within 7 generations")
@@ -70,7 +69,7 @@ func (e *Ethash) verifyHeader(config *params.ChainConfig, header, parent *types.
 		return consensus.ErrFutureBlock
 	}
 	if header.Time <= parent.Time {
-		return errOlderBlockTime
+		return fmt.Errorf("%w: not after parent's", consensus.ErrInvalidTimestamp)
 	}
 	if want := e.CalcDifficulty(config, header.Time, parent); header.Difficulty.Cmp(want) != 0 {
 		return fmt.Errorf("invalid difficulty: have %v, want %v", header.Difficulty, want)

@@ -111,7 +111,7 @@ func TestVerifyHeaderDevForks(t *testing.T) {
 		{name: "15 s ahead of the clock", mutate: func(h *types.Header) { h.Time = parent.Time + 10 + 15 }},
 		{name: "number skips", mutate: func(h *types.Header) { h.Number.SetUint64(12) }, wantErr: consensus.ErrInvalidNumber},
 		{name: "16 s ahead of the clock", mutate: func(h *types.Header) { h.Time = parent.Time + 10 + 16 }, wantErr: consensus.ErrFutureBlock},
-		{name: "same time as parent", mutate: func(h *types.Header) { h.Time = parent.Time }, wantErr: errOlderBlockTime},
+		{name: "same time as parent", mutate: func(h *types.Header) { h.Time = parent.Time }, wantErr: consensus.ErrInvalidTimestamp},
 		{name: "extra 33 bytes", mutate: func(h *types.Header) { h.Extra = make([]byte, 33) }, wantMsg: "extra-data too long"},
 		{name: "gas used above limit", mutate: func(h *types.Header) { h.GasUsed = h.GasLimit + 1 }, wantMsg: "invalid gas used"},
 		{name: "difficulty not the fixed one", mutate: func(h *types.Header) { h.Difficulty.SetInt64(101) }, wantMsg: "invalid difficulty"},
@@ -372,7 +372,7 @@ func TestVerifyUnclesWithoutSeal(t *testing.T) {
 		{name: "sibling of the block", uncles: []*types.Header{unsealed(9, 4, nil)}, wantErr: errDanglingUncle},
 		{name: "8 generations back", uncles: []*types.Header{unsealed(2, 5, nil)}, wantErr: errDanglingUncle},
 		{name: "bad difficulty", uncles: []*types.Header{unsealed(7, 6, func(u *types.Header) { u.Difficulty = big.NewInt(2) })}, wantMsg: "invalid difficulty"},
-		{name: "not after its parent", uncles: []*types.Header{unsealed(7, 7, func(u *types.Header) { u.Time = h(7).Time })}, wantErr: errOlderBlockTime},
+		{name: "not after its parent", uncles: []*types.Header{unsealed(7, 7, func(u *types.Header) { u.Time = h(7).Time })}, wantErr: consensus.ErrInvalidTimestamp},
 		{name: "wrong number", uncles: []*types.Header{unsealed(7, 8, func(u *types.Header) { u.Number = big.NewInt(9) })}, wantErr: consensus.ErrInvalidNumber},
 		{name: "gas used above limit", uncles: []*types.Header{unsealed(7, 9, func(u *types.Header) { u.GasUsed = u.GasLimit + 1 })}, wantMsg: "invalid gas used"},
 	}

@@ -34,11 +34,11 @@ func TestSubSecondPeriodTimestamps(t *testing.T) {
 		if c.sameSecondOK && err != nil {
 			t.Fatalf("%d ms, same second: %v", c.ms, err)
 		}
-		if !c.sameSecondOK && !errors.Is(err, ErrInvalidTimestamp) {
-			t.Fatalf("%d ms, same second: %v, want %v", c.ms, err, ErrInvalidTimestamp)
+		if !c.sameSecondOK && !errors.Is(err, consensus.ErrInvalidTimestamp) {
+			t.Fatalf("%d ms, same second: %v, want %v", c.ms, err, consensus.ErrInvalidTimestamp)
 		}
-		if err := f.e.VerifyHeader(f.chain, at(genesis.Time-1), genesis, true); !errors.Is(err, ErrInvalidTimestamp) {
-			t.Fatalf("%d ms, a second back: %v, want %v", c.ms, err, ErrInvalidTimestamp)
+		if err := f.e.VerifyHeader(f.chain, at(genesis.Time-1), genesis, true); !errors.Is(err, consensus.ErrInvalidTimestamp) {
+			t.Fatalf("%d ms, a second back: %v, want %v", c.ms, err, consensus.ErrInvalidTimestamp)
 		}
 	}
 }

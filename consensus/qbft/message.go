@@ -33,14 +33,7 @@ const (
 // ErrMessageFormat is wrapped by every message decoding error.
 var ErrMessageFormat = errors.New("invalid QBFT message")
 
-func msgErr(what string, err error) error {
-	if err != nil {
-		// Both wrapped: the network tells a bad signature
-		// (bft.ErrBadSignature) from other malformed messages.
-		return fmt.Errorf("%w: %s: %w", ErrMessageFormat, what, err)
-	}
-	return fmt.Errorf("%w: %s", ErrMessageFormat, what)
-}
+func msgErr(what string, err error) error { return bft.FormatError(ErrMessageFormat, what, err) }
 
 // Prepare is a signed PREPARE: [[seq, round, digest], sig]. It is also the
 // prepare entry of a justification.
@@ -290,15 +283,6 @@ func (p *Proposal) Encode() ([]byte, error) {
 
 // decoding
 
-// splitRaw splits the first RLP item of b, returning its whole encoding.
-func splitRaw(b []byte) (item, rest []byte, err error) {
-	_, _, rest, err = rlp.Split(b)
-	if err != nil {
-		return nil, nil, err
-	}
-	return b[:len(b)-len(rest)], rest, nil
-}
-
 // onlyList returns the content of b, which must be exactly one RLP list.
 func onlyList(what string, b []byte) ([]byte, error) {
 	c, rest, err := rlp.SplitList(b)
@@ -343,12 +327,12 @@ func splitSigned(code uint64, b []byte) (payload, sig []byte, author common.Addr
 	if err != nil {
 		return nil, nil, author, err
 	}
-	payload, c, err = splitRaw(c)
+	payload, c, err = bft.SplitRaw(c)
 	if err != nil {
 		return nil, nil, author, msgErr("payload", err)
 	}
 	sig, c, err = rlp.SplitString(c)
-	if err != nil || len(sig) != SealLength {
+	if err != nil || len(sig) != bft.SealLength {
 		return nil, nil, author, msgErr("signature must be 65 bytes", err)
 	}
 	if len(c) != 0 {
@@ -402,7 +386,7 @@ func DecodeCommit(b []byte) (*Commit, error) {
 		return nil, err
 	}
 	s, c, err := rlp.SplitString(c)
-	if err != nil || len(s) != SealLength {
+	if err != nil || len(s) != bft.SealLength {
 		return nil, msgErr("commit seal must be 65 bytes", err)
 	}
 	m.CommitSeal = bytes.Clone(s)
@@ -462,7 +446,7 @@ func readPrepares(b []byte) ([]*Prepare, []byte, error) {
 	var out []*Prepare
 	for len(ps) > 0 {
 		var s []byte
-		if s, ps, err = splitRaw(ps); err != nil {
+		if s, ps, err = bft.SplitRaw(ps); err != nil {
 			return nil, nil, msgErr("prepare", err)
 		}
 		p, err := DecodePrepare(s)
@@ -489,7 +473,7 @@ func DecodeRoundChange(b []byte) (*RoundChange, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, c, err := splitRaw(c)
+	s, c, err := bft.SplitRaw(c)
 	if err != nil {
 		return nil, msgErr("signed round change", err)
 	}
@@ -498,7 +482,7 @@ func DecodeRoundChange(b []byte) (*RoundChange, error) {
 		return nil, err
 	}
 	r := &RoundChange{SignedRoundChange: *src}
-	blk, c, err := splitRaw(c)
+	blk, c, err := bft.SplitRaw(c)
 	if err != nil {
 		return nil, msgErr("prepared block", err)
 	}
@@ -523,7 +507,7 @@ func DecodeProposal(b []byte) (*Proposal, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, c, err := splitRaw(c)
+	s, c, err := bft.SplitRaw(c)
 	if err != nil {
 		return nil, msgErr("signed proposal", err)
 	}
@@ -539,7 +523,7 @@ func DecodeProposal(b []byte) (*Proposal, error) {
 	if p.View, pc, err = readView(pc); err != nil {
 		return nil, err
 	}
-	blk, pc, err := splitRaw(pc)
+	blk, pc, err := bft.SplitRaw(pc)
 	if err != nil {
 		return nil, msgErr("block", err)
 	}
@@ -562,7 +546,7 @@ func DecodeProposal(b []byte) (*Proposal, error) {
 	}
 	for len(rcs) > 0 {
 		var s []byte
-		if s, rcs, err = splitRaw(rcs); err != nil {
+		if s, rcs, err = bft.SplitRaw(rcs); err != nil {
 			return nil, msgErr("round change", err)
 		}
 		rc, err := DecodeSignedRoundChange(s)

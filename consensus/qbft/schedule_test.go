@@ -57,7 +57,7 @@ func TestSchedule(t *testing.T) {
 		t.Error("a validator override under contract selection")
 	}
 	e, err := New(parse(t, `"qbft": {}`), ibft2.Options{})
-	if err != nil || e.Segment(0).Format.Name() != "QBFT" {
+	if err != nil || e.Segment(0).Format.Spec().Name != "QBFT" {
 		t.Fatalf("engine %v", err)
 	}
 }

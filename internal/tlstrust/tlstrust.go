@@ -138,14 +138,20 @@ func (v *verifier) check(raw [][]byte, id, host string, usage x509.ExtKeyUsage) 
 	return v.known.Record(id, fp)
 }
 
+// load reads a side's own certificate and key and its trust mode.
+func load(certFile, keyFile, trust string) (tls.Certificate, Mode, error) {
+	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+	if err != nil {
+		return tls.Certificate{}, Mode{}, fmt.Errorf("load certificate %s / key %s: %w", certFile, keyFile, err)
+	}
+	mode, err := ParseMode(trust)
+	return cert, mode, err
+}
+
 // ServerConfig is the configuration of a server that requires client
 // certificates and checks them with trust (identity: the common name).
 func ServerConfig(certFile, keyFile string, chainFiles []string, trust, knownClients string) (*tls.Config, error) {
-	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
-	if err != nil {
-		return nil, fmt.Errorf("load certificate %s / key %s: %w", certFile, keyFile, err)
-	}
-	mode, err := ParseMode(trust)
+	cert, mode, err := load(certFile, keyFile, trust)
 	if err != nil {
 		return nil, err
 	}
@@ -176,11 +182,7 @@ type Dialer struct {
 
 // NewDialer loads the client certificate and the trust mode.
 func NewDialer(certFile, keyFile string, chainFiles []string, trust, knownServers string) (*Dialer, error) {
-	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
-	if err != nil {
-		return nil, fmt.Errorf("load certificate %s / key %s: %w", certFile, keyFile, err)
-	}
-	mode, err := ParseMode(trust)
+	cert, mode, err := load(certFile, keyFile, trust)
 	if err != nil {
 		return nil, err
 	}

@@ -273,82 +273,69 @@ func serveHeaders(c Chain, p *Peer, req *GetHeaders) error {
 }
 
 func serveBodies(c Chain, p *Peer, req *GetHashes) error {
-	var (
-		out  []rlp.RawValue
-		size int
-	)
-	for _, hash := range req.Hashes {
-		if len(out) >= maxBodiesServe || size >= softResponseLimit {
-			break
-		}
+	return serveByHash(p, BlockBodiesMsg, req, maxBodiesServe, func(hash common.Hash) (any, bool) {
 		h := c.GetHeaderByHash(hash)
 		if h == nil {
-			continue
+			return nil, false
 		}
 		body := c.GetBody(hash, h.Number.Uint64())
 		if body == nil {
-			continue
+			return nil, false
 		}
-		enc, err := rlp.EncodeToBytes(&BlockBody{Transactions: body.Transactions, Uncles: body.Uncles, Withdrawals: body.Withdrawals})
-		if err != nil {
-			return err
-		}
-		out = append(out, enc)
-		size += len(enc)
-	}
-	return p.sendRaw(BlockBodiesMsg, req.RequestID, out)
+		return &BlockBody{Transactions: body.Transactions, Uncles: body.Uncles, Withdrawals: body.Withdrawals}, true
+	})
 }
 
 func serveReceipts(c Chain, p *Peer, req *GetHashes) error {
-	var (
-		out  []rlp.RawValue
-		size int
-	)
-	for _, hash := range req.Hashes {
-		if len(out) >= maxReceiptsServe || size >= softResponseLimit {
-			break
-		}
+	return serveByHash(p, ReceiptsMsg, req, maxReceiptsServe, func(hash common.Hash) (any, bool) {
 		h := c.GetHeaderByHash(hash)
 		if h == nil {
-			continue
+			return nil, false
 		}
 		receipts := c.GetReceipts(hash, h.Number.Uint64())
 		if receipts == nil {
 			if h.ReceiptHash != types.EmptyReceiptsHash {
-				continue
+				return nil, false
 			}
 			receipts = types.Receipts{}
 		}
-		enc, err := rlp.EncodeToBytes(receipts)
-		if err != nil {
-			return err
-		}
-		out = append(out, enc)
-		size += len(enc)
-	}
-	return p.sendRaw(ReceiptsMsg, req.RequestID, out)
+		return receipts, true
+	})
 }
 
 func servePooledTxs(b Backend, p *Peer, req *GetHashes) error {
+	return serveByHash(p, PooledTransactionsMsg, req, maxTxsServe, func(hash common.Hash) (any, bool) {
+		tx := b.PooledTx(hash)
+		if tx == nil {
+			return nil, false
+		}
+		p.MarkTxs(hash)
+		return tx, true
+	})
+}
+
+// serveByHash answers a request for items by hash with code: the RLP of
+// each item lookup finds, in the order asked, up to limit items or the soft
+// response size; a hash lookup does not know is left out.
+func serveByHash(p *Peer, code uint64, req *GetHashes, limit int, lookup func(common.Hash) (any, bool)) error {
 	var (
 		out  []rlp.RawValue
 		size int
 	)
 	for _, hash := range req.Hashes {
-		if len(out) >= maxTxsServe || size >= softResponseLimit {
+		if len(out) >= limit || size >= softResponseLimit {
 			break
 		}
-		tx := b.PooledTx(hash)
-		if tx == nil {
+		v, ok := lookup(hash)
+		if !ok {
 			continue
 		}
-		enc, err := rlp.EncodeToBytes(tx)
+		enc, err := rlp.EncodeToBytes(v)
 		if err != nil {
 			return err
 		}
 		out = append(out, enc)
 		size += len(enc)
-		p.MarkTxs(hash)
 	}
-	return p.sendRaw(PooledTransactionsMsg, req.RequestID, out)
+	return p.sendRaw(code, req.RequestID, out)
 }

@@ -60,7 +60,7 @@ func (s *Server) Handler() http.Handler {
 	json := []string{ptm.MediaJSON}
 	raw := []string{ptm.MediaBytes}
 	router := ptm.NewRouter(
-		ptm.Route{Method: http.MethodGet, Path: "/upcheck", Handler: func(w http.ResponseWriter, _ *http.Request) { ptm.WriteText(w, ptm.Upcheck) }},
+		ptm.UpcheckRoute,
 		ptm.Route{Method: http.MethodGet, Path: "/peercount", Handler: s.peerCount},
 		ptm.Route{Method: http.MethodGet, Path: "/version", Handler: func(w http.ResponseWriter, _ *http.Request) { ptm.WriteText(w, s.Version) }},
 		ptm.Route{Method: http.MethodGet, Path: "/knownnodes", Handler: s.knownNodes},
@@ -74,10 +74,7 @@ func (s *Server) Handler() http.Handler {
 		ptm.Route{Method: http.MethodPost, Path: "/findPrivacyGroup", Consumes: json, Handler: s.findGroup},
 		ptm.Route{Method: http.MethodPost, Path: "/retrievePrivacyGroup", Consumes: json, Handler: s.retrieveGroup},
 	)
-	tooLarge := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		ptm.WriteError(w, http.StatusRequestEntityTooLarge, ptm.PayloadTooLarge)
-	})
-	return httpmw.Chain(router, s.authenticate, httpmw.BodyLimit(s.MaxBody, tooLarge))
+	return ptm.Handler(router, s.MaxBody, s.authenticate)
 }
 
 func (s *Server) log() *slog.Logger {

@@ -43,16 +43,13 @@ type Server struct {
 // Handler returns the node API.
 func (s *Server) Handler() http.Handler {
 	router := ptm.NewRouter(
-		ptm.Route{Method: http.MethodGet, Path: "/upcheck", Handler: func(w http.ResponseWriter, _ *http.Request) { ptm.WriteText(w, ptm.Upcheck) }},
+		ptm.UpcheckRoute,
 		ptm.Route{Method: http.MethodPost, Path: "/partyinfo", Consumes: []string{ptm.MediaCBOR}, Handler: s.partyInfo},
 		ptm.Route{Method: http.MethodPost, Path: "/partyinfo/validate", Consumes: []string{ptm.MediaCBOR}, Handler: s.validate},
 		ptm.Route{Method: http.MethodPost, Path: "/push", Consumes: []string{ptm.MediaCBOR}, Handler: s.push},
 		ptm.Route{Method: http.MethodPost, Path: "/pushPrivacyGroup", Consumes: []string{ptm.MediaCBOR}, Handler: s.pushGroup},
 	)
-	tooLarge := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		ptm.WriteError(w, http.StatusRequestEntityTooLarge, ptm.PayloadTooLarge)
-	})
-	return httpmw.Chain(router, s.allowlist, httpmw.BodyLimit(s.MaxBody, tooLarge))
+	return ptm.Handler(router, s.MaxBody, s.allowlist)
 }
 
 func (s *Server) log() *slog.Logger {
@@ -133,8 +130,7 @@ func (s *Server) partyInfo(w http.ResponseWriter, r *http.Request) {
 	} else if st.Queued > 0 {
 		s.log().Debug("party info claims queued for proof", "remote", r.RemoteAddr, "queued", st.Queued)
 	}
-	w.Header().Set("Content-Type", ptm.MediaCBOR)
-	w.Write(reply)
+	ptm.WriteCBOR(w, reply)
 }
 
 // validate answers the challenges of another instance proving that this
@@ -149,8 +145,7 @@ func (s *Server) validate(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, ptm.Wrap(ptm.ObjectJSONDeserialization, err))
 		return
 	}
-	w.Header().Set("Content-Type", ptm.MediaCBOR)
-	w.Write(reply)
+	ptm.WriteCBOR(w, reply)
 }
 
 func (s *Server) push(w http.ResponseWriter, r *http.Request) {

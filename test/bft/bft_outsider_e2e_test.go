@@ -54,7 +54,7 @@ func startOutsider(t *testing.T, f bftengine.Format, key *ecdsa.PrivateKey, fg *
 	}
 	o.srv = &gethp2p.Server{Config: gethp2p.Config{
 		PrivateKey: key, MaxPeers: len(nodes) + 1, DialRatio: 1, NoDiscovery: true, ListenAddr: "127.0.0.1:0",
-		Protocols: []gethp2p.Protocol{{Name: f.ProtocolName(), Version: f.ProtocolVersion(), Length: f.ProtocolLength(),
+		Protocols: []gethp2p.Protocol{{Name: f.Spec().Protocol, Version: f.Spec().Version, Length: f.Spec().Length,
 			Run: func(p *gethp2p.Peer, rw gethp2p.MsgReadWriter) error {
 				o.mu.Lock()
 				o.sessions++
