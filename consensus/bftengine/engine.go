@@ -81,6 +81,7 @@ type Engine struct {
 	tallies   *lru.Cache[common.Hash, *bft.Tally]
 	proposals *bft.Proposals
 	nets      []*network // one per distinct sub-protocol, in segment order
+	mesh      *mesh      // bftmesh, beside them
 	inbox     chan driver.Inbound
 	// gate is what the sub-protocols admit messages against (set by the
 	// driver on each head); bans are the peers they caught misbehaving.
@@ -122,9 +123,12 @@ func New(segs []Segment, opts Options) (*Engine, error) {
 	}
 	e.inbox = make(chan driver.Inbound, max(1, int(queue)))
 	e.bans = subprotocol.NewBanList(e.clock, banDuration, maxBans)
+	e.mesh = newMesh()
 	for _, s := range segs {
 		if !slices.ContainsFunc(e.nets, func(n *network) bool { return n.format.ProtocolName() == s.Format.ProtocolName() }) {
-			e.nets = append(e.nets, newNetwork(s.Format, s.Config, e.inbox, &e.gate, e.bans))
+			n := newNetwork(s.Format, s.Config, e.inbox, &e.gate, e.bans)
+			n.self, n.mesh = e.self, e.mesh
+			e.nets = append(e.nets, n)
 		}
 	}
 	return e, nil
