@@ -117,12 +117,17 @@ func runBFT(ctx context.Context, o networkOptions, b bftOptions, logf func(strin
 	defer c.close()
 
 	var gen *generator
+	gctx, stopGen := context.WithCancel(ctx)
+	defer stopGen()
 	if b.Rate > 0 {
 		gen, err = newGenerator(ctx, m, b, logf)
 		if err != nil {
 			return nil, err
 		}
 		defer gen.close()
+		// The load runs through the warm-up too: the pool, caches and
+		// database reach their steady state before RSS is sampled.
+		go gen.run(gctx)
 	}
 	if b.Warmup > 0 {
 		logf("warming up for %s", b.Warmup)
@@ -141,7 +146,7 @@ func runBFT(ctx context.Context, o networkOptions, b bftOptions, logf func(strin
 	mctx, cancel := context.WithTimeout(ctx, b.Duration)
 	defer cancel()
 	if gen != nil {
-		go gen.run(mctx)
+		gen.reset() // only what is submitted from now on is measured
 	}
 	res.LoadAvg[0] = loadAvg()
 	cpu0 := nodesCPU(pids)
@@ -195,6 +200,7 @@ loop:
 		}
 	}
 	elapsed := time.Since(start)
+	stopGen()
 	cpu1 := nodesCPU(pids)
 	sample()
 	res.LoadAvg[1] = loadAvg()
@@ -221,7 +227,7 @@ loop:
 	if gen != nil {
 		res.Submitted, res.SubmitErrors, res.Late, res.FirstError = gen.counts()
 		res.Mined = len(latencies)
-		res.Unmined = res.Submitted - res.Mined
+		res.Unmined = gen.pendingCount()
 		q := quantiles(latencies, 0.5, 0.99)
 		res.LatencyP50ms, res.LatencyP99ms = q[0], q[1]
 	}
@@ -495,6 +501,17 @@ func (g *generator) mined(ctx context.Context, c *client, h head) []time.Duratio
 		}
 	}
 	return out
+}
+
+// reset forgets what was submitted so far: the measurement starts.
+func (g *generator) reset() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	clear(g.pending)
+	g.submitted.Store(0)
+	g.errs.Store(0)
+	g.late.Store(0)
+	g.firstErr.Store(nil)
 }
 
 func (g *generator) pendingCount() int {
