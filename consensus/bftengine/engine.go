@@ -29,6 +29,10 @@ import (
 	"github.com/basaltchain/basalt/p2p/subprotocol"
 )
 
+// sealCacheSize bounds the remembered commit-seal signers: a few blocks of
+// a hundred validators' seals.
+const sealCacheSize = 1024
+
 // allowedFutureBlockTime is how far ahead of the local clock a block's
 // timestamp may be (Besu: now + 1 s).
 const allowedFutureBlockTime = 1
@@ -79,6 +83,7 @@ type Engine struct {
 	clock consensus.Clock
 
 	tallies   *lru.Cache[common.Hash, *bft.Tally]
+	seals     *lru.Cache[common.Hash, common.Address] // recoverSeal's, by keccak(digest ‖ seal)
 	proposals *bft.Proposals
 	nets      []*network // one per distinct sub-protocol, in segment order
 	mesh      *mesh      // bftmesh, beside them
@@ -110,7 +115,8 @@ func New(segs []Segment, opts Options) (*Engine, error) {
 		return nil, errors.New("BFT schedule must start at block 0")
 	}
 	e := &Engine{segs: segs, key: opts.Key, clock: opts.Clock,
-		tallies: lru.NewCache[common.Hash, *bft.Tally](4096), proposals: bft.NewProposals()}
+		tallies: lru.NewCache[common.Hash, *bft.Tally](4096), proposals: bft.NewProposals(),
+		seals: lru.NewCache[common.Hash, common.Address](sealCacheSize)}
 	if e.clock == nil {
 		e.clock = consensus.SystemClock
 	}
@@ -246,21 +252,21 @@ func (e *Engine) VerifyHeader(chain consensus.ChainReader, header, parent *types
 		return ErrInvalidCoinbase
 	}
 	if seal {
-		return verifySeals(f, header, extra, tally)
+		return e.verifySeals(f, header, extra, tally)
 	}
 	return nil
 }
 
 // verifySeals checks the commit seals: at least a quorum, each by a
 // distinct validator of the block.
-func verifySeals(f Format, header *types.Header, extra *Extra, tally *bft.Tally) error {
+func (e *Engine) verifySeals(f Format, header *types.Header, extra *Extra, tally *bft.Tally) error {
 	digest, err := f.SealHash(header, extra.Round)
 	if err != nil {
 		return err
 	}
 	seen := map[common.Address]bool{}
 	for i, s := range extra.Seals {
-		a, err := f.RecoverSeal(digest, s)
+		a, err := e.recoverSeal(f, digest, s)
 		if err != nil {
 			return fmt.Errorf("%w %d: %v", ErrInvalidCommitSeal, i, err)
 		}
@@ -278,6 +284,23 @@ func verifySeals(f Format, header *types.Header, extra *Extra, tally *bft.Tally)
 	return nil
 }
 
+// recoverSeal is f.RecoverSeal, remembered: a validator recovers each
+// commit seal as its commit message comes, and again when it imports the
+// block the seals end up in (and a node syncing may verify a header twice);
+// with a hundred validators that is two hundred signature recoveries a
+// block, half of them needless.
+func (e *Engine) recoverSeal(f Format, digest common.Hash, seal []byte) (common.Address, error) {
+	key := crypto.Keccak256Hash(digest[:], seal)
+	if a, ok := e.seals.Get(key); ok {
+		return a, nil
+	}
+	a, err := f.RecoverSeal(digest, seal)
+	if err == nil {
+		e.seals.Add(key, a)
+	}
+	return a, err
+}
+
 // SealSigners returns the signers of the commit seals of header, in seal
 // order.
 func (e *Engine) SealSigners(header *types.Header) ([]common.Address, error) {
@@ -292,7 +315,7 @@ func (e *Engine) SealSigners(header *types.Header) ([]common.Address, error) {
 	}
 	out := make([]common.Address, len(extra.Seals))
 	for i, s := range extra.Seals {
-		if out[i], err = f.RecoverSeal(digest, s); err != nil {
+		if out[i], err = e.recoverSeal(f, digest, s); err != nil {
 			return nil, fmt.Errorf("commit seal %d: %w", i, err)
 		}
 	}

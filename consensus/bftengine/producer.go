@@ -111,7 +111,7 @@ func (p protocol) CommitSeal(d common.Hash) ([]byte, error) { return crypto.Sign
 
 func (p protocol) SealSigner(d common.Hash, seal []byte) (common.Address, error) {
 	// Both protocols' seals are r ‖ s ‖ v (v 0 or 1) over the hash as is.
-	return p.e.segs[0].Format.RecoverSeal(d, seal)
+	return p.e.recoverSeal(p.e.segs[0].Format, d, seal)
 }
 
 func (p protocol) Hash(h *types.Header) common.Hash { return p.e.Hash(h) }

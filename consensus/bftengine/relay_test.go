@@ -12,6 +12,7 @@ import (
 	"github.com/ethereum/go-ethereum/p2p/enode"
 	"github.com/ethereum/go-ethereum/rlp"
 
+	"github.com/basaltchain/basalt/config"
 	"github.com/basaltchain/basalt/consensus/bft"
 )
 
@@ -229,4 +230,31 @@ func mustEncode(v any) []byte {
 		panic(err)
 	}
 	return b
+}
+
+// sealCounter counts commit-seal recoveries.
+type sealCounter struct {
+	Format
+	n int
+}
+
+func (f *sealCounter) RecoverSeal(common.Hash, []byte) (common.Address, error) {
+	f.n++
+	return common.Address{byte(f.n)}, nil
+}
+
+// A commit seal is recovered once: as its commit message comes, and not
+// again when the block holding it is imported.
+func TestSealRecoveredOnce(t *testing.T) {
+	e, err := New([]Segment{{From: 0, Format: plainFormat{}, Config: &config.IBFT2Config{}}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &sealCounter{}
+	first, _ := e.recoverSeal(f, common.Hash{1}, []byte{1})
+	again, _ := e.recoverSeal(f, common.Hash{1}, []byte{1})
+	other, _ := e.recoverSeal(f, common.Hash{1}, []byte{2})
+	if f.n != 2 || first != again || other == first {
+		t.Fatalf("%d recoveries; signers %x %x %x", f.n, first, again, other)
+	}
 }
