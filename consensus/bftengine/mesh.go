@@ -18,8 +18,8 @@ import (
 // Basalt's own devp2p sub-protocol "bftmesh/1", run beside the consensus
 // protocols: each node tells its peers the addresses of the nodes it runs
 // a consensus protocol with (one message, code 0: an RLP list of
-// addresses, sent when the protocol starts and again, at most every
-// meshDebounce, when that set changes). A validator broadcasts its own
+// addresses, sent when the protocol starts and again when that set
+// changes: a lost connection at once, new ones at most every meshDebounce). A validator broadcasts its own
 // messages to every peer, so a peer connected to a message's author has it
 // from the author directly and is not relayed a copy: in a full mesh of N
 // validators a message then crosses N-1 links instead of (N-1)², which is
@@ -33,10 +33,14 @@ const (
 	meshMsgPeers        = 0
 	// maxMeshPeers bounds an advertisement; a longer one disconnects.
 	maxMeshPeers = 4096
-	// meshDebounce is how long a change of the local set waits before it
-	// is advertised, so that a network coming up (a hundred connections a
-	// node within a second) sends a few advertisements, not hundreds.
-	meshDebounce = 250 * time.Millisecond
+	// meshDebounce is how long a new connection waits before it is
+	// advertised, so that a network coming up (a hundred connections a
+	// node) sends a few advertisements, not hundreds. Until then the peers
+	// relay to the node as before: a late advertisement of a connection
+	// costs only copies. A lost connection is advertised at once: until
+	// the peers know, they would not relay the messages it no longer
+	// brings.
+	meshDebounce = time.Second
 )
 
 // mesh is the local side of bftmesh: which consensus peers this node has
@@ -45,10 +49,11 @@ type mesh struct {
 	transport *subprotocol.Transport
 	debounce  time.Duration
 
-	mu      sync.Mutex
-	local   map[enode.ID]meshPeer                    // consensus peers (any protocol)
-	of      map[enode.ID]map[common.Address]struct{} // each mesh peer's advertisement
-	pending bool                                     // an advertisement is scheduled
+	mu    sync.Mutex
+	local map[enode.ID]meshPeer                    // consensus peers (any protocol)
+	of    map[enode.ID]map[common.Address]struct{} // each mesh peer's advertisement
+	timer *time.Timer                              // the scheduled advertisement
+	due   time.Time                                // when it fires (zero: none pending)
 }
 
 // meshPeer is a consensus peer: its address and on how many consensus
@@ -79,16 +84,31 @@ func (m *mesh) consensusPeer(id enode.ID, addr common.Address, up bool) {
 	} else {
 		m.local[id] = p
 	}
-	if !m.pending {
-		m.pending = true
-		time.AfterFunc(m.debounce, m.advertise)
+	delay := m.debounce
+	if !up {
+		delay = 0
 	}
+	m.schedule(delay)
+}
+
+// schedule has the local set advertised within delay (m.mu held).
+func (m *mesh) schedule(delay time.Duration) {
+	due := time.Now().Add(delay)
+	switch {
+	case m.timer == nil:
+		m.timer = time.AfterFunc(delay, m.advertise)
+	case m.due.IsZero() || due.Before(m.due):
+		m.timer.Reset(delay)
+	default:
+		return // one is due sooner
+	}
+	m.due = due
 }
 
 // advertise sends the local set to every mesh peer.
 func (m *mesh) advertise() {
 	m.mu.Lock()
-	m.pending = false
+	m.due = time.Time{}
 	set := m.localSet()
 	m.mu.Unlock()
 	m.transport.Broadcast(meshMsgPeers, set)

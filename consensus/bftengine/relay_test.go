@@ -258,3 +258,41 @@ func TestSealRecoveredOnce(t *testing.T) {
 		t.Fatalf("%d recoveries; signers %x %x %x", f.n, first, again, other)
 	}
 }
+
+// A node advertises its consensus peers on bftmesh: a new mesh peer is
+// told the set at once, a new connection within the debounce, a lost one
+// at once.
+func TestMeshAdvertises(t *testing.T) {
+	m := newMesh()
+	m.debounce = 50 * time.Millisecond
+	a, b := common.Address{0xa}, common.Address{0xb}
+	m.consensusPeer(enode.ID{0xa}, a, true)
+	local, remote := p2p.MsgPipe()
+	proto := m.transport.Protocol()
+	go proto.Run(p2p.NewPeer(enode.ID{0x1}, "mesh", []p2p.Cap{{Name: proto.Name, Version: proto.Version}}), local) //nolint:errcheck
+	read := func() []common.Address {
+		t.Helper()
+		msg, err := remote.ReadMsg()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var addrs []common.Address
+		if err := msg.Decode(&addrs); err != nil {
+			t.Fatal(err)
+		}
+		return addrs
+	}
+	if got := read(); len(got) != 1 || got[0] != a {
+		t.Fatalf("first advertisement %x", got)
+	}
+	m.consensusPeer(enode.ID{0xb}, b, true)
+	if got := read(); len(got) != 2 {
+		t.Fatalf("after a new peer %x", got)
+	}
+	m.debounce = time.Hour // a loss does not wait for it
+	m.consensusPeer(enode.ID{0xa}, a, false)
+	if got := read(); len(got) != 1 || got[0] != b {
+		t.Fatalf("after a lost peer %x", got)
+	}
+	remote.Close()
+}
