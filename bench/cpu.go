@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -84,7 +83,10 @@ func (m *cpuMeter) stop() (server, self time.Duration) {
 // the listening socket's inode from /proc/net/tcp{,6}, then the process
 // holding a descriptor for it. It returns 0 when the URL is not local or no
 // such process is visible (another user's process, a container).
-func serverPID(rawURL string) int {
+func serverPID(rawURL string) int { return serverPIDs([]string{rawURL})[0] }
+
+// urlPort is rawURL's port when its host is this machine's, else 0.
+func urlPort(rawURL string) int {
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return 0
@@ -101,31 +103,7 @@ func serverPID(rawURL string) int {
 			port = 80
 		}
 	}
-	inodes := map[string]bool{}
-	for _, f := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
-		listeningInodes(f, port, inodes)
-	}
-	if len(inodes) == 0 {
-		return 0
-	}
-	procs, _ := filepath.Glob("/proc/[0-9]*/fd")
-	for _, fdDir := range procs {
-		ents, err := os.ReadDir(fdDir)
-		if err != nil {
-			continue
-		}
-		for _, e := range ents {
-			link, err := os.Readlink(filepath.Join(fdDir, e.Name()))
-			if err != nil || !strings.HasPrefix(link, "socket:[") {
-				continue
-			}
-			if inodes[strings.TrimSuffix(strings.TrimPrefix(link, "socket:["), "]")] {
-				pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(fdDir)))
-				return pid
-			}
-		}
-	}
-	return 0
+	return port
 }
 
 // listeningInodes adds the inodes of sockets listening on port from one

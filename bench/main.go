@@ -5,6 +5,7 @@
 //	go run ./bench tps     --url http://127.0.0.1:8545   # a burst of transfers, submit rate and end-to-end TPS
 //	go run ./bench import  --genesis G --chain C --client basalt:./basalt --client geth:/tmp/geth
 //	go run ./bench compare --a URL --b URL               # the same rpc (and tps) load on two nodes, ratios
+//	go run ./bench bft     --validators 30 --duration 2m # a network's blocks, round changes, CPU and RSS per node
 //
 // Each mode logs as it goes on stderr and ends with one JSON line on stdout
 // holding every figure. See bench/README.md.
@@ -41,6 +42,9 @@ Modes:
   import   block import of a chain file by one or more clients (Mgas/s)
   compare  the same rpc (and tps) load against two URLs, one after the other
   network  the tps load against a network of basalt network up (started if none runs)
+  bft      a network of N validators (basalt network up): block interval, round changes,
+           CPU and RSS per node, optionally under a steady transfer rate (latency); a long
+           --duration is the soak: the RSS slope per node
 
 Run "bench MODE -h" for a mode's options.
 `
@@ -107,6 +111,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		impO             importOptions
 		clients          listFlag
 		netO             networkOptions
+		bftO             bftOptions
 	)
 	addRPC := func() {
 		fs.Var(&methods, "methods", "methods to load (comma-separated; default eth_blockNumber,eth_getBalance,eth_call,eth_getBlockByNumber)")
@@ -152,6 +157,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fs.StringVar(&netO.GoQuorum, "goquorum", "", "GoQuorum 24.4.1 geth binary: after Basalt, the same load on 4 GoQuorum QBFT validators")
 		fs.IntVar(&netO.GoQuorumPort, "goquorum-base-port", 23300, "base port of the GoQuorum network (40 ports)")
 		addTPS()
+	case "bft":
+		fs.StringVar(&netO.Dir, "dir", "./basalt-network", "directory of the network (basalt network up --dir)")
+		fs.StringVar(&netO.Basalt, "basalt", defaultBasalt(), "basalt binary that starts a network when none runs in --dir")
+		fs.IntVar(&netO.Validators, "validators", 4, "validators of a network the harness starts")
+		fs.StringVar(&netO.Consensus, "consensus", "qbft", "consensus of a network the harness starts (qbft or ibft2)")
+		fs.IntVar(&netO.BasePort, "base-port", 8545, "base port of a network the harness starts (10 ports a validator)")
+		fs.DurationVar(&bftO.Warmup, "warmup", 10*time.Second, "time after the network is up (and senders funded) before measuring")
+		fs.DurationVar(&bftO.Duration, "duration", time.Minute, "measured time (a soak: an hour)")
+		fs.Float64Var(&bftO.Rate, "rate", 0, "transfers offered per second, spread over the nodes (0: idle)")
+		fs.IntVar(&bftO.Senders, "senders", 200, "accounts sending the transfers")
+		fs.DurationVar(&bftO.Sample, "sample", 5*time.Second, "RSS sampling period")
+		fs.StringVar(&bftO.Seed, "seed", "basalt bench bft", "seed the sender keys derive from")
 	case "import":
 		fs.StringVar(&impO.Genesis, "genesis", "", "genesis file (go-ethereum or Besu spelling)")
 		fs.StringVar(&impO.Chain, "chain", "", "chain file: concatenated RLP blocks after the genesis")
@@ -204,6 +221,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		r, err := runNetwork(ctx, netO, tpsO, logf)
 		if r != nil {
 			emit(stdout, map[string]any{"mode": mode, "network": r})
+		}
+		return err
+	case "bft":
+		r, err := runBFT(ctx, netO, bftO, logf)
+		if r != nil {
+			emit(stdout, map[string]any{"mode": mode, "bft": r})
 		}
 		return err
 	case "import":

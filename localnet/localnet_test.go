@@ -25,11 +25,11 @@ func TestSettingsCheck(t *testing.T) {
 		s    Settings
 		want string
 	}{
-		{Settings{Validators: 0, Consensus: "qbft", BasePort: 8545}, "between 1 and 30"},
-		{Settings{Validators: 31, Consensus: "qbft", BasePort: 8545}, "between 1 and 30"},
+		{Settings{Validators: 0, Consensus: "qbft", BasePort: 8545}, "between 1 and 100"},
+		{Settings{Validators: 101, Consensus: "qbft", BasePort: 8545}, "between 1 and 100"},
 		{Settings{Validators: 4, Consensus: "ethash", BasePort: 8545}, "--consensus"},
 		{Settings{Validators: 4, Consensus: "qbft", BasePort: 80}, "1024-65535"},
-		{Settings{Validators: 30, Consensus: "qbft", BasePort: 65300}, "1024-65535"},
+		{Settings{Validators: 100, Consensus: "qbft", BasePort: 64600}, "1024-65535"},
 	} {
 		if err := c.s.Check(); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %v, want %q", c.s, err, c.want)

@@ -413,6 +413,14 @@ func (n *Network) managersMeshed(ctx context.Context) bool {
 // by default) bounds it all the same.
 const MaxFutureBySender = 10_000
 
+// MaxPeers is the nodes' --max-peers in a network of n validators: every
+// other validator and room for outside peers (a GoQuorum or Besu node
+// joined to the network, a client syncing it). With Besu's default (25)
+// a network of 30 is not a full mesh: each node redials the validators it
+// has no room for every second, and consensus messages reach them only
+// relayed.
+func MaxPeers(n int) int { return max(25, n-1+10) }
+
 // nodeArgs are node i's options.
 func (n *Network) nodeArgs(i int) []string {
 	m, nd := n.m, n.m.Nodes[i]
@@ -429,6 +437,7 @@ func (n *Network) nodeArgs(i int) []string {
 		"--p2p-port=" + strconv.Itoa(nd.P2PPort),
 		"--discovery-enabled=false",
 		"--static-nodes-file=" + n.abs("static-nodes.json"),
+		"--max-peers=" + strconv.Itoa(MaxPeers(s.Validators)),
 		"--Xp2p-static-reconnect-seconds=1",
 		"--rpc-http-enabled", "--rpc-http-host=127.0.0.1", "--rpc-http-port=" + strconv.Itoa(s.port(i, offHTTP)),
 		"--rpc-http-api=" + apis, "--rpc-http-cors-origins=*",

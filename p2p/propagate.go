@@ -184,19 +184,45 @@ func (s *Service) notePeerHead(p *eth.Peer, hash common.Hash, td *big.Int) {
 	}
 }
 
-// broadcastBlock sends a block to every peer that does not have it, as
-// Besu does (the networks Basalt runs are small; every peer getting the
-// whole block at once makes forks resolve fastest). Post-merge blocks are
-// not gossiped.
+// broadcastBlock sends a block to every peer that does not have it: the
+// whole block to each, as Besu does, while there are at most
+// wholeBlockPeers of them (every peer getting the whole block at once makes
+// forks resolve fastest); beyond that the whole block to √n of them and its
+// hash to the others, as go-ethereum did before the merge, which fetch it
+// if they lack it. A hundred BFT validators all commit each block
+// themselves: each sending it whole to the 99 others was 9,900 copies of
+// a block with 100 seals a block period. Post-merge blocks are not
+// gossiped.
 func (s *Service) broadcastBlock(block *types.Block, hash common.Hash, td *big.Int) {
 	if block.Difficulty().Sign() == 0 || td == nil {
 		return
 	}
+	var lacking []*eth.Peer
 	for _, p := range s.peerList() {
 		if !p.KnowsBlock(hash) {
-			p.AsyncSendNewBlock(block, hash, td)
+			lacking = append(lacking, p)
 		}
 	}
+	whole := wholeBlockSends(len(lacking))
+	for i, p := range lacking {
+		if i < whole {
+			p.AsyncSendNewBlock(block, hash, td)
+		} else {
+			p.AsyncSendNewBlockHash(hash, block.NumberU64())
+		}
+	}
+}
+
+// wholeBlockPeers is how many peers lacking a block may all be sent it
+// whole (Besu's default --max-peers is 25).
+const wholeBlockPeers = 25
+
+// wholeBlockSends is how many of n peers lacking a block get it whole.
+func wholeBlockSends(n int) int {
+	if n <= wholeBlockPeers {
+		return n
+	}
+	return int(math.Ceil(math.Sqrt(float64(n))))
 }
 
 // headLoop announces every new head, unless a sync is importing a batch

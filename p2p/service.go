@@ -136,6 +136,9 @@ type Service struct {
 	mu     sync.RWMutex
 	peers  map[string]*eth.Peer
 	static map[enode.ID]*enode.Node
+	// dialing are the static nodes a dial of staticLoop is under way to:
+	// one at a time each, however long a handshake takes on a busy machine.
+	dialing map[enode.ID]bool
 	// peerHeads holds, by peer ID, the head number a peer is known to have
 	// (learnt when a sync from it starts); BestKnownBlock reads it.
 	peerHeads map[string]uint64

@@ -139,16 +139,27 @@ func (s *Service) staticLoop() {
 		for _, p := range s.server.Peers() {
 			connected[p.ID()] = true
 		}
-		s.mu.RLock()
+		s.mu.Lock()
+		if s.dialing == nil {
+			s.dialing = map[enode.ID]bool{}
+		}
 		var missing []*enode.Node
 		for id, n := range s.static {
-			if !connected[id] {
+			if !connected[id] && !s.dialing[id] {
 				missing = append(missing, n)
+				s.dialing[id] = true
 			}
 		}
-		s.mu.RUnlock()
+		s.mu.Unlock()
 		for _, n := range missing {
-			s.spawn(func() { s.dial(n) })
+			s.spawn(func() {
+				defer func() {
+					s.mu.Lock()
+					delete(s.dialing, n.ID())
+					s.mu.Unlock()
+				}()
+				s.dial(n)
+			})
 		}
 	}
 }

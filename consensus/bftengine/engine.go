@@ -29,6 +29,10 @@ import (
 	"github.com/basaltchain/basalt/p2p/subprotocol"
 )
 
+// sealCacheSize bounds the remembered commit-seal signers: a few blocks of
+// a hundred validators' seals.
+const sealCacheSize = 1024
+
 // allowedFutureBlockTime is how far ahead of the local clock a block's
 // timestamp may be (Besu: now + 1 s).
 const allowedFutureBlockTime = 1
@@ -73,9 +77,12 @@ type Engine struct {
 	clock consensus.Clock
 
 	tallies     *lru.Cache[common.Hash, *bft.Tally]
+	seals       *lru.Cache[common.Hash, common.Address] // recoverSeal's, by keccak(digest ‖ seal)
+	recover     func(digest common.Hash, seal []byte) (common.Address, error)
 	proposals   *consensus.Proposals
 	anyGasLimit bool
 	nets        []*network // one per distinct sub-protocol, in segment order
+	mesh        *mesh      // bftmesh, beside them
 	inbox       chan driver.Inbound
 	// gate is what the sub-protocols admit messages against (set by the
 	// driver on each head); bans are the peers they caught misbehaving.
@@ -109,7 +116,8 @@ func New(segs []Segment, opts Options) (*Engine, error) {
 		return nil, errors.New("BFT schedule must start at block 0")
 	}
 	e := &Engine{segs: segs, key: opts.Key, clock: opts.Clock, anyGasLimit: opts.AnyGasLimit,
-		tallies: lru.NewCache[common.Hash, *bft.Tally](4096), proposals: consensus.NewProposals()}
+		tallies: lru.NewCache[common.Hash, *bft.Tally](4096), proposals: consensus.NewProposals(),
+		seals: lru.NewCache[common.Hash, common.Address](sealCacheSize), recover: bft.RecoverSigner}
 	if e.clock == nil {
 		e.clock = consensus.SystemClock
 	}
@@ -122,9 +130,12 @@ func New(segs []Segment, opts Options) (*Engine, error) {
 	}
 	e.inbox = make(chan driver.Inbound, max(1, int(queue)))
 	e.bans = subprotocol.NewBanList(e.clock, banDuration, maxBans)
+	e.mesh = newMesh()
 	for _, s := range segs {
 		if !slices.ContainsFunc(e.nets, func(n *network) bool { return n.format.Spec().Protocol == s.Format.Spec().Protocol }) {
-			e.nets = append(e.nets, newNetwork(s.Format, s.Config, e.inbox, &e.gate, e.bans))
+			n := newNetwork(s.Format, s.Config, e.inbox, &e.gate, e.bans)
+			n.self, n.mesh = e.self, e.mesh
+			e.nets = append(e.nets, n)
 		}
 	}
 	return e, nil
@@ -251,7 +262,7 @@ func (e *Engine) VerifyHeader(chain consensus.ChainReader, header, parent *types
 		return ErrInvalidCoinbase
 	}
 	if seal {
-		return verifySeals(f, header, extra, tally)
+		return e.verifySeals(f, header, extra, tally)
 	}
 	return nil
 }
@@ -268,19 +279,19 @@ func (e *Engine) VerifySeal(chain consensus.ChainReader, header, parent *types.H
 	if err != nil {
 		return err
 	}
-	return verifySeals(f, header, extra, tally)
+	return e.verifySeals(f, header, extra, tally)
 }
 
 // verifySeals checks the commit seals: at least a quorum, each by a
 // distinct validator of the block.
-func verifySeals(f Format, header *types.Header, extra *bft.Extra, tally *bft.Tally) error {
+func (e *Engine) verifySeals(f Format, header *types.Header, extra *bft.Extra, tally *bft.Tally) error {
 	digest, err := f.SealHash(header, extra.Round)
 	if err != nil {
 		return err
 	}
 	seen := map[common.Address]bool{}
 	for i, s := range extra.Seals {
-		a, err := bft.RecoverSigner(digest, s)
+		a, err := e.recoverSeal(digest, s)
 		if err != nil {
 			return fmt.Errorf("%w: commit seal %d: %v", consensus.ErrInvalidSeal, i, err)
 		}
@@ -298,6 +309,23 @@ func verifySeals(f Format, header *types.Header, extra *bft.Extra, tally *bft.Ta
 	return nil
 }
 
+// recoverSeal is f.RecoverSeal, remembered: a validator recovers each
+// commit seal as its commit message comes, and again when it imports the
+// block the seals end up in (and a node syncing may verify a header twice);
+// with a hundred validators that is two hundred signature recoveries a
+// block, half of them needless.
+func (e *Engine) recoverSeal(digest common.Hash, seal []byte) (common.Address, error) {
+	key := crypto.Keccak256Hash(digest[:], seal)
+	if a, ok := e.seals.Get(key); ok {
+		return a, nil
+	}
+	a, err := e.recover(digest, seal)
+	if err == nil {
+		e.seals.Add(key, a)
+	}
+	return a, err
+}
+
 // SealSigners returns the signers of the commit seals of header, in seal
 // order.
 func (e *Engine) SealSigners(header *types.Header) ([]common.Address, error) {
@@ -310,7 +338,13 @@ func (e *Engine) SealSigners(header *types.Header) ([]common.Address, error) {
 	if err != nil {
 		return nil, err
 	}
-	return bft.RecoverSigners(digest, extra.Seals)
+	out := make([]common.Address, len(extra.Seals))
+	for i, s := range extra.Seals {
+		if out[i], err = e.recoverSeal(digest, s); err != nil {
+			return nil, fmt.Errorf("commit seal %d: %w", i, err)
+		}
+	}
+	return out, nil
 }
 
 // VerifyUncles rejects any ommer.

@@ -36,6 +36,12 @@ const (
 	maxBans     = 1024
 )
 
+// knownPerPeer bounds the hashes of consensus messages remembered per peer
+// as ones it has (it sent us a copy, or was sent one): enough for a round
+// of a hundred validators; a message is only relayed in the milliseconds
+// after it arrives.
+const knownPerPeer = 512
+
 // peerQueueShare is the part of the message queue (messagequeuelimit) one
 // peer's messages may hold at once, so that no peer can fill it and crowd
 // out the others: a quarter, and at least minPeerQueue.
@@ -58,9 +64,16 @@ type network struct {
 	received  *lru.Cache[common.Hash, struct{}]
 	gossiped  *lru.Cache[common.Hash, struct{}]
 
-	perPeer int // queued messages a peer may have at once
-	mu      sync.Mutex
-	queued  map[enode.ID]int
+	// self is the local validator's address; mesh, when set, tells which
+	// peers have a message from its author directly (see mesh.go).
+	self common.Address
+	mesh *mesh
+
+	perPeer  int // queued messages a peer may have at once
+	mu       sync.Mutex
+	queued   map[enode.ID]int
+	checking map[common.Hash]struct{} // messages being admitted (one copy at a time)
+	known    map[enode.ID]*lru.Cache[common.Hash, struct{}]
 }
 
 func newNetwork(f Format, cfg *config.IBFT2Config, inbox chan<- driver.Inbound, gate *atomic.Pointer[Gate], bans *subprotocol.BanList) *network {
@@ -72,9 +85,64 @@ func newNetwork(f Format, cfg *config.IBFT2Config, inbox chan<- driver.Inbound, 
 		gossiped: lru.NewCache[common.Hash, struct{}](max(1, int(cfg.GossipedHistoryLimit))),
 		perPeer:  max(minPeerQueue, cap(inbox)/peerQueueShare),
 		queued:   map[enode.ID]int{},
+		checking: map[common.Hash]struct{}{},
+		known:    map[enode.ID]*lru.Cache[common.Hash, struct{}]{},
 	}
-	n.transport = subprotocol.NewTransport(f.Spec().Protocol, f.Spec().Version, f.Spec().Length, n.handle).WithBans(bans)
+	n.transport = subprotocol.NewTransport(f.Spec().Protocol, f.Spec().Version, f.Spec().Length, n.handle).
+		WithBans(bans).WithPeerHook(n.peer)
 	return n
+}
+
+// peer is the transport's peer hook: a gone peer's known set is dropped,
+// and the mesh learns of both.
+func (n *network) peer(id enode.ID, addr common.Address, up bool) {
+	if !up {
+		n.mu.Lock()
+		delete(n.known, id)
+		n.mu.Unlock()
+	}
+	if n.mesh != nil {
+		n.mesh.consensusPeer(id, addr, up)
+	}
+}
+
+// markKnown records that peer id has message hash.
+func (n *network) markKnown(id enode.ID, hash common.Hash) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	k := n.known[id]
+	if k == nil {
+		k = lru.NewCache[common.Hash, struct{}](knownPerPeer)
+		n.known[id] = k
+	}
+	k.Add(hash, struct{}{})
+}
+
+// knows reports whether peer id has message hash.
+func (n *network) knows(id enode.ID, hash common.Hash) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.known[id] != nil && n.known[id].Contains(hash)
+}
+
+// claim marks hash as being admitted, unless it is already: every peer's
+// handler runs on its own goroutine, and copies of one message relayed by
+// many peers arrive together; only the first is decoded and its signature
+// recovered, the others are dropped.
+func (n *network) claim(hash common.Hash) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if _, ok := n.checking[hash]; ok {
+		return false
+	}
+	n.checking[hash] = struct{}{}
+	return true
+}
+
+func (n *network) unclaim(hash common.Hash) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	delete(n.checking, hash)
 }
 
 // handle admits one message from a peer (Admit) and queues it for the
@@ -98,10 +166,18 @@ func (n *network) handle(from enode.ID, msg p2p.Msg) error {
 	// The hash driver.MessageHash gives the message, so what went out
 	// and comes back is known.
 	hash := crypto.Keccak256Hash([]byte{byte(kind)}, data)
-	if n.received.Contains(hash) || n.gossiped.Contains(hash) {
+	n.markKnown(from, hash) // whatever becomes of it, the peer need not be sent it
+	if n.received.Contains(hash) || n.gossiped.Contains(hash) || !n.claim(hash) {
 		return nil
 	}
+	defer n.unclaim(hash) // after it is marked received, if it is
+	if !n.take(from) {
+		return nil // not marked received: the same message may come from another peer
+	}
 	m, err := Admit(n.format, n.gate.Load(), msg.Code, data)
+	if err != nil {
+		n.release(from)
+	}
 	switch {
 	case errors.Is(err, ErrStaleMessage):
 		n.received.Add(hash, struct{}{}) // it stays stale: no copy needs decoding again
@@ -112,9 +188,6 @@ func (n *network) handle(from enode.ID, msg p2p.Msg) error {
 		return nil
 	case err != nil:
 		return fmt.Errorf("%s message: %w", n.format.Spec().Name, err)
-	}
-	if !n.take(from) {
-		return nil // not marked received: the same message may come from another peer
 	}
 	select {
 	case n.inbox <- driver.Inbound{From: from, Msg: m, Hash: hash, Done: func() { n.release(from) }}:
@@ -158,7 +231,11 @@ func (n *network) kind(code uint64) (bft.Kind, bool) {
 	return 0, false
 }
 
-// gossip sends msg to every peer except one, once.
+// gossip sends msg once to every peer that does not have it: not to
+// except (it came from there), nor to a peer that sent a copy or was sent
+// one, nor to its author, nor (unless this node is the author, whose own
+// broadcast this is) to a peer that advertised a connection to its author,
+// which has it from the author directly.
 func (n *network) gossip(m *bft.Message, hash common.Hash, except enode.ID) bool {
 	// Only the producer's goroutine gossips, so testing and adding need
 	// no lock of their own.
@@ -167,10 +244,16 @@ func (n *network) gossip(m *bft.Message, hash common.Hash, except enode.ID) bool
 	}
 	n.gossiped.Add(hash, struct{}{})
 	code := n.format.Code(m.Kind)
-	for _, p := range n.transport.Peers() {
-		if p != except {
-			_ = n.transport.Send(p, code, rlp.RawValue(m.Wire))
+	relay := m.Author != n.self
+	for id, addr := range n.transport.PeerAddresses() {
+		switch {
+		case id == except, addr == m.Author, n.knows(id, hash):
+			continue
+		case relay && n.mesh != nil && n.mesh.connected(id, m.Author):
+			continue
 		}
+		n.markKnown(id, hash)
+		_ = n.transport.Send(id, code, rlp.RawValue(m.Wire))
 	}
 	return true
 }

@@ -17,13 +17,13 @@ import (
 // Protocols are the sub-protocols of every protocol of the schedule, run
 // beside eth: a node migrating from IBFT 2.0 to QBFT speaks both until the
 // switch, so no validator waits at the fork block for peers it cannot
-// reach (besu#9515).
+// reach (besu#9515). Basalt's bftmesh runs beside them (see mesh.go).
 func (e *Engine) Protocols() []gethp2p.Protocol {
-	out := make([]gethp2p.Protocol, len(e.nets))
-	for i, n := range e.nets {
-		out[i] = n.transport.Protocol()
+	out := make([]gethp2p.Protocol, 0, len(e.nets)+1)
+	for _, n := range e.nets {
+		out = append(out, n.transport.Protocol())
 	}
-	return out
+	return append(out, e.mesh.transport.Protocol())
 }
 
 // Produce runs the local validator (see consensus.Producer) until ctx
@@ -111,7 +111,7 @@ func (p protocol) CommitSeal(d common.Hash) ([]byte, error) { return crypto.Sign
 
 func (p protocol) SealSigner(d common.Hash, seal []byte) (common.Address, error) {
 	// Both protocols' seals are r ‖ s ‖ v (v 0 or 1) over the hash as is.
-	return bft.RecoverSigner(d, seal)
+	return p.e.recoverSeal(d, seal)
 }
 
 func (p protocol) Hash(h *types.Header) common.Hash { return p.e.Hash(h) }

@@ -150,8 +150,8 @@ func TestEngineMigration(t *testing.T) {
 	if f.e.Segment(2).Format.Spec().Rules != bft.IBFT2 || f.e.Segment(3).Format.Spec().Rules != bft.QBFT {
 		t.Fatal("rules by block")
 	}
-	if len(f.e.Protocols()) != 2 {
-		t.Fatalf("%d sub-protocols during a migration, want IBF/1 and istanbul/100", len(f.e.Protocols()))
+	if len(f.e.Protocols()) != 3 {
+		t.Fatalf("%d sub-protocols during a migration, want IBF/1, istanbul/100 and bftmesh/1", len(f.e.Protocols()))
 	}
 }
 

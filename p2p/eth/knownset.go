@@ -17,8 +17,12 @@ type knownSet struct {
 	limit int
 }
 
+// newKnownSet returns an empty set of at most limit hashes. Nothing is
+// allocated up front: the set grows as hashes come, so a node with a
+// hundred quiet peers does not hold a hundred full sets (32,768
+// transaction hashes preallocated were 4 MiB a peer).
 func newKnownSet(limit int) *knownSet {
-	return &knownSet{set: make(map[common.Hash]struct{}, limit), ring: make([]common.Hash, 0, limit), limit: limit}
+	return &knownSet{set: map[common.Hash]struct{}{}, limit: limit}
 }
 
 func (k *knownSet) add(hashes ...common.Hash) {

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/p2p"
 	"github.com/ethereum/go-ethereum/p2p/enode"
 )
@@ -28,8 +30,19 @@ type Transport struct {
 	handle  MessageHandler
 	bans    *BanList
 
+	// onPeer, when set, is told of each peer the protocol starts and
+	// stops running with (WithPeerHook).
+	onPeer func(id enode.ID, addr common.Address, up bool)
+
 	mu    sync.RWMutex
-	peers map[enode.ID]p2p.MsgWriter
+	peers map[enode.ID]peer
+}
+
+// peer is one peer the protocol runs with: its writer and the address of
+// its node key (a BFT validator's address, when the peer is one).
+type peer struct {
+	w    p2p.MsgWriter
+	addr common.Address
 }
 
 // ErrUnknownPeer is returned by Transport.Send for a peer the protocol does
@@ -40,7 +53,27 @@ var ErrUnknownPeer = errors.New("peer not connected on this protocol")
 // message codes 0 to length-1, whose messages go to handle.
 func NewTransport(name string, version uint, length uint64, handle MessageHandler) *Transport {
 	return &Transport{name: name, version: version, length: length, handle: handle,
-		peers: make(map[enode.ID]p2p.MsgWriter)}
+		peers: make(map[enode.ID]peer)}
+}
+
+// WithPeerHook makes t call hook when the protocol starts running with a
+// peer (up) and when it stops (after the last message was handled), with
+// the address of the peer's node key (the zero address when unknown).
+// Call it before t runs.
+func (t *Transport) WithPeerHook(hook func(id enode.ID, addr common.Address, up bool)) *Transport {
+	t.onPeer = hook
+	return t
+}
+
+// nodeAddress is the address of p's node key, the zero address when p has
+// none (a test's peer).
+func nodeAddress(p *p2p.Peer) common.Address {
+	if n := p.Node(); n != nil {
+		if k := n.Pubkey(); k != nil {
+			return crypto.PubkeyToAddress(*k)
+		}
+	}
+	return common.Address{}
 }
 
 // WithBans makes t put the peers its handler reports as misbehaving on
@@ -69,12 +102,19 @@ func (t *Transport) run(p *p2p.Peer, rw p2p.MsgReadWriter) error {
 		t.mu.Unlock()
 		return p2p.DiscAlreadyConnected
 	}
-	t.peers[id] = rw
+	addr := nodeAddress(p)
+	t.peers[id] = peer{w: rw, addr: addr}
 	t.mu.Unlock()
+	if t.onPeer != nil {
+		t.onPeer(id, addr, true)
+	}
 	defer func() {
 		t.mu.Lock()
 		delete(t.peers, id)
 		t.mu.Unlock()
+		if t.onPeer != nil {
+			t.onPeer(id, addr, false)
+		}
 	}()
 	for {
 		msg, err := rw.ReadMsg()
@@ -108,15 +148,27 @@ func (t *Transport) Peers() []enode.ID {
 	return out
 }
 
+// PeerAddresses returns the peers the protocol runs with and the address
+// of each one's node key (the zero address when unknown).
+func (t *Transport) PeerAddresses() map[enode.ID]common.Address {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	out := make(map[enode.ID]common.Address, len(t.peers))
+	for id, p := range t.peers {
+		out[id] = p.addr
+	}
+	return out
+}
+
 // Send RLP-encodes data as message code to one peer.
 func (t *Transport) Send(to enode.ID, code uint64, data any) error {
 	t.mu.RLock()
-	w := t.peers[to]
+	p, ok := t.peers[to]
 	t.mu.RUnlock()
-	if w == nil {
+	if !ok {
 		return ErrUnknownPeer
 	}
-	return p2p.Send(w, code, data)
+	return p2p.Send(p.w, code, data)
 }
 
 // Broadcast RLP-encodes data as message code to every peer and returns how
@@ -125,8 +177,8 @@ func (t *Transport) Send(to enode.ID, code uint64, data any) error {
 func (t *Transport) Broadcast(code uint64, data any) int {
 	t.mu.RLock()
 	writers := make([]p2p.MsgWriter, 0, len(t.peers))
-	for _, w := range t.peers {
-		writers = append(writers, w)
+	for _, p := range t.peers {
+		writers = append(writers, p.w)
 	}
 	t.mu.RUnlock()
 	sent := 0

@@ -149,8 +149,8 @@ func TestNetworkUpBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--validators", "0", "--dir", fresh}, "--validators must be between 1 and 30, got 0"},
-		{[]string{"--validators", "31", "--dir", fresh}, "--validators must be between 1 and 30, got 31"},
+		{[]string{"--validators", "0", "--dir", fresh}, "--validators must be between 1 and 100, got 0"},
+		{[]string{"--validators", "101", "--dir", fresh}, "--validators must be between 1 and 100, got 101"},
 		{[]string{"--consensus", "pow", "--dir", fresh}, `--consensus must be one of [qbft ibft2 clique], got "pow"`},
 		{[]string{"--dir", foreign}, "is not empty and holds no network.json: it is not a basalt network's directory"},
 		{[]string{"--dir", fresh, "--base-port", strconv.Itoa(base)}, fmt.Sprintf("port %d already in use", base+12)},
