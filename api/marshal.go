@@ -1,7 +1,7 @@
 package api
 
 import (
-	"github.com/basaltchain/basalt/privacy/quorumtx"
+	"github.com/basaltchain/basalt/quorumtx"
 	"math/big"
 
 	"github.com/ethereum/go-ethereum/common"

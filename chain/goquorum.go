@@ -3,7 +3,7 @@ package chain
 import (
 	"fmt"
 
-	"github.com/basaltchain/basalt/privacy/quorumtx"
+	"github.com/basaltchain/basalt/quorumtx"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core"
 	"github.com/ethereum/go-ethereum/core/tracing"

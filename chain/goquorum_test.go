@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/basaltchain/basalt/privacy/quorumtx"
+	"github.com/basaltchain/basalt/quorumtx"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/rawdb"
 	"github.com/ethereum/go-ethereum/core/state"

@@ -55,7 +55,7 @@ type Genesis struct {
 
 	// Quorum is config.isQuorum, GoQuorum's key: the chain is a GoQuorum
 	// network, whose legacy transactions with V 37/38 are GoQuorum private
-	// transactions (package privacy/quorumtx) and whose QBFT/IBFT blocks
+	// transactions (package quorumtx) and whose QBFT/IBFT blocks
 	// may change the gas limit by any amount (GoQuorum checks no bound;
 	// besu#10723).
 	Quorum bool

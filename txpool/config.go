@@ -59,7 +59,7 @@ type Config struct {
 	NoLocalPriority bool
 
 	// GoQuorumPrivate accepts GoQuorum private transactions (legacy, V
-	// 37/38, signed without a chain ID; package privacy/quorumtx) with
+	// 37/38, signed without a chain ID; package quorumtx) with
 	// GoQuorum's pool rules: no value and a non-empty data (the payload
 	// key). Set on a GoQuorum network (genesis isQuorum), whose blocks the
 	// executor then applies with WithGoQuorumPrivate.

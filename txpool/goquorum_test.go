@@ -4,7 +4,7 @@ import (
 	"math/big"
 	"testing"
 
-	"github.com/basaltchain/basalt/privacy/quorumtx"
+	"github.com/basaltchain/basalt/quorumtx"
 	"github.com/ethereum/go-ethereum/core/types"
 )
 

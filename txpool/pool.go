@@ -3,7 +3,7 @@ package txpool
 import (
 	"cmp"
 	"errors"
-	"github.com/basaltchain/basalt/privacy/quorumtx"
+	"github.com/basaltchain/basalt/quorumtx"
 	"math/big"
 	"slices"
 	"sync"

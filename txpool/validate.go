@@ -1,7 +1,7 @@
 package txpool
 
 import (
-	"github.com/basaltchain/basalt/privacy/quorumtx"
+	"github.com/basaltchain/basalt/quorumtx"
 	"math"
 	"math/big"
 
