@@ -99,6 +99,19 @@ func (c *ManualClock) Timers() int {
 	return len(c.timers)
 }
 
+// Deadlines returns when the waiting timers fire, so that a test can tell
+// one timer from another (a block timer from a round timer) before it
+// advances the clock.
+func (c *ManualClock) Deadlines() []time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]time.Time, len(c.timers))
+	for i, t := range c.timers {
+		out[i] = t.at
+	}
+	return out
+}
+
 type manualTimer struct {
 	c  *ManualClock
 	at time.Time

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math/big"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -183,6 +184,18 @@ func waitTimers(t *testing.T, c *consensus.ManualClock, n int) {
 	}
 }
 
+// waitTimerAt waits until c has a timer firing at at.
+func waitTimerAt(t *testing.T, c *consensus.ManualClock, at time.Time) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !slices.ContainsFunc(c.Deadlines(), at.Equal) {
+		if time.Now().After(deadline) {
+			t.Fatalf("driver set timers at %v, want one at %v", c.Deadlines(), at)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
 // A lone validator proposes when the block period is over and commits its
 // own block with its seal, block after block, on the manual clock alone.
 func TestDriverLoneValidator(t *testing.T) {
@@ -243,7 +256,10 @@ func TestDriverSubSecondPeriod(t *testing.T) {
 		})
 	}()
 	for n := uint64(1); n <= 3; n++ {
-		waitTimers(t, host.clock, 1) // the block timer
+		// The block timer runs from when the driver took the head: wait
+		// for it (a round timer of the height before may still be
+		// waiting) before moving the clock, or it would be set after.
+		waitTimerAt(t, host.clock, host.clock.Now().Add(250*time.Millisecond))
 		host.clock.Advance(250 * time.Millisecond)
 		select {
 		case h := <-host.inserted:
