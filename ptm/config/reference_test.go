@@ -17,6 +17,9 @@ var ownKeys = map[string]string{
 	"metricsnetworkinterface": "Orion exported no metrics",
 	"metricscategories":       "Orion exported no metrics",
 	"metricshostallowlist":    "Orion exported no metrics",
+	"q2tenabled":              "Tessera's Q2T API for GoQuorum nodes, which Orion lacked",
+	"q2tport":                 "Tessera's Q2T API for GoQuorum nodes, which Orion lacked",
+	"q2tnetworkinterface":     "Tessera's Q2T API for GoQuorum nodes, which Orion lacked",
 }
 
 // TestReferenceOptions writes docs/reference/options-basalt-privacy.md:
