@@ -176,6 +176,12 @@ type RPCError struct {
 // Error renders the code and the message.
 func (e *RPCError) Error() string { return fmt.Sprintf("%d %s", e.Code, e.Message) }
 
+// client bounds each call, so a node that stops answering fails the test
+// that called it with an error naming the method instead of hanging until
+// go test's own timeout. The bound is generous: tests on a loaded 2-core
+// machine make slow calls (traces, large blocks).
+var client = &http.Client{Timeout: 3 * time.Minute}
+
 // Call invokes method and returns the raw result; a JSON-RPC error is
 // returned as *RPCError.
 func (n *Node) Call(method string, params ...any) (json.RawMessage, error) {
@@ -191,9 +197,9 @@ func (n *Node) Call(method string, params ...any) (json.RawMessage, error) {
 	if n.Token != "" {
 		req.Header.Set("Authorization", "Bearer "+n.Token)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", method, err)
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(resp.Body)
@@ -220,7 +226,7 @@ func (n *Node) GraphQL(query string) (json.RawMessage, error) {
 	if n.GraphQLURL == "" {
 		return nil, errors.New("GraphQL is not enabled on this node")
 	}
-	resp, err := http.Post(n.GraphQLURL, "application/graphql", strings.NewReader(query))
+	resp, err := client.Post(n.GraphQLURL, "application/graphql", strings.NewReader(query))
 	if err != nil {
 		return nil, err
 	}
