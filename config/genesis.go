@@ -109,7 +109,8 @@ type IBFT2Config struct {
 	// FutureMessagesMaxDistance is how many heights ahead messages are kept (default 10).
 	FutureMessagesMaxDistance uint64
 	// EmptyBlockPeriodSeconds is the minimum time between a block and an
-	// empty child (key "emptyblockperiodseconds" of newer Besu versions;
+	// empty child (Besu's key "xemptyblockperiodseconds", or
+	// "emptyblockperiodseconds" as Basalt first spelled it;
 	// 0, the default, makes empty blocks every block period as Besu 1.3).
 	EmptyBlockPeriodSeconds uint64
 	// BlockReward is the reward in wei paid per block (key "blockreward",

@@ -324,8 +324,10 @@ func parseBFTOptions(path string, o object) (*IBFT2Config, error) {
 			}
 		}
 	}
-	if v, ok := o.get("emptyblockperiodseconds"); ok {
-		if ic.EmptyBlockPeriodSeconds, err = parseUint64(path+".emptyblockperiodseconds", v, decOrHex); err != nil {
+	if v, key, ok, err := emptyBlockPeriod(o, path); err != nil {
+		return nil, err
+	} else if ok {
+		if ic.EmptyBlockPeriodSeconds, err = parseUint64(path+"."+key, v, decOrHex); err != nil {
 			return nil, err
 		}
 	}
@@ -410,6 +412,26 @@ func parseBlobConfig(bo object, key string) (*params.BlobConfig, error) {
 		return nil, err
 	}
 	return bc, nil
+}
+
+// emptyBlockPeriod finds the empty-block period of a BFT object or
+// transition: Besu spells the key "xemptyblockperiodseconds" (BftFork and
+// JsonBftConfigOptions since it was added in 24.10); Basalt first read it
+// as "emptyblockperiodseconds", which existing genesis files may hold, so
+// both are read. Both present with different values is an error rather
+// than a silent choice.
+func emptyBlockPeriod(o object, path string) (v any, key string, ok bool, err error) {
+	besu, hasBesu := o.get("xemptyblockperiodseconds")
+	own, hasOwn := o.get("emptyblockperiodseconds")
+	switch {
+	case hasBesu && hasOwn && fmt.Sprint(besu) != fmt.Sprint(own):
+		return nil, "", false, fmt.Errorf("%s: xemptyblockperiodseconds (%v) and emptyblockperiodseconds (%v) disagree; keep Besu's xemptyblockperiodseconds", path, besu, own)
+	case hasBesu:
+		return besu, "xemptyblockperiodseconds", true, nil
+	case hasOwn:
+		return own, "emptyblockperiodseconds", true, nil
+	}
+	return nil, "", false, nil
 }
 
 // maxBlockPeriodMillis bounds xblockperiodmilliseconds: a day, far
@@ -525,8 +547,10 @@ func parseQBFTTransition(path string, m map[string]any) (QBFTTransition, error) 
 		}
 		t.BlockPeriodSeconds = &n
 	}
-	if v, ok := o.get("emptyblockperiodseconds"); ok {
-		n, err := parseUint64(path+".emptyblockperiodseconds", v, decOrHex)
+	if v, key, ok, err := emptyBlockPeriod(o, path); err != nil {
+		return t, err
+	} else if ok {
+		n, err := parseUint64(path+"."+key, v, decOrHex)
 		if err != nil {
 			return t, err
 		}

@@ -62,3 +62,29 @@ func TestQBFTGenesisErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestEmptyBlockPeriodBesuKey: Besu's genesis spells the empty-block
+// period "xemptyblockperiodseconds" (in the BFT object and in QBFT
+// transitions); Basalt reads it as well as its own first spelling, and
+// refuses the two disagreeing rather than pick one silently.
+func TestEmptyBlockPeriodBesuKey(t *testing.T) {
+	g := mustParse(t, `{"config": {"chainId": 1,
+		"qbft": {"blockperiodseconds": 2, "xemptyblockperiodseconds": 7},
+		"transitions": {"qbft": [{"block": 5, "xemptyblockperiodseconds": 11}]}}, `+minimalHeader+`}`)
+	if g.QBFT.EmptyBlockPeriodSeconds != 7 || len(g.QBFT.Transitions) != 1 ||
+		g.QBFT.Transitions[0].EmptyBlockPeriodSeconds == nil || *g.QBFT.Transitions[0].EmptyBlockPeriodSeconds != 11 {
+		t.Fatalf("qbft %+v", g.QBFT)
+	}
+	g = mustParse(t, `{"config": {"chainId": 1, "ibft2": {"xemptyblockperiodseconds": 4}}, `+minimalHeader+`}`)
+	if g.IBFT2.EmptyBlockPeriodSeconds != 4 {
+		t.Fatalf("ibft2 empty block period %d, want 4", g.IBFT2.EmptyBlockPeriodSeconds)
+	}
+	for _, doc := range []string{
+		`{"config": {"chainId": 1, "qbft": {"xemptyblockperiodseconds": 7, "emptyblockperiodseconds": 8}}, ` + minimalHeader + `}`,
+		`{"config": {"chainId": 1, "qbft": {}, "transitions": {"qbft": [{"block": 5, "xemptyblockperiodseconds": 1, "emptyblockperiodseconds": 2}]}}, ` + minimalHeader + `}`,
+	} {
+		if _, err := ParseGenesis([]byte(doc)); err == nil || !strings.Contains(err.Error(), "disagree") {
+			t.Fatalf("disagreeing keys in %s: err %v", doc, err)
+		}
+	}
+}
