@@ -65,6 +65,10 @@ type Genesis struct {
 
 	// IBFT2 is config.ibft2, nil when absent.
 	IBFT2 *IBFT2Config
+	// IBFT2Transitions are config.transitions.ibft2 (Besu's BftFork: the
+	// keys of a QBFT transition but the validator selection ones), by
+	// ascending block.
+	IBFT2Transitions []QBFTTransition
 
 	// QBFT is config.qbft with config.transitions.qbft, nil when absent.
 	QBFT *QBFTConfig
@@ -166,6 +170,26 @@ type QBFTTransition struct {
 	ValidatorContractAddress *common.Address
 	BlockReward              *big.Int
 	MiningBeneficiary        *common.Address
+}
+
+// Apply returns opts with the options t sets.
+func (t QBFTTransition) Apply(opts IBFT2Config) IBFT2Config {
+	if t.BlockPeriodSeconds != nil {
+		opts.BlockPeriodSeconds = *t.BlockPeriodSeconds
+	}
+	if t.EmptyBlockPeriodSeconds != nil {
+		opts.EmptyBlockPeriodSeconds = *t.EmptyBlockPeriodSeconds
+	}
+	if t.BlockPeriodMilliseconds != nil {
+		opts.BlockPeriodMilliseconds = *t.BlockPeriodMilliseconds
+	}
+	if t.BlockReward != nil {
+		opts.BlockReward = t.BlockReward
+	}
+	if t.MiningBeneficiary != nil {
+		opts.MiningBeneficiary = t.MiningBeneficiary
+	}
+	return opts
 }
 
 // ChainConfig returns the go-ethereum chain configuration (the fork schedule).

@@ -223,6 +223,13 @@ func (g *Genesis) parseEngines(o object) error {
 		if g.IBFT2, err = parseIBFT2(io); err != nil {
 			return err
 		}
+		if g.IBFT2Transitions, err = parseTransitions(o, "ibft2"); err != nil {
+			return err
+		}
+	} else if o.has("transitions") {
+		if to, err := o.child("config.transitions", "transitions"); err == nil && to.has("ibft2") {
+			return errors.New("config.transitions.ibft2: needs config.ibft2")
+		}
 	}
 	if o.has("qbft") {
 		qo, err := o.child("config.qbft", "qbft")
@@ -486,32 +493,8 @@ func parseQBFT(c, qo object) (*QBFTConfig, error) {
 			return nil, err
 		}
 	}
-	to, err := c.child("config.transitions", "transitions")
-	if err != nil || to == nil {
-		return qc, err
-	}
-	v, ok := to.get("qbft")
-	if !ok {
-		return qc, nil
-	}
-	list, ok := v.([]any)
-	if !ok {
-		return nil, fmt.Errorf("config.transitions.qbft: expected an array, got %s", jsonKind(v))
-	}
-	for i, item := range list {
-		path := fmt.Sprintf("config.transitions.qbft[%d]", i)
-		m, ok := item.(map[string]any)
-		if !ok {
-			return nil, fmt.Errorf("%s: expected an object, got %s", path, jsonKind(item))
-		}
-		t, err := parseQBFTTransition(path, m)
-		if err != nil {
-			return nil, err
-		}
-		if n := len(qc.Transitions); n > 0 && t.Block <= qc.Transitions[n-1].Block {
-			return nil, fmt.Errorf("%s.block: %d is not above the previous transition's block %d", path, t.Block, qc.Transitions[n-1].Block)
-		}
-		qc.Transitions = append(qc.Transitions, t)
+	if qc.Transitions, err = parseTransitions(c, "qbft"); err != nil {
+		return nil, err
 	}
 	// Contract mode needs an address, from the transition or an earlier
 	// one or config.qbft.
@@ -525,6 +508,44 @@ func parseQBFT(c, qo object) (*QBFTConfig, error) {
 		}
 	}
 	return qc, nil
+}
+
+// parseTransitions reads config.transitions.<engine> (under the config
+// object c), by ascending block. IBFT 2.0's transitions (Besu's BftFork)
+// have no validator selection keys: those are QBFT's (QbftFork).
+func parseTransitions(c object, engine string) ([]QBFTTransition, error) {
+	to, err := c.child("config.transitions", "transitions")
+	if err != nil || to == nil {
+		return nil, err
+	}
+	v, ok := to.get(engine)
+	if !ok {
+		return nil, nil
+	}
+	list, ok := v.([]any)
+	if !ok {
+		return nil, fmt.Errorf("config.transitions.%s: expected an array, got %s", engine, jsonKind(v))
+	}
+	var ts []QBFTTransition
+	for i, item := range list {
+		path := fmt.Sprintf("config.transitions.%s[%d]", engine, i)
+		m, ok := item.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("%s: expected an object, got %s", path, jsonKind(item))
+		}
+		t, err := parseQBFTTransition(path, m)
+		if err != nil {
+			return nil, err
+		}
+		if engine != "qbft" && (t.ValidatorSelectionMode != "" || t.ValidatorContractAddress != nil) {
+			return nil, fmt.Errorf("%s: validatorselectionmode and validatorcontractaddress are QBFT's; IBFT 2.0 takes validators only from block headers", path)
+		}
+		if n := len(ts); n > 0 && t.Block <= ts[n-1].Block {
+			return nil, fmt.Errorf("%s.block: %d is not above the previous transition's block %d", path, t.Block, ts[n-1].Block)
+		}
+		ts = append(ts, t)
+	}
+	return ts, nil
 }
 
 func parseQBFTTransition(path string, m map[string]any) (QBFTTransition, error) {

@@ -114,7 +114,7 @@ func NewEngineWith(g *config.Genesis, env EngineEnv) (consensus.Engine, error) {
 			// A migration: IBFT 2.0 up to the block before, QBFT from it.
 			return qbft.New(g, ibft2.Options{Key: env.Key, Clock: env.Clock})
 		}
-		return ibft2.New(g.IBFT2, ibft2.Options{Key: env.Key, Clock: env.Clock}), nil
+		return ibft2.New(g, ibft2.Options{Key: env.Key, Clock: env.Clock})
 	case "qbft":
 		return qbft.New(g, ibft2.Options{Key: env.Key, Clock: env.Clock})
 	case "clique":

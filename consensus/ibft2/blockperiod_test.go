@@ -20,7 +20,7 @@ func TestSubSecondPeriodTimestamps(t *testing.T) {
 		f := newFixture(4)
 		cfg := ibftConfig()
 		cfg.BlockPeriodMilliseconds = c.ms
-		f.e = New(cfg, Options{Key: f.keys[0], Clock: consensus.NewManualClock(f.now)})
+		f.e = newFor(cfg, Options{Key: f.keys[0], Clock: consensus.NewManualClock(f.now)})
 		genesis := f.chain.byNum[0]
 		at := func(ts uint64) *types.Header {
 			h := f.next(genesis, f.keys[1], nil, nil)

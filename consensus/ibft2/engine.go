@@ -8,6 +8,7 @@ package ibft2
 
 import (
 	"crypto/ecdsa"
+	"errors"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
@@ -24,13 +25,28 @@ type Engine = bftengine.Engine
 // Options are optional settings of New.
 type Options = bftengine.Options
 
-// New returns an IBFT 2.0 engine with the genesis options cfg.
-func New(cfg *config.IBFT2Config, opts Options) *Engine {
-	e, err := bftengine.New([]bftengine.Segment{{Format: Format{}, Config: cfg}}, opts)
-	if err != nil {
-		panic(err) // one segment from block 0 cannot fail
+// New returns the IBFT 2.0 engine of a genesis with config.ibft2 and its
+// transitions.
+func New(g *config.Genesis, opts Options) (*Engine, error) {
+	if g.IBFT2 == nil {
+		return nil, errors.New("genesis has no config.ibft2")
 	}
-	return e
+	return bftengine.New(Schedule(g.IBFT2, g.IBFT2Transitions), opts)
+}
+
+// Schedule returns the IBFT 2.0 engine segments of config.ibft2 (cfg) and
+// config.transitions.ibft2 (ts): one from block 0, then one per
+// transition with its options applied over those before it and, when it
+// names validators, the set it imposes.
+func Schedule(cfg *config.IBFT2Config, ts []config.QBFTTransition) []bftengine.Segment {
+	segs := []bftengine.Segment{{Format: Format{}, Config: cfg}}
+	opts := *cfg
+	for _, t := range ts {
+		opts = t.Apply(opts)
+		next := opts
+		segs = append(segs, bftengine.Segment{From: t.Block, Format: Format{}, Config: &next, Validators: t.Validators})
+	}
+	return segs
 }
 
 // Format is IBFT 2.0's codecs and rules for bftengine.

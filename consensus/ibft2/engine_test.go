@@ -59,7 +59,7 @@ func newFixture(n int) *fixture {
 	genesis := &types.Header{Number: big.NewInt(0), Difficulty: big.NewInt(1), Time: 900, GasLimit: 10_000_000,
 		Extra: EncodeValidators(f.vals), MixDigest: MixDigest, UncleHash: types.EmptyUncleHash}
 	f.chain.add(genesis)
-	f.e = New(ibftConfig(), Options{Key: f.keys[0], Clock: consensus.NewManualClock(f.now)})
+	f.e = newFor(ibftConfig(), Options{Key: f.keys[0], Clock: consensus.NewManualClock(f.now)})
 	return f
 }
 
@@ -201,7 +201,7 @@ func TestVotesChangeValidators(t *testing.T) {
 		t.Fatalf("block 4's own validators %v", v)
 	}
 	// A fresh engine (no cache) answers the same by walking the headers.
-	fresh := New(ibftConfig(), Options{})
+	fresh := newFor(ibftConfig(), Options{})
 	if v, _ := fresh.ValidatorsAfter(f.chain, h); !slices.Equal(v, vals) {
 		t.Fatalf("fresh engine: %v", v)
 	}
@@ -221,8 +221,18 @@ func TestPrepare(t *testing.T) {
 		h.Coinbase != addr(f.keys[0]) || h.MixDigest != MixDigest || h.Difficulty.Cmp(common.Big1) != 0 {
 		t.Fatalf("prepared %+v extra %+v %v", h, e, err)
 	}
-	verifier := New(ibftConfig(), Options{})
+	verifier := newFor(ibftConfig(), Options{})
 	if err := verifier.Prepare(f.chain, &types.Header{Number: big.NewInt(1)}, f.chain.byNum[0]); err == nil {
 		t.Fatal("engine without a key prepared a block")
 	}
+}
+
+// newFor returns the engine of a genesis whose config.ibft2 is cfg,
+// without transitions.
+func newFor(cfg *config.IBFT2Config, opts Options) *Engine {
+	e, err := New(&config.Genesis{IBFT2: cfg}, opts)
+	if err != nil {
+		panic(err)
+	}
+	return e
 }

@@ -22,7 +22,12 @@ func Schedule(g *config.Genesis) ([]bftengine.Segment, error) {
 		if g.IBFT2 == nil {
 			return nil, errors.New("config.qbft.startblock needs config.ibft2")
 		}
-		segs = append(segs, bftengine.Segment{From: 0, Format: ibft2.Format{}, Config: g.IBFT2})
+		for i, t := range g.IBFT2Transitions {
+			if t.Block >= qc.StartBlock {
+				return nil, fmt.Errorf("config.transitions.ibft2[%d].block: %d is not before config.qbft.startblock %d (use config.transitions.qbft from there)", i, t.Block, qc.StartBlock)
+			}
+		}
+		segs = append(segs, ibft2.Schedule(g.IBFT2, g.IBFT2Transitions)...)
 	}
 	opts := qc.IBFT2Config
 	// Contract selection from the start when config.qbft names a contract
@@ -48,22 +53,7 @@ func Schedule(g *config.Genesis) ([]bftengine.Segment, error) {
 		if t.Block < qc.StartBlock {
 			return nil, fmt.Errorf("config.transitions.qbft[%d].block: %d is before config.qbft.startblock %d", i, t.Block, qc.StartBlock)
 		}
-		next := opts // the options so far, with this transition's
-		if t.BlockPeriodSeconds != nil {
-			next.BlockPeriodSeconds = *t.BlockPeriodSeconds
-		}
-		if t.EmptyBlockPeriodSeconds != nil {
-			next.EmptyBlockPeriodSeconds = *t.EmptyBlockPeriodSeconds
-		}
-		if t.BlockPeriodMilliseconds != nil {
-			next.BlockPeriodMilliseconds = *t.BlockPeriodMilliseconds
-		}
-		if t.BlockReward != nil {
-			next.BlockReward = t.BlockReward
-		}
-		if t.MiningBeneficiary != nil {
-			next.MiningBeneficiary = t.MiningBeneficiary
-		}
+		next := t.Apply(opts) // the options so far, with this transition's
 		opts = next
 		cfg := next
 		if t.Validators != nil && contract != nil {

@@ -56,6 +56,15 @@ func TestSchedule(t *testing.T) {
 		"transitions": {"qbft": [{"block": 5, "validators": ["0x00000000000000000000000000000000000000a1"]}]}`)); err == nil {
 		t.Error("a validator override under contract selection")
 	}
+	// IBFT 2.0's own transitions run before the start block, not after.
+	segs, err = Schedule(parse(t, `"ibft2": {"blockperiodseconds": 2}, "qbft": {"startblock": 10},
+		"transitions": {"ibft2": [{"block": 4, "blockperiodseconds": 4}]}`))
+	if err != nil || len(segs) != 3 || segs[1].From != 4 || segs[1].Config.BlockPeriodSeconds != 4 || segs[2].From != 10 {
+		t.Fatalf("migration with IBFT 2.0 transitions: %v %+v", err, segs)
+	}
+	if _, err := Schedule(parse(t, `"ibft2": {}, "qbft": {"startblock": 10}, "transitions": {"ibft2": [{"block": 10}]}`)); err == nil {
+		t.Error("an IBFT 2.0 transition at the QBFT start block")
+	}
 	e, err := New(parse(t, `"qbft": {}`), ibft2.Options{})
 	if err != nil || e.Segment(0).Format.Spec().Name != "QBFT" {
 		t.Fatalf("engine %v", err)
