@@ -2,6 +2,7 @@ package chain
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math/big"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -22,6 +23,7 @@ import (
 //	bcC | num         -> canonical hash
 //	bcL | txhash      -> block number of the canonical block holding the tx
 //	bcHead            -> head block hash
+//	bcSchema          -> schema version (uvarint), see schemaVersion
 var (
 	prefixHeader    = []byte("bcH")
 	prefixBody      = []byte("bcB")
@@ -31,7 +33,39 @@ var (
 	prefixCanonical = []byte("bcC")
 	prefixTxLookup  = []byte("bcL")
 	keyHead         = []byte("bcHead")
+	keySchema       = []byte("bcSchema")
 )
+
+// schemaVersion is the version of the key layout above that this code
+// writes. A database without the key was written by a release from before
+// it existed, with this same layout (version 1). A database with a higher
+// version was written by a later release, whose layout this code may
+// misread: Open refuses it rather than corrupt it.
+const schemaVersion = 1
+
+// checkSchema refuses a database of a later schema and records this
+// code's version in one that has none.
+func checkSchema(db ethdb.KeyValueStore) error {
+	has, err := db.Has(keySchema)
+	if err != nil {
+		return fmt.Errorf("read the database schema version: %w", err)
+	}
+	if !has {
+		return db.Put(keySchema, binary.AppendUvarint(nil, schemaVersion))
+	}
+	data, err := db.Get(keySchema)
+	if err != nil {
+		return fmt.Errorf("read the database schema version: %w", err)
+	}
+	v, n := binary.Uvarint(data)
+	if n <= 0 {
+		return fmt.Errorf("database schema version %x is unreadable", data)
+	}
+	if v > schemaVersion {
+		return fmt.Errorf("database schema version %d is newer than this Basalt's (%d): a later release wrote it; run that release or start on a new --data-path", v, schemaVersion)
+	}
+	return nil
+}
 
 func encodeNumber(n uint64) []byte {
 	var b [8]byte

@@ -117,6 +117,9 @@ func Open(db ethdb.Database, genesis *core.Genesis, engine consensus.Engine, opt
 	c.genesis = gblock.Header()
 	c.genesisHash = engine.Hash(c.genesis)
 
+	if err := checkSchema(db); err != nil {
+		return nil, err
+	}
 	stored := readCanonicalHash(db, 0)
 	switch {
 	case stored == (common.Hash{}):
