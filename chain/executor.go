@@ -53,6 +53,8 @@ type execOptions struct {
 	tracer      *tracing.Hooks
 	// blockHook is the chain's, not the executor's (WithBlockHook).
 	blockHook BlockHook
+	// knownTx is the chain's (WithKnownTxs): where senders were recovered.
+	knownTx func(common.Hash) *types.Transaction
 	// goQuorum applies GoQuorum's rules for its private transactions
 	// (WithGoQuorumPrivate).
 	goQuorum bool

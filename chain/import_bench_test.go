@@ -102,7 +102,7 @@ func BenchmarkStateTransition(b *testing.B) {
 		b.StartTimer()
 		for _, blk := range blocks {
 			blk = copyBlock(b, blk)
-			RecoverSenders(exec.Signer(blk.Header()), blk)
+			RecoverSenders(exec.Signer(blk.Header()), blk, nil)
 			res, err := exec.Process(context.Background(), blk, c.Hash(blk.Header()), st)
 			if err != nil {
 				b.Fatal(err)

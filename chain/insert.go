@@ -311,7 +311,7 @@ func (c *Chain) verify(block *types.Block, hash common.Hash, parent *types.Heade
 func (c *Chain) run(ctx context.Context, block *types.Block, hash common.Hash, parent *types.Header, sendersRecovered bool) (*Executed, error) {
 	number := block.NumberU64()
 	if !sendersRecovered {
-		RecoverSenders(c.exec.Signer(block.Header()), block)
+		RecoverSenders(c.exec.Signer(block.Header()), block, c.exec.opts.knownTx)
 	}
 	statedb, err := c.StateAt(parent.Root)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -250,6 +251,15 @@ func newNode(cfg *config.Config, log *slog.Logger, newEngine engineFactory, opts
 			return nil, err
 		}
 	}
+	// The pool is made after the chain (it starts from the chain's head),
+	// so the chain's lookup of recovered senders reaches it through pooled.
+	var pooled atomic.Pointer[txpool.Pool]
+	o.exec = append(o.exec, chain.WithKnownTxs(func(h common.Hash) *types.Transaction {
+		if p := pooled.Load(); p != nil {
+			return p.Get(h)
+		}
+		return nil
+	}))
 	db, c, proc, err := openChain(cfg.DataPath, g, newEngine, EngineEnv{Key: key, Log: log, Clock: consensus.OffsetClock(cfg.ClockOffset)}, cfg.Privacy, o.exec...)
 	if err != nil {
 		return nil, err
@@ -271,6 +281,7 @@ func newNode(cfg *config.Config, log *slog.Logger, newEngine engineFactory, opts
 		n.closeStorage()
 		return nil, err
 	}
+	pooled.Store(n.pool)
 	if perms.AccountsEnabled() {
 		n.pool.SetSenderFilter(perms.AccountPermitted)
 	}
