@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -275,11 +276,59 @@ func checkSignerPrivate(t *testing.T, net *signerNet) {
 		t.Errorf("C: eth_getQuorumPayload = %s, want 0x", payload)
 	}
 
-	// The sender's public nonce counts both.
+	// Concurrent private calls from the one account get distinct public
+	// nonces from the signer's nonce manager and are all mined; the two
+	// parties then hold the same private value.
+	const concurrent = 4
+	hashes := make([]common.Hash, concurrent)
+	errs := make([]error, concurrent)
+	var wg sync.WaitGroup
+	for i := range concurrent {
+		wg.Go(func() {
+			raw, err := (&testnode.Node{URL: signer}).Call("eth_sendTransaction", map[string]any{
+				"from": sender, "to": contract, "data": word(uint64(100 + i)), "gas": "0x20000", "privateFor": []string{net.keyB}})
+			if err == nil {
+				err = json.Unmarshal(raw, &hashes[i])
+			}
+			errs[i] = err
+		})
+	}
+	wg.Wait()
+	nonces := map[uint64]bool{}
+	var last uint64
+	for i, h := range hashes {
+		if errs[i] != nil {
+			t.Fatalf("concurrent private send %d: %v", i, errs[i])
+		}
+		r := waitPrivateReceipt(t, net.a, h)
+		if r.Status != 1 {
+			t.Errorf("concurrent private send %d: receipt %+v", i, r)
+		}
+		last = max(last, uint64(r.BlockNumber))
+		var tx struct {
+			Nonce hexutil.Uint64 `json:"nonce"`
+		}
+		net.a.MustCall(&tx, "eth_getTransactionByHash", h)
+		nonces[uint64(tx.Nonce)] = true
+	}
+	for n := uint64(2); n < 2+concurrent; n++ {
+		if !nonces[n] {
+			t.Errorf("concurrent private sends used nonces %v, want 2..%d", nonces, 1+concurrent)
+		}
+	}
+	waitHeight(t, 60*time.Second, last, net.b)
+	var onA, onB hexutil.Bytes
+	net.a.MustCall(&onA, "eth_call", map[string]any{"to": contract}, "latest")
+	net.b.MustCall(&onB, "eth_call", map[string]any{"to": contract}, "latest")
+	if onA.String() != onB.String() || len(onA) != 32 || onA[31] < 100 {
+		t.Errorf("after concurrent calls: A reads %s, B %s", onA, onB)
+	}
+
+	// The sender's public nonce counts them all.
 	var n hexutil.Uint64
 	net.a.MustCall(&n, "eth_getTransactionCount", sender, "latest")
-	if n != 2 {
-		t.Errorf("sender nonce %d, want 2", n)
+	if n != 2+concurrent {
+		t.Errorf("sender nonce %d, want %d", n, 2+concurrent)
 	}
 
 	// What the signer refuses never reaches the node.
