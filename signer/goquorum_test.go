@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -371,4 +372,39 @@ func TestGoQuorumManagerFailures(t *testing.T) {
 	if c := node.count("eth_sendRawPrivateTransaction") + node.count("eth_getTransactionCount"); c != 0 {
 		t.Errorf("a failed store still took a nonce or sent: %v", node.methods())
 	}
+}
+
+// BenchmarkGoQuorumSend measures eth_sendTransaction with privateFor
+// through the signer from 32 concurrent clients, with the nonce given: a
+// /storeraw on an in-process basalt-privacy (memory storage), the V 37/38
+// signature, and eth_sendRawPrivateTransaction to a node that accepts at
+// once. Compare BenchmarkSendTransaction/given-nonce for the public path.
+//
+//	go test -run XXX -bench 'GoQuorumSend|SendTransaction/given' -benchtime 5000x ./signer/
+func BenchmarkGoQuorumSend(b *testing.B) {
+	pa := ptmtest.StartInProcess(b, ptmtest.Conf{Dir: b.TempDir(), Keys: []string{"a"}, Extra: "q2tenabled = true\nq2tport = 0"})
+	node := newFakeNode(b)
+	node.instant = true
+	node.setHook(func(w http.ResponseWriter, _ *http.Request, method string, body []byte) bool {
+		if method != "eth_sendRawPrivateTransaction" {
+			return false
+		}
+		var env struct {
+			ID json.RawMessage `json:"id"`
+		}
+		_ = json.Unmarshal(body, &env)
+		w.Write(result(env.ID, common.Hash{1}))
+		return true
+	})
+	c, err := tessera.New(tessera.Config{URL: pa.Inst.Q2TURL()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := signerFor(b, node, func(cfg *Config) { cfg.Tessera = c })
+	data := hexutil.Encode(bytes.Repeat([]byte{0x60}, 1024))
+	recipient := "Ko2bVqD+nNlNYL5EE7y3IdOnviftjiizpjRt+HTuFBs="
+	runClients(b, s.URL, func(i int64) string {
+		return `{"jsonrpc":"2.0","id":` + strconv.FormatInt(i, 10) + `,"method":"eth_sendTransaction","params":[{"from":"` + dev1.Hex() +
+			`","gas":"0x30000","gasPrice":"0x0","nonce":"0x` + strconv.FormatInt(i, 16) + `","data":"` + data + `","privateFor":["` + recipient + `"]}]}`
+	})
 }
