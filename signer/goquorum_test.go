@@ -242,6 +242,21 @@ func TestGoQuorumPrivateSend(t *testing.T) {
 		t.Errorf("privateFor []: A's manager %d %x", st, p)
 	}
 
+	// In a batch beside a node method, as alone.
+	before := node.count("eth_sendRawPrivateTransaction")
+	body, _ := json.Marshal([]any{
+		map[string]any{"jsonrpc": "2.0", "id": 1, "method": "eth_blockNumber", "params": []any{}},
+		map[string]any{"jsonrpc": "2.0", "id": 2, "method": "eth_sendTransaction", "params": []any{
+			map[string]any{"from": dev2.Hex(), "data": "0x03", "privateFor": []string{keyB}}}},
+	})
+	r := post(t, s.URL, string(body))
+	if r.Status != 200 || !strings.Contains(r.Raw, `"id":2,"result":"0x`) || node.count("eth_sendRawPrivateTransaction") != before+1 {
+		t.Errorf("batch: %d %s", r.Status, r.Raw)
+	}
+	if got = node.lastSent(t); got.from != dev2 || got.tx.Nonce() != 1 {
+		t.Errorf("batch: %+v from %s", got.tx, got.from.Hex())
+	}
+
 	// A given nonce is used as is.
 	sendTx(t, s.URL, map[string]any{"from": dev2.Hex(), "data": "0x02", "privateFor": []string{keyB}, "nonce": "0x9"}).str(t)
 	if got = node.lastSent(t); got.tx.Nonce() != 9 {
