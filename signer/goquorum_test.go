@@ -387,6 +387,26 @@ func TestGoQuorumManagerFailures(t *testing.T) {
 	if c := node.count("eth_sendRawPrivateTransaction") + node.count("eth_getTransactionCount"); c != 0 {
 		t.Errorf("a failed store still took a nonce or sent: %v", node.methods())
 	}
+
+	// /readiness counts the manager in when there is one.
+	for _, tc := range []struct {
+		q2t    string
+		status int
+		reason string
+	}{{pa.Inst.Q2TURL(), 200, ""}, {downURL, 503, "privacy manager (" + downURL + "): "}} {
+		s = signerFor(t, node.fakeNode, func(c *Config) { c.Tessera = tesseraClient(t, tc.q2t) })
+		resp, err := http.Get(s.URL + "/readiness")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		var out struct{ Status, Reason string }
+		json.Unmarshal(body, &out)
+		if resp.StatusCode != tc.status || !strings.HasPrefix(out.Reason, tc.reason) {
+			t.Errorf("readiness with manager %s: %d %s", tc.q2t, resp.StatusCode, body)
+		}
+	}
 }
 
 // BenchmarkGoQuorumSend measures eth_sendTransaction with privateFor
