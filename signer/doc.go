@@ -29,7 +29,10 @@
 //     typeddata); a domain chainId must be the signer's.
 //   - eth_signTransaction [tx]: the signed raw transaction (nonce required).
 //   - eth_sendTransaction [tx]: signed and sent as eth_sendRawTransaction;
-//     fees the request leaves out come from the node (fees.go).
+//     fees the request leaves out come from the node (fees.go). With
+//     privateFor, a GoQuorum private transaction: the data stored through
+//     the privacy manager's Q2T API (Config.Tessera), signed with V 37/38
+//     and sent as eth_sendRawPrivateTransaction (goquorum.go).
 //   - eea_sendTransaction [tx]: a Besu private transaction (package
 //     privtx) sent as eea_sendRawTransaction.
 //
@@ -78,8 +81,12 @@
 //     answers them with its keys.
 //   - A chainId in the transaction must equal --chain-id (-32602),
 //     input is accepted as an alias of data, and eth_sendTransaction
-//     refuses privateFrom, privateFor and privacyGroupId (-32602) instead
-//     of signing a public transaction the caller meant to be private.
+//     refuses privateFrom without privateFor, and privacyGroupId (-32602),
+//     instead of signing a public transaction the caller meant to be
+//     private.
+//   - GoQuorum private transactions store their data through the
+//     manager's Q2T API (--tessera-url); EthSigner used the node's
+//     goquorum_storeRaw, which only Besu's GoQuorum mode served.
 //   - eea_sendTransaction: restriction must be "restricted" and value
 //     absent or zero; privateFrom, privateFor and privacyGroupId are Base64
 //     32-byte keys.

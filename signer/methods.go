@@ -37,6 +37,11 @@ func (s *Server) ethSignTransaction(_ context.Context, _ *http.Request, env *env
 	if e != nil {
 		return errorReply(id, e)
 	}
+	if args.goquorum {
+		// Signing one means storing its payload with the privacy manager,
+		// which a call that only signs must not do.
+		return errorReply(id, invalid("privateFor is not supported by eth_signTransaction: send GoQuorum private transactions with eth_sendTransaction"))
+	}
 	if args.nonce == nil {
 		return errorReply(id, invalid("nonce is required by eth_signTransaction"))
 	}

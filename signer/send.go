@@ -47,6 +47,9 @@ func (s *Server) send(ctx context.Context, r *http.Request, env *envelope, priva
 	if e != nil {
 		return errorReply(id, e)
 	}
+	if args.goquorum && s.tessera == nil {
+		return errorReply(id, ErrNoPrivacyManager)
+	}
 	key, ok := s.keys.Key(args.from)
 	if !ok {
 		return errorReplyStatus(id, ErrNoUnlockedAccount, http.StatusBadRequest)
@@ -59,12 +62,22 @@ func (s *Server) send(ctx context.Context, r *http.Request, env *envelope, priva
 			return rp
 		}
 	}
+	// A GoQuorum private transaction's data is stored once, before any
+	// nonce is taken; retries sign the same key again (goquorum.go).
+	if args.goquorum {
+		if rp := s.storePrivate(ctx, id, args); rp != nil {
+			return rp
+		}
+	}
 	// The transaction is the caller's, not the connection's: once started,
 	// finish it (and the nonce bookkeeping) even if the client goes away.
 	ctx = context.WithoutCancel(ctx)
 	method := "eth_sendRawTransaction"
-	if private {
+	switch {
+	case private:
 		method = "eea_sendRawTransaction"
+	case args.goquorum:
+		method = "eth_sendRawPrivateTransaction"
 	}
 
 	if args.nonce != nil {
@@ -73,7 +86,7 @@ func (s *Server) send(ctx context.Context, r *http.Request, env *envelope, priva
 			s.log.Error("Signing failed", "from", args.from.Hex(), "err", err)
 			return errorReply(id, rpctypes.ErrInternal)
 		}
-		resp, err := s.call(ctx, hdr, id, method, hexutil.Bytes(raw))
+		resp, err := s.call(ctx, hdr, id, method, sendParams(args, raw)...)
 		if err != nil {
 			s.log.Warn("Transaction sent without an answer", "from", args.from.Hex(), "nonce", *args.nonce, "hash", hash.Hex(), "err", err)
 			return transportReplyTx(id, err, &hash)
@@ -110,7 +123,7 @@ func (s *Server) send(ctx context.Context, r *http.Request, env *envelope, priva
 			s.log.Error("Signing failed", "from", args.from.Hex(), "err", err)
 			return errorReply(id, rpctypes.ErrInternal)
 		}
-		resp, err := s.call(ctx, hdr, id, method, hexutil.Bytes(raw))
+		resp, err := s.call(ctx, hdr, id, method, sendParams(args, raw)...)
 		if err != nil {
 			sess.Settle(nonce.Unknown)
 			s.log.Warn("Transaction sent without an answer", "from", args.from.Hex(), "nonce", n, "hash", hash.Hex(), "err", err)
@@ -161,6 +174,14 @@ func classifySend(resp *downstream.Response, private bool) (o nonce.Outcome, ret
 		return nonce.Stale, true, msg
 	}
 	return nonce.Free, false, msg
+}
+
+// sendParams are the params of the raw-transaction call for a.
+func sendParams(a *txArgs, raw []byte) []any {
+	if a.goquorum {
+		return []any{hexutil.Bytes(raw), a.rawPrivateArgs()}
+	}
+	return []any{hexutil.Bytes(raw)}
 }
 
 // relayed answers with the node's response as it came.
@@ -235,6 +256,9 @@ func (s *Server) pendingNonce(ctx context.Context, hdr http.Header, id json.RawM
 // sign signs the transaction with nonce n and returns its encoding and
 // hash.
 func (s *Server) sign(key keys.Key, a *txArgs, n uint64) ([]byte, common.Hash, error) {
+	if a.goquorum {
+		return signQuorum(key, a, n)
+	}
 	if !a.private {
 		return s.signEth(key, a, n)
 	}

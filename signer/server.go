@@ -22,6 +22,7 @@ import (
 	"github.com/basaltchain/basalt/signer/downstream"
 	"github.com/basaltchain/basalt/signer/keys"
 	"github.com/basaltchain/basalt/signer/nonce"
+	"github.com/basaltchain/basalt/signer/tessera"
 )
 
 // Defaults.
@@ -45,6 +46,10 @@ type Config struct {
 	Keys keys.Store
 	// Downstream is the node; required.
 	Downstream *downstream.Client
+	// Tessera is the Q2T API of the node's privacy manager
+	// (--tessera-url), which stores the payloads of GoQuorum private
+	// transactions; nil refuses eth_sendTransaction with privateFor.
+	Tessera *tessera.Client
 	// CORSOrigins is --http-cors-origins: empty refuses cross-origin
 	// requests, "*" or "all" admits every origin.
 	CORSOrigins []string
@@ -71,6 +76,7 @@ type Server struct {
 	txSigner types.Signer
 	keys     keys.Store
 	ds       *downstream.Client
+	tessera  *tessera.Client
 	nonces   *nonce.Manager
 	log      *slog.Logger
 	maxBatch int
@@ -95,6 +101,7 @@ func New(cfg Config) (*Server, error) {
 		txSigner: types.LatestSignerForChainID(cfg.ChainID),
 		keys:     cfg.Keys,
 		ds:       cfg.Downstream,
+		tessera:  cfg.Tessera,
 		nonces:   nonce.New(),
 		log:      cfg.Logger,
 		maxBatch: cfg.MaxBatchSize,

@@ -51,6 +51,10 @@ type txFields struct {
 	PrivateFor     json.RawMessage `json:"privateFor"`
 	PrivacyGroupID json.RawMessage `json:"privacyGroupId"`
 	Restriction    json.RawMessage `json:"restriction"`
+
+	// GoQuorum's extensions of privateFor, read only to refuse them.
+	PrivacyFlag  json.RawMessage `json:"privacyFlag"`
+	MandatoryFor json.RawMessage `json:"mandatoryFor"`
 }
 
 // txArgs is a validated transaction request.
@@ -70,8 +74,10 @@ type txArgs struct {
 	// base fee picks legacy or type 2 (fees.go).
 	autoType bool
 
-	// Private transactions (eea_sendTransaction).
+	// Private transactions: eea_sendTransaction's (private), or
+	// eth_sendTransaction's with privateFor (goquorum, see goquorum.go).
 	private        bool
+	goquorum       bool
 	privateFrom    []byte
 	privateFor     [][]byte // nil when privacyGroupID is set
 	privacyGroupID []byte
@@ -177,15 +183,16 @@ func parseTx(params json.RawMessage, chainID *big.Int, private bool) (*txArgs, *
 	if private {
 		return a, a.parsePrivate(f)
 	}
-	for _, pf := range []struct {
-		raw  json.RawMessage
-		name string
-	}{{f.PrivateFrom, "privateFrom"}, {f.PrivateFor, "privateFor"}, {f.PrivacyGroupID, "privacyGroupId"}} {
-		if !absent(pf.raw) {
-			// Signing a public transaction that the caller meant to be
-			// private would publish its data.
-			return nil, invalid("%s is not supported by eth_sendTransaction; send private transactions with eea_sendTransaction", pf.name)
-		}
+	if !absent(f.PrivateFor) {
+		return a, a.parseGoQuorum(f)
+	}
+	// Signing a public transaction that the caller meant to be private
+	// would publish its data.
+	if !absent(f.PrivacyGroupID) {
+		return nil, invalid("privacyGroupId is not supported by eth_sendTransaction; send Besu private transactions with eea_sendTransaction")
+	}
+	if !absent(f.PrivateFrom) {
+		return nil, invalid("privateFrom without privateFor: give privateFor for a GoQuorum private transaction, or send a Besu private transaction with eea_sendTransaction")
 	}
 	return a, a.parseFees(f)
 }

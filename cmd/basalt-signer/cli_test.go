@@ -152,3 +152,22 @@ func TestVersion(t *testing.T) {
 		t.Errorf("misspelled: %d %q", code, errOut)
 	}
 }
+
+// TestOptionTesseraURL: --tessera-url (or ETHSIGNER_TESSERA_URL) takes an
+// http(s) URL, and a bad one is named at start-up.
+func TestOptionTesseraURL(t *testing.T) {
+	code, errOut, c := runCLI(t, nil, append(base, "raw-signer", "--key=0x01")...)
+	if code != 0 || c.TesseraURL != "" {
+		t.Fatalf("default: exit %d %q: %s", code, c.TesseraURL, errOut)
+	}
+	code, errOut, c = runCLI(t, map[string]string{"ETHSIGNER_TESSERA_URL": "http://127.0.0.1:9101"}, append(base, "raw-signer", "--key=0x01")...)
+	if code != 0 || c.TesseraURL != "http://127.0.0.1:9101" {
+		t.Fatalf("from the environment: exit %d: %s", code, errOut)
+	}
+	for _, bad := range []string{"127.0.0.1:9101", "ftp://h/", "http://", "http://h/?x=1", "http://u:p@h/"} {
+		code, errOut, _ = runCLI(t, nil, append(base, "--tessera-url="+bad, "raw-signer", "--key=0x01")...)
+		if code == 0 || !strings.Contains(errOut, "tessera-url") {
+			t.Errorf("--tessera-url=%s: exit %d: %s", bad, code, errOut)
+		}
+	}
+}

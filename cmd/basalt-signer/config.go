@@ -24,13 +24,16 @@ type config struct {
 	DownstreamPort    int
 	DownstreamPath    string
 	DownstreamTimeout time.Duration
-	ListenHost        string
-	ListenPort        int
-	CORSOrigins       []string
-	HostAllowlist     []string
-	DataPath          string
-	LogLevel          slog.Level
-	LogOff            bool
+	// TesseraURL is the Q2T API for GoQuorum private transactions ("":
+	// none).
+	TesseraURL    string
+	ListenHost    string
+	ListenPort    int
+	CORSOrigins   []string
+	HostAllowlist []string
+	DataPath      string
+	LogLevel      slog.Level
+	LogOff        bool
 
 	// Metrics options (EthSigner's --metrics-*).
 	MetricsEnabled       bool

@@ -16,6 +16,7 @@ import (
 	"github.com/basaltchain/basalt/metrics"
 	"github.com/basaltchain/basalt/signer/downstream"
 	"github.com/basaltchain/basalt/signer/keys"
+	"github.com/basaltchain/basalt/signer/tessera"
 )
 
 // EnvPrefix starts the environment variable of every option, as in
@@ -76,6 +77,18 @@ var options = cliconf.Table[config]{
 		})},
 	{Option: cliconf.Option{Name: "downstream-http-request-timeout", Type: "ms", Default: millisText(downstream.DefaultTimeout), Usage: "Milliseconds the node may stay silent before a request fails (504)"},
 		Set: trimmed(func(c *config, s string) (err error) { c.DownstreamTimeout, err = millis(s); return err })},
+	{Option: cliconf.Option{Name: "tessera-url", Type: "url", Usage: "Tessera Q2T API of the node's privacy manager (basalt-privacy's q2tport), where the payloads of GoQuorum private transactions (eth_sendTransaction with privateFor) are stored; default none: privateFor is refused"},
+		Set: trimmed(func(c *config, s string) error {
+			if s == "" {
+				c.TesseraURL = ""
+				return nil
+			}
+			if _, err := tessera.ParseURL(s); err != nil {
+				return err
+			}
+			c.TesseraURL = s
+			return nil
+		})},
 	{Option: cliconf.Option{Name: "http-listen-host", Type: "host", Default: "127.0.0.1", Usage: "Host the JSON-RPC HTTP server listens on"},
 		Set: trimmed(func(c *config, s string) error { c.ListenHost = s; return required(s) })},
 	{Option: cliconf.Option{Name: "http-listen-port", Type: "port", Default: "8545", Usage: "Port the JSON-RPC HTTP server listens on (0: any free port)"},

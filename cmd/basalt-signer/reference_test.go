@@ -10,6 +10,7 @@ import (
 var ownOptions = map[string]string{
 	"http-host-allowlist":    "a Host header allowlist, as the node has",
 	"metrics-host-allowlist": "a Host header allowlist for the metrics service",
+	"tessera-url":            "GoQuorum private transactions; EthSigner used Besu's goquorum_storeRaw, which GoQuorum lacks",
 }
 
 // TestReferenceOptions writes docs/reference/options-basalt-signer.md:

@@ -19,6 +19,7 @@ import (
 	"github.com/basaltchain/basalt/signer"
 	"github.com/basaltchain/basalt/signer/downstream"
 	"github.com/basaltchain/basalt/signer/keys"
+	"github.com/basaltchain/basalt/signer/tessera"
 )
 
 // portsFile is written to --data-path while the signer runs, as EthSigner
@@ -40,10 +41,20 @@ func runSigner(ctx context.Context, cfg *config, stderr io.Writer) error {
 		Observe: signer.DownstreamObserver(reg),
 	})
 	defer ds.Close()
+	var tm *tessera.Client
+	if cfg.TesseraURL != "" {
+		// The manager is bounded by the node's timeout: it stands in for
+		// the node's own call to it.
+		if tm, err = tessera.New(tessera.Config{URL: cfg.TesseraURL, Timeout: cfg.DownstreamTimeout}); err != nil {
+			return fmt.Errorf("--tessera-url: %v", err)
+		}
+		defer tm.Close()
+	}
 	srv, err := signer.New(signer.Config{
 		ChainID:       cfg.ChainID,
 		Keys:          store,
 		Downstream:    ds,
+		Tessera:       tm,
 		CORSOrigins:   cfg.CORSOrigins,
 		HostAllowlist: cfg.HostAllowlist,
 		Logger:        log,
@@ -79,7 +90,7 @@ func runSigner(ctx context.Context, cfg *config, stderr io.Writer) error {
 	go func() { served <- hs.Serve(ln) }()
 
 	port := ln.Addr().(*net.TCPAddr).Port
-	log.Info("Server is up", "version", clientID, "address", ln.Addr().String(), "downstream", ds.URL(),
+	log.Info("Server is up", "version", clientID, "address", ln.Addr().String(), "downstream", ds.URL(), "tessera", cfg.TesseraURL,
 		"chainId", cfg.ChainID.String(), "keyStore", cfg.Store, "accounts", len(store.Accounts()))
 	if cfg.DataPath != "" {
 		path := filepath.Join(cfg.DataPath, portsFile)
@@ -192,7 +203,7 @@ func checkChainID(ctx context.Context, ds *downstream.Client, cfg *config, log *
 	})
 	if err != nil {
 		if ctx.Err() == nil || errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			log.Warn("The downstream node does not answer yet", "downstream", ds.URL(), "err", err)
+			log.Warn("The downstream node does not answer yet", "downstream", ds.URL(), "tessera", cfg.TesseraURL, "err", err)
 		}
 		return
 	}
