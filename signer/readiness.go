@@ -15,23 +15,19 @@ import (
 const readinessTimeout = 900 * time.Millisecond
 
 // readiness answers GET /readiness: 200 {"status":"UP"} when the downstream
-// node answers eth_chainId with the signer's --chain-id (and, with
-// --tessera-url, the privacy manager answers GET /upcheck), else 503
+// node answers eth_chainId with the signer's --chain-id, else 503
 // {"status":"DOWN","reason":"..."}: a signer whose node is gone or on
-// another chain cannot get a transaction accepted. (GET /upcheck, like
-// EthSigner's, only says the process serves HTTP.) The path is the
-// signer's own: unlike other paths it is not relayed to the node.
+// another chain cannot get a transaction accepted. The privacy manager
+// (--tessera-url) is left out on purpose: without it public transactions
+// still go through, and a probe that failed on it would take the signer
+// out of service for them too; a private send answers 504 naming the
+// manager instead. (GET /upcheck, like EthSigner's, only says the process
+// serves HTTP.) The path is the signer's own: unlike other paths it is
+// not relayed to the node.
 func (s *Server) readiness(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), readinessTimeout)
 	defer cancel()
 	reason := s.downstreamProblem(ctx)
-	if reason == "" && s.tessera != nil {
-		// With --tessera-url the manager is a dependency too: without it
-		// no GoQuorum private transaction can be sent.
-		if err := s.tessera.Upcheck(ctx); err != nil {
-			reason = "privacy manager (" + s.tessera.URL() + "): " + err.Error()
-		}
-	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	if reason == "" {

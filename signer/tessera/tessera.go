@@ -176,25 +176,6 @@ func (c *Client) StoreRaw(ctx context.Context, payload []byte, from string) ([]b
 	return key, nil
 }
 
-// Upcheck asks GET /upcheck, which Tessera and basalt-privacy answer 200
-// "I'm up!" while they serve.
-func (c *Client) Upcheck(ctx context.Context) error {
-	hr, err := http.NewRequestWithContext(ctx, http.MethodGet, c.endpoint("upcheck"), nil)
-	if err != nil {
-		return err
-	}
-	resp, err := c.hc.Do(hr)
-	if err != nil {
-		return classify(ctx, err)
-	}
-	defer resp.Body.Close()
-	data, _ := io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
-	if resp.StatusCode != http.StatusOK {
-		return &Error{Kind: Refused, Status: resp.StatusCode, Text: strings.TrimSpace(string(data))}
-	}
-	return nil
-}
-
 // endpoint joins the base URL's path and p.
 func (c *Client) endpoint(p string) string {
 	u := *c.base
