@@ -186,15 +186,13 @@ func (e *Eth) rewards(h *types.Header, percentiles []float64) []*hexutil.Big {
 	return out
 }
 
-// effectiveTip is what a transaction paid the block producer per gas.
+// effectiveTip is what a transaction paid the block producer per gas: what
+// the sender paid (effectiveGasPrice) less the burnt base fee, never below 0.
 func effectiveTip(tx *types.Transaction, baseFee *big.Int) *big.Int {
 	if baseFee == nil {
 		return tx.GasTipCap()
 	}
-	tip := new(big.Int).Sub(tx.GasFeeCap(), baseFee)
-	if tip.Cmp(tx.GasTipCap()) > 0 {
-		tip.Set(tx.GasTipCap())
-	}
+	tip := new(big.Int).Sub(effectiveGasPrice(tx, baseFee), baseFee)
 	if tip.Sign() < 0 {
 		tip.SetInt64(0)
 	}

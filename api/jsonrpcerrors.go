@@ -69,11 +69,26 @@ var paramErrors = map[backend.Param]*rpctypes.Error{
 	backend.ParamTraceOptions: rpctypes.ErrInvalidTransactionTraceParams,
 }
 
-// sentinelErrors are Besu's errors for the services' conditions.
-var sentinelErrors = []struct {
+// errorTable maps domain errors to the JSON-RPC errors answered for them:
+// the first entry whose err the error is (errors.Is) gives the answer, so a
+// more specific error that wraps another comes before it.
+type errorTable []struct {
 	err  error
 	wire *rpctypes.Error
-}{
+}
+
+// lookup is the answer for err, or nil when no entry matches.
+func (t errorTable) lookup(err error) *rpctypes.Error {
+	for _, e := range t {
+		if errors.Is(err, e.err) {
+			return e.wire
+		}
+	}
+	return nil
+}
+
+// sentinelErrors are Besu's errors for the services' conditions.
+var sentinelErrors = errorTable{
 	{backend.ErrWorldStateUnavailable, rpctypes.ErrWorldStateUnavailable},
 	{backend.ErrNotCanonical, errNotCanonical},
 	{ErrGenesisNotTraceable, rpctypes.ErrGenesisBlockNotTraceable},
@@ -168,10 +183,5 @@ func jsonrpcError(err error) *rpctypes.Error {
 	case errors.Is(err, filters.ErrTooManyResults):
 		return errTooManyLogs.WithReason(err.Error() + "; narrow the block range or the filter")
 	}
-	for _, s := range sentinelErrors {
-		if errors.Is(err, s.err) {
-			return s.wire
-		}
-	}
-	return nil
+	return sentinelErrors.lookup(err)
 }

@@ -1,8 +1,6 @@
 package api
 
 import (
-	"errors"
-
 	"github.com/basaltchain/basalt/backend"
 	"github.com/basaltchain/basalt/permissioning"
 	"github.com/basaltchain/basalt/rpctypes"
@@ -68,25 +66,18 @@ func (p *Perm) Reload() error { return p.lists().Reload() }
 
 // permErrors maps the allowlists' errors with table, after the backend's
 // common mapping for anything else.
-func permErrors(table []permError) func(error) *rpctypes.Error {
+func permErrors(table errorTable) func(error) *rpctypes.Error {
 	return func(err error) *rpctypes.Error {
-		for _, e := range table {
-			if errors.Is(err, e.err) {
-				return e.wire
-			}
+		if e := table.lookup(err); e != nil {
+			return e
 		}
 		return jsonrpcError(err)
 	}
 }
 
-type permError struct {
-	err  error
-	wire *rpctypes.Error
-}
-
 // whitelistErrors are Besu 1.3.x's answers (JsonRpcError), which the
 // perm_*Whitelist names give.
-var whitelistErrors = []permError{
+var whitelistErrors = errorTable{
 	{permissioning.ErrAccountsNotEnabled, rpctypes.NewError(-32000, "Account whitelisting has not been enabled")},
 	{permissioning.ErrAccountsEmpty, rpctypes.ErrAccountAllowlistEmptyEntry},
 	{permissioning.ErrAccountInvalid, rpctypes.ErrAccountAllowlistInvalidEntry},
@@ -109,7 +100,7 @@ var whitelistErrors = []permError{
 
 // allowlistErrors are current Besu's answers (RpcErrorType), which the
 // perm_*Allowlist names give.
-var allowlistErrors = []permError{
+var allowlistErrors = errorTable{
 	{permissioning.ErrAccountsNotEnabled, rpctypes.ErrAccountAllowlistNotEnabled},
 	{permissioning.ErrAccountsEmpty, rpctypes.ErrAccountAllowlistEmptyEntry},
 	{permissioning.ErrAccountInvalid, rpctypes.ErrAccountAllowlistInvalidEntry},

@@ -85,10 +85,7 @@ var (
 	privSentinels = []error{privacy.ErrDisabled, privacy.ErrDecode, privacy.ErrValueNotZero, privacy.ErrUnsupportedType,
 		privacy.ErrPrivateFromMismatch, privacy.ErrEnclave, privacy.ErrCreateGroup, privacy.ErrDeleteGroup,
 		privacy.ErrFindGroup, privacy.ErrNonce, privacy.ErrGroupNotFound}
-	privShared = []struct {
-		err  error
-		wire *rpctypes.Error
-	}{
+	privShared = errorTable{
 		{privacy.ErrNonceTooLow, rpctypes.ErrNonceTooLow},
 		{privacy.ErrNonceTooHigh, rpctypes.ErrNonceTooHigh},
 		{privacy.ErrWrongChainID, rpctypes.ErrWrongChainID},
@@ -107,10 +104,8 @@ func privError(err error) *rpctypes.Error {
 	if errors.As(err, &ee) {
 		return rpctypes.NewError(-50200, ee.Code)
 	}
-	for _, s := range privShared {
-		if errors.Is(err, s.err) {
-			return s.wire
-		}
+	if e := privShared.lookup(err); e != nil {
+		return e
 	}
 	for _, s := range privSentinels {
 		if errors.Is(err, s) {

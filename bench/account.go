@@ -197,20 +197,27 @@ var viewRuntime = common.FromHex("602a60005260206000f3")
 func deployView(ctx context.Context, c *client, ci *chainInfo, a account) (common.Address, error) {
 	// PUSH10 runtime PUSH1 0 MSTORE PUSH1 10 PUSH1 22 RETURN
 	initcode := append(append([]byte{0x69}, viewRuntime...), 0x60, 0x00, 0x52, 0x60, 0x0a, 0x60, 0x16, 0xf3)
+	return deploy(ctx, c, ci, a, "view contract", initcode, 100_000)
+}
+
+// deploy sends a contract creation from a with its pending nonce, waits
+// for it to be mined and returns the new contract's address; what names the
+// contract in errors.
+func deploy(ctx context.Context, c *client, ci *chainInfo, a account, what string, initcode []byte, gas uint64) (common.Address, error) {
 	nonce, err := nonceOf(ctx, c, a.addr, "pending")
 	if err != nil {
 		return common.Address{}, err
 	}
-	tx := ci.create(a, nonce, initcode, 100_000)
+	tx := ci.create(a, nonce, initcode, gas)
 	if err := sendRaw(ctx, c, tx); err != nil {
-		return common.Address{}, err
+		return common.Address{}, fmt.Errorf("deploy the %s: %w", what, err)
 	}
 	r, err := receipt(ctx, c, tx.Hash(), 2*time.Minute)
 	if err != nil {
 		return common.Address{}, err
 	}
 	if r.Status != 1 {
-		return common.Address{}, errors.New("view contract deployment failed")
+		return common.Address{}, fmt.Errorf("%s deployment failed", what)
 	}
 	return r.ContractAddress, nil
 }

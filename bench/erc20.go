@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	_ "embed"
-	"errors"
 	"fmt"
 	"math/big"
 	"strings"
@@ -49,22 +48,7 @@ func (ci *chainInfo) tokenTransfer(a account, nonce uint64, token, to common.Add
 // deployToken deploys the ERC-20 from a, its supply minted to a.
 func deployToken(ctx context.Context, c *client, ci *chainInfo, a account) (common.Address, error) {
 	code := append(common.FromHex(strings.TrimSpace(tokenHex)), common.LeftPadBytes(tokenSupply.Bytes(), 32)...)
-	nonce, err := nonceOf(ctx, c, a.addr, "pending")
-	if err != nil {
-		return common.Address{}, err
-	}
-	tx := ci.create(a, nonce, code, 1_500_000)
-	if err := sendRaw(ctx, c, tx); err != nil {
-		return common.Address{}, fmt.Errorf("deploy the token: %w", err)
-	}
-	r, err := receipt(ctx, c, tx.Hash(), 2*time.Minute)
-	if err != nil {
-		return common.Address{}, err
-	}
-	if r.Status != 1 {
-		return common.Address{}, errors.New("token deployment failed")
-	}
-	return r.ContractAddress, nil
+	return deploy(ctx, c, ci, a, "token", code, 1_500_000)
 }
 
 // tokenBalance is balanceOf(a) of token.

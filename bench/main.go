@@ -130,6 +130,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fs.Float64Var(&tpsO.Rate, "rate", 0, "offer the transactions at this steady rate (tx/s, open loop) and report submission-to-block latency from the scheduled times; 0 sends as fast as the workers can")
 		fs.StringVar(&tpsO.Kind, "kind", "transfer", "transactions: transfer (ether) or erc20 (token transfers of bench/erc20/Token.sol, deployed by the harness)")
 	}
+	// addNetwork: the network of the network and bft modes, the one running
+	// in --dir or one the harness starts there (and stops afterwards).
+	addNetwork := func(consensusUsage string) {
+		fs.StringVar(&netO.Dir, "dir", "./basalt-network", "directory of the network (basalt network up --dir)")
+		fs.StringVar(&netO.Basalt, "basalt", defaultBasalt(), "basalt binary that starts a network when none runs in --dir")
+		fs.IntVar(&netO.Validators, "validators", 4, "validators of a network the harness starts")
+		fs.StringVar(&netO.Consensus, "consensus", "qbft", consensusUsage)
+		fs.IntVar(&netO.BasePort, "base-port", 8545, "base port of a network the harness starts (10 ports a validator)")
+	}
 	fs.StringVar(&key, "key", defaultKey, "hex private key of a funded account (the dev network's first by default)")
 	switch mode {
 	case "rpc":
@@ -148,21 +157,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		addRPC()
 		addTPS()
 	case "network":
-		fs.StringVar(&netO.Dir, "dir", "./basalt-network", "directory of the network (basalt network up --dir)")
-		fs.StringVar(&netO.Basalt, "basalt", defaultBasalt(), "basalt binary that starts a network when none runs in --dir")
-		fs.IntVar(&netO.Validators, "validators", 4, "validators of a network the harness starts")
-		fs.StringVar(&netO.Consensus, "consensus", "qbft", "consensus of a network the harness starts")
-		fs.IntVar(&netO.BasePort, "base-port", 8545, "base port of a network the harness starts")
+		addNetwork("consensus of a network the harness starts")
 		fs.StringVar(&netO.BlockPeriod, "block-period", "", "block period of a network the harness starts (network up --block-period, e.g. 250ms)")
 		fs.StringVar(&netO.GoQuorum, "goquorum", "", "GoQuorum 24.4.1 geth binary: after Basalt, the same load on 4 GoQuorum QBFT validators")
 		fs.IntVar(&netO.GoQuorumPort, "goquorum-base-port", 23300, "base port of the GoQuorum network (40 ports)")
 		addTPS()
 	case "bft":
-		fs.StringVar(&netO.Dir, "dir", "./basalt-network", "directory of the network (basalt network up --dir)")
-		fs.StringVar(&netO.Basalt, "basalt", defaultBasalt(), "basalt binary that starts a network when none runs in --dir")
-		fs.IntVar(&netO.Validators, "validators", 4, "validators of a network the harness starts")
-		fs.StringVar(&netO.Consensus, "consensus", "qbft", "consensus of a network the harness starts (qbft or ibft2)")
-		fs.IntVar(&netO.BasePort, "base-port", 8545, "base port of a network the harness starts (10 ports a validator)")
+		addNetwork("consensus of a network the harness starts (qbft or ibft2)")
 		fs.DurationVar(&bftO.Warmup, "warmup", 10*time.Second, "time after the network is up (and senders funded) before measuring")
 		fs.DurationVar(&bftO.Duration, "duration", time.Minute, "measured time (a soak: an hour)")
 		fs.Float64Var(&bftO.Rate, "rate", 0, "transfers offered per second, spread over the nodes (0: idle)")

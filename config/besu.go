@@ -146,49 +146,9 @@ func besuOptions() []option {
 			basalt: "Basalt exempts no method from authentication: with --rpc-http-authentication-enabled every method needs a token"},
 		{Option: cliconf.Option{Name: "rpc-ws-api-methods-no-auth", Aliases: []string{"rpc-ws-api-method-no-auth"}, Kind: kindList, Default: ""}, check: checkAny, status: differs,
 			basalt: "Basalt exempts no method from authentication: with --rpc-ws-authentication-enabled every method needs a token"},
-		{Option: cliconf.Option{Name: "rpc-http-tls-enabled", Kind: kindBool, Default: "false"}, status: refused,
-			check:  refuseTrue("Basalt serves JSON-RPC over plain HTTP only; refusing to start rather than serve in the clear what was meant to be encrypted (terminate TLS in a reverse proxy and set this to false)"),
-			basalt: "refused when true: " + noTLS},
-		{Option: cliconf.Option{Name: "rpc-http-tls-client-auth-enabled", Kind: kindBool, Default: "false"}, status: refused,
-			check:  refuseTrue("Basalt has no TLS client authentication; refusing to start without the client check asked for (authenticate clients in a reverse proxy, or use --rpc-http-authentication-enabled)"),
-			basalt: "refused when true: " + noTLS},
-		{Option: cliconf.Option{Name: "rpc-http-tls-ca-clients-enabled", Kind: kindBool, Default: "false"}, status: refused,
-			check:  refuseTrue("Basalt has no TLS client authentication; refusing to start without the client check asked for (authenticate clients in a reverse proxy, or use --rpc-http-authentication-enabled)"),
-			basalt: "refused when true: " + noTLS},
-		{Option: cliconf.Option{Name: "rpc-http-tls-keystore-file", Default: ""}, check: checkAny, status: differs, basalt: noTLS},
-		{Option: cliconf.Option{Name: "rpc-http-tls-keystore-password-file", Default: ""}, check: checkAny, status: differs, basalt: noTLS},
-		{Option: cliconf.Option{Name: "rpc-http-tls-known-clients-file", Default: ""}, check: checkAny, status: differs, basalt: noTLS},
-		{Option: cliconf.Option{Name: "rpc-http-tls-truststore-file", Default: ""}, check: checkAny, status: differs, basalt: noTLS},
-		{Option: cliconf.Option{Name: "rpc-http-tls-truststore-password-file", Default: ""}, check: checkAny, status: differs, basalt: noTLS},
-		{Option: cliconf.Option{Name: "rpc-http-tls-protocol", Aliases: []string{"rpc-http-tls-protocols"}, Kind: kindList, Default: "TLSv1.3,TLSv1.2"}, check: checkAny, status: differs, basalt: noTLS},
-		{Option: cliconf.Option{Name: "rpc-http-tls-cipher-suite", Aliases: []string{"rpc-http-tls-cipher-suites"}, Kind: kindList, Default: ""}, check: checkAny, status: differs, basalt: noTLS},
-		{Option: cliconf.Option{Name: "rpc-ws-ssl-enabled", Kind: kindBool, Default: "false"}, status: refused,
-			check:  refuseTrue("Basalt serves JSON-RPC over plain WebSocket only; refusing to start rather than serve in the clear what was meant to be encrypted (terminate TLS in a reverse proxy and set this to false)"),
-			basalt: "refused when true: " + noTLS},
-		{Option: cliconf.Option{Name: "rpc-ws-ssl-client-auth-enabled", Kind: kindBool, Default: "false"}, status: refused,
-			check:  refuseTrue("Basalt has no TLS client authentication; refusing to start without the client check asked for (authenticate clients in a reverse proxy, or use --rpc-ws-authentication-enabled)"),
-			basalt: "refused when true: " + noTLS},
-		{Option: cliconf.Option{Name: "rpc-ws-ssl-cert-file", Default: ""}, check: checkAny, status: differs, basalt: noTLS},
-		{Option: cliconf.Option{Name: "rpc-ws-ssl-key-file", Default: ""}, check: checkAny, status: differs, basalt: noTLS},
-		{Option: cliconf.Option{Name: "rpc-ws-ssl-keystore-file", Default: ""}, check: checkAny, status: differs, basalt: noTLS},
-		{Option: cliconf.Option{Name: "rpc-ws-ssl-keystore-password", Default: ""}, check: checkAny, status: differs, basalt: noTLS},
-		{Option: cliconf.Option{Name: "rpc-ws-ssl-keystore-password-file", Default: ""}, check: checkAny, status: differs, basalt: noTLS},
-		{Option: cliconf.Option{Name: "rpc-ws-ssl-keystore-type", Default: ""}, check: checkAny, status: differs, basalt: noTLS},
-		{Option: cliconf.Option{Name: "rpc-ws-ssl-trustcert-file", Default: ""}, check: checkAny, status: differs, basalt: noTLS},
-		{Option: cliconf.Option{Name: "rpc-ws-ssl-truststore-file", Default: ""}, check: checkAny, status: differs, basalt: noTLS},
-		{Option: cliconf.Option{Name: "rpc-ws-ssl-truststore-password", Default: ""}, check: checkAny, status: differs, basalt: noTLS},
-		{Option: cliconf.Option{Name: "rpc-ws-ssl-truststore-password-file", Default: ""}, check: checkAny, status: differs, basalt: noTLS},
-		{Option: cliconf.Option{Name: "rpc-ws-ssl-truststore-type", Default: ""}, check: checkAny, status: differs, basalt: noTLS},
-		{Option: cliconf.Option{Name: "graphql-tls-enabled", Kind: kindBool, Default: "false"}, status: refused,
-			check:  refuseTrue("Basalt serves GraphQL over plain HTTP only; refusing to start rather than serve in the clear what was meant to be encrypted (terminate TLS in a reverse proxy and set this to false)"),
-			basalt: "refused when true: " + noTLS},
-		{Option: cliconf.Option{Name: "graphql-mtls-enabled", Kind: kindBool, Default: "false"}, status: refused,
-			check:  refuseTrue("Basalt has no TLS client authentication for GraphQL; refusing to start without the client check asked for (authenticate clients in a reverse proxy)"),
-			basalt: "refused when true: " + noTLS},
-		{Option: cliconf.Option{Name: "graphql-tls-keystore-file", Default: ""}, check: checkAny, status: differs, basalt: noTLS},
-		{Option: cliconf.Option{Name: "graphql-tls-keystore-password-file", Default: ""}, check: checkAny, status: differs, basalt: noTLS},
-		{Option: cliconf.Option{Name: "graphql-tls-truststore-file", Default: ""}, check: checkAny, status: differs, basalt: noTLS},
-		{Option: cliconf.Option{Name: "graphql-tls-truststore-password-file", Default: ""}, check: checkAny, status: differs, basalt: noTLS},
+	}
+	opts = append(opts, tlsOptions()...)
+	opts = append(opts, []option{
 		{Option: cliconf.Option{Name: "engine-rpc-enabled", Kind: kindBool, Default: "false"}, check: checkBool, status: differs, basalt: noEngineAPI},
 		{Option: cliconf.Option{Name: "engine-rpc-port", Aliases: []string{"engine-rpc-http-port"}, Default: "8551"}, check: checkPort, status: differs, basalt: noEngineAPI},
 		{Option: cliconf.Option{Name: "engine-host-allowlist", Kind: kindList, Default: "localhost,127.0.0.1"}, check: checkAny, status: differs, basalt: noEngineAPI},
@@ -249,13 +209,74 @@ func besuOptions() []option {
 		{Option: cliconf.Option{Name: "permissions-nodes-contract-address", Default: ""}, check: checkAny, status: differs, basalt: "contract permissioning is not built (Besu 1.x–24.x option)"},
 		{Option: cliconf.Option{Name: "permissions-nodes-contract-version", Default: "1"}, check: checkInt(1, 2), status: differs, basalt: "contract permissioning is not built (Besu 1.x–24.x option)"},
 		{Option: cliconf.Option{Name: "permissions-accounts-contract-address", Default: ""}, check: checkAny, status: differs, basalt: "contract permissioning is not built (Besu 1.x–24.x option)"},
-	}
+	}...)
 	for i := range opts {
 		if opts[i].Type == "" {
 			opts[i].Type = typeName(opts[i].Kind)
 		}
 	}
 	return append(opts, unstableOptions()...)
+}
+
+// tlsOptions are Besu's TLS options of the JSON-RPC HTTP and WebSocket
+// endpoints and of GraphQL, which Basalt serves in plain text only (noTLS).
+// Asking for TLS or for client authentication is refused, so that what was
+// meant to be encrypted or to admit only some clients is not served to all;
+// the options naming key stores, protocols and cipher suites are accepted
+// without effect.
+func tlsOptions() []option {
+	const httpAuth, wsAuth = ", or use --rpc-http-authentication-enabled", ", or use --rpc-ws-authentication-enabled"
+	opts := []option{
+		refuseTLS("rpc-http-tls-enabled", "JSON-RPC over plain HTTP"),
+		refuseClientAuth("rpc-http-tls-client-auth-enabled", "", httpAuth),
+		refuseClientAuth("rpc-http-tls-ca-clients-enabled", "", httpAuth),
+	}
+	opts = append(opts, ignoreTLS(
+		"rpc-http-tls-keystore-file", "rpc-http-tls-keystore-password-file", "rpc-http-tls-known-clients-file",
+		"rpc-http-tls-truststore-file", "rpc-http-tls-truststore-password-file")...)
+	opts = append(opts,
+		option{Option: cliconf.Option{Name: "rpc-http-tls-protocol", Aliases: []string{"rpc-http-tls-protocols"}, Kind: kindList, Default: "TLSv1.3,TLSv1.2"}, check: checkAny, status: differs, basalt: noTLS},
+		option{Option: cliconf.Option{Name: "rpc-http-tls-cipher-suite", Aliases: []string{"rpc-http-tls-cipher-suites"}, Kind: kindList, Default: ""}, check: checkAny, status: differs, basalt: noTLS},
+		refuseTLS("rpc-ws-ssl-enabled", "JSON-RPC over plain WebSocket"),
+		refuseClientAuth("rpc-ws-ssl-client-auth-enabled", "", wsAuth))
+	opts = append(opts, ignoreTLS(
+		"rpc-ws-ssl-cert-file", "rpc-ws-ssl-key-file", "rpc-ws-ssl-keystore-file", "rpc-ws-ssl-keystore-password",
+		"rpc-ws-ssl-keystore-password-file", "rpc-ws-ssl-keystore-type", "rpc-ws-ssl-trustcert-file",
+		"rpc-ws-ssl-truststore-file", "rpc-ws-ssl-truststore-password", "rpc-ws-ssl-truststore-password-file",
+		"rpc-ws-ssl-truststore-type")...)
+	opts = append(opts,
+		refuseTLS("graphql-tls-enabled", "GraphQL over plain HTTP"),
+		refuseClientAuth("graphql-mtls-enabled", " for GraphQL", ""))
+	return append(opts, ignoreTLS(
+		"graphql-tls-keystore-file", "graphql-tls-keystore-password-file",
+		"graphql-tls-truststore-file", "graphql-tls-truststore-password-file")...)
+}
+
+// refuseTLS is the boolean option that turns TLS on for an endpoint that
+// serves only in plain text.
+func refuseTLS(name, served string) option {
+	return option{Option: cliconf.Option{Name: name, Kind: kindBool, Default: "false"}, status: refused,
+		check:  refuseTrue("Basalt serves " + served + " only; refusing to start rather than serve in the clear what was meant to be encrypted (terminate TLS in a reverse proxy and set this to false)"),
+		basalt: "refused when true: " + noTLS}
+}
+
+// refuseClientAuth is the boolean option that asks an endpoint to admit
+// only clients with a trusted TLS certificate; what names the endpoint
+// where the message needs it, and instead the endpoint's own client check.
+func refuseClientAuth(name, what, instead string) option {
+	return option{Option: cliconf.Option{Name: name, Kind: kindBool, Default: "false"}, status: refused,
+		check:  refuseTrue("Basalt has no TLS client authentication" + what + "; refusing to start without the client check asked for (authenticate clients in a reverse proxy" + instead + ")"),
+		basalt: "refused when true: " + noTLS}
+}
+
+// ignoreTLS are TLS options with no default that Basalt accepts without
+// effect (key stores, trust stores and their passwords).
+func ignoreTLS(names ...string) []option {
+	opts := make([]option, len(names))
+	for i, n := range names {
+		opts[i] = option{Option: cliconf.Option{Name: n, Default: ""}, check: checkAny, status: differs, basalt: noTLS}
+	}
+	return opts
 }
 
 // unstableNames are Besu's hidden --X options (current and 24.x), which

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/big"
 	"net"
 	"strconv"
 	"strings"
@@ -86,12 +87,37 @@ func parseEnum(v string, values ...string) (string, error) {
 }
 
 // checkWei accepts a non-negative integer, decimal or 0x hex (Besu's Wei).
-func checkWei(v string) error {
-	_, err := parseBig("", strings.TrimSpace(v), decOrHex)
+func checkWei(v string) error { _, err := parseWei(v); return err }
+
+// parseWei reads a non-negative integer, decimal or 0x hex (Besu's Wei).
+func parseWei(v string) (*big.Int, error) {
+	n, err := parseBig("", strings.TrimSpace(v), decOrHex)
 	if err != nil {
-		return errors.New("expected a non-negative integer (decimal or 0x hex)")
+		return nil, errors.New("expected a non-negative integer (decimal or 0x hex)")
 	}
-	return nil
+	return n, nil
+}
+
+// parseFraction reads a share of a whole: a decimal number above 0 and at
+// most 1.
+func parseFraction(v string) (float64, error) {
+	f, err := parseFloat(v, 0, 1)
+	if err == nil && f == 0 {
+		err = errors.New("must be greater than 0 and at most 1")
+	}
+	return f, err
+}
+
+// nonEmpty is the apply of an option whose value may be anything but
+// blank (a host, a path, a name): set takes it as given.
+func nonEmpty(set func(c *Config, v string)) func(c *Config, v string) error {
+	return func(c *Config, v string) error {
+		if strings.TrimSpace(v) == "" {
+			return errors.New("must not be empty")
+		}
+		set(c, v)
+		return nil
+	}
 }
 
 // checkEach applies check to every item of a comma-separated list.

@@ -163,13 +163,7 @@ func nodeOptions() []option {
 		// Shared with subcommands.
 		{Option: cliconf.Option{Name: "data-path", Type: "path", Default: DefaultDataPath,
 			Usage: "Path to the Basalt data directory"}, persistent: true,
-			apply: func(c *Config, v string) error {
-				if strings.TrimSpace(v) == "" {
-					return errors.New("must not be empty")
-				}
-				c.DataPath = v
-				return nil
-			}},
+			apply: nonEmpty(func(c *Config, v string) { c.DataPath = v })},
 		{Option: cliconf.Option{Name: "genesis-file", Type: "path",
 			Usage: "Genesis file (Besu format) of a custom network; cannot be combined with --network"}, persistent: true,
 			apply: func(c *Config, v string) error { c.GenesisFile = v; return nil }},
@@ -257,14 +251,7 @@ func nodeOptions() []option {
 			}},
 		{Option: cliconf.Option{Name: "min-gas-price", Type: "wei", Default: "1000",
 			Usage: "Lowest gas price, in wei, of transactions accepted into the pool and mined"},
-			apply: func(c *Config, v string) error {
-				n, err := parseBig("", v, decOrHex)
-				if err != nil {
-					return errors.New("expected a non-negative integer (decimal or 0x hex)")
-				}
-				c.MinGasPrice = n
-				return nil
-			}},
+			apply: func(c *Config, v string) (err error) { c.MinGasPrice, err = parseWei(v); return err }},
 		{Option: cliconf.Option{Name: "tx-pool-max-size", Type: "int", Default: "4096",
 			Usage: "Most transactions kept in the transaction pool"},
 			apply: func(c *Config, v string) (err error) { c.TxPool.MaxSize, err = parseIntValue(v, 1); return err }},
@@ -299,10 +286,7 @@ func nodeOptions() []option {
 		{Option: cliconf.Option{Name: "tx-pool-limit-by-account-percentage", Type: "fraction", Default: "0.001",
 			Usage: "Fraction (0 to 1] of --tx-pool-max-size a sender's transaction may be ahead of its account nonce (sequenced pool)"},
 			apply: func(c *Config, v string) error {
-				f, err := parseFloat(v, 0, 1)
-				if err == nil && f == 0 {
-					err = errors.New("must be greater than 0 and at most 1")
-				}
+				f, err := parseFraction(v)
 				c.TxPool.LimitByAccountPercentage = f
 				return err
 			}},
@@ -312,9 +296,9 @@ func nodeOptions() []option {
 				if strings.TrimSpace(v) == "" {
 					return nil
 				}
-				n, err := parseBig("", strings.TrimSpace(v), decOrHex)
+				n, err := parseWei(v)
 				if err != nil {
-					return errors.New("expected a non-negative integer (decimal or 0x hex)")
+					return err
 				}
 				c.TxPool.MinGasPrice = n
 				return nil
@@ -327,13 +311,7 @@ func nodeOptions() []option {
 			apply: func(c *Config, v string) (err error) { c.TxPool.SaveRestore, err = parseBoolValue(v); return err }},
 		{Option: cliconf.Option{Name: "tx-pool-save-file", Type: "file", Default: DefaultTxPoolSaveFile,
 			Usage: "File the transaction pool is saved to and restored from (relative to --data-path)"},
-			apply: func(c *Config, v string) error {
-				if strings.TrimSpace(v) == "" {
-					return errors.New("must not be empty")
-				}
-				c.TxPool.SaveFile = v
-				return nil
-			}},
+			apply: nonEmpty(func(c *Config, v string) { c.TxPool.SaveFile = v })},
 		{Option: cliconf.Option{Name: "tx-pool-journal-enabled", Kind: kindBool, Default: "true",
 			Usage: "Journal transactions sent to this node, in the journal file before eth_sendRawTransaction answers (see --tx-pool-journal-sync), and replay them at start-up, so that a crash loses none"}, status: own,
 			apply: func(c *Config, v string) (err error) { c.TxPool.Journal, err = parseBoolValue(v); return err }},
@@ -345,14 +323,7 @@ func nodeOptions() []option {
 			}},
 		{Option: cliconf.Option{Name: "rpc-tx-feecap", Type: "wei", Default: "1000000000000000000",
 			Usage: "Highest gas price (max fee per gas), in wei, a transaction sent to this node may offer; 0 for no cap"},
-			apply: func(c *Config, v string) error {
-				n, err := parseBig("", strings.TrimSpace(v), decOrHex)
-				if err != nil {
-					return errors.New("expected a non-negative integer (decimal or 0x hex)")
-				}
-				c.TxPool.TxFeeCap = n
-				return nil
-			}},
+			apply: func(c *Config, v string) (err error) { c.TxPool.TxFeeCap, err = parseWei(v); return err }},
 		{Option: cliconf.Option{Name: "strict-tx-replay-protection-enabled", Kind: kindBool, Default: "false",
 			Usage: "Refuse transactions sent to this node without an EIP-155 chain ID"},
 			apply: func(c *Config, v string) (err error) {
@@ -391,21 +362,11 @@ func nodeOptions() []option {
 			}},
 		{Option: cliconf.Option{Name: "api-gas-price-max", Type: "wei", Default: "500000000000",
 			Usage: "Highest gas price eth_gasPrice answers, in wei"},
-			apply: func(c *Config, v string) error {
-				n, err := parseBig("", strings.TrimSpace(v), decOrHex)
-				if err != nil {
-					return errors.New("expected a non-negative integer (decimal or 0x hex)")
-				}
-				c.API.GasPriceMax = n
-				return nil
-			}},
+			apply: func(c *Config, v string) (err error) { c.API.GasPriceMax, err = parseWei(v); return err }},
 		{Option: cliconf.Option{Name: "estimate-gas-tolerance-ratio", Type: "ratio", Default: "0.015",
 			Usage: "eth_estimateGas stops its search when the interval is within this fraction of the estimate"},
 			apply: func(c *Config, v string) error {
-				f, err := parseFloat(v, 0, 1)
-				if err == nil && f == 0 {
-					err = errors.New("must be greater than 0 and at most 1")
-				}
+				f, err := parseFraction(v)
 				c.API.EstimateGasToleranceRatio = f
 				return err
 			}},
@@ -438,13 +399,7 @@ func nodeOptions() []option {
 			apply: func(c *Config, v string) (err error) { c.RPC.HTTPEnabled, err = parseBoolValue(v); return err }},
 		{Option: cliconf.Option{Name: "rpc-http-host", Type: "host", Default: "127.0.0.1",
 			Usage: "Host the JSON-RPC HTTP service listens on"},
-			apply: func(c *Config, v string) error {
-				if strings.TrimSpace(v) == "" {
-					return errors.New("must not be empty")
-				}
-				c.RPC.HTTPHost = v
-				return nil
-			}},
+			apply: nonEmpty(func(c *Config, v string) { c.RPC.HTTPHost = v })},
 		{Option: cliconf.Option{Name: "rpc-http-port", Type: "port", Default: "8545",
 			Usage: "Port the JSON-RPC HTTP service listens on (0 picks a free port)"},
 			apply: func(c *Config, v string) (err error) { c.RPC.HTTPPort, err = parsePort(v); return err }},
@@ -521,13 +476,7 @@ func nodeOptions() []option {
 			apply: func(c *Config, v string) (err error) { c.RPC.WSEnabled, err = parseBoolValue(v); return err }},
 		{Option: cliconf.Option{Name: "rpc-ws-host", Type: "host", Default: "127.0.0.1",
 			Usage: "Host the JSON-RPC WebSocket service listens on"},
-			apply: func(c *Config, v string) error {
-				if strings.TrimSpace(v) == "" {
-					return errors.New("must not be empty")
-				}
-				c.RPC.WSHost = v
-				return nil
-			}},
+			apply: nonEmpty(func(c *Config, v string) { c.RPC.WSHost = v })},
 		{Option: cliconf.Option{Name: "rpc-ws-port", Type: "port", Default: "8546",
 			Usage: "Port the JSON-RPC WebSocket service listens on (0 picks a free port)"},
 			apply: func(c *Config, v string) (err error) { c.RPC.WSPort, err = parsePort(v); return err }},
@@ -585,13 +534,7 @@ func nodeOptions() []option {
 			apply: func(c *Config, v string) (err error) { c.GraphQL.HTTPEnabled, err = parseBoolValue(v); return err }},
 		{Option: cliconf.Option{Name: "graphql-http-host", Type: "host", Default: "127.0.0.1",
 			Usage: "Host the GraphQL HTTP service listens on"},
-			apply: func(c *Config, v string) error {
-				if strings.TrimSpace(v) == "" {
-					return errors.New("must not be empty")
-				}
-				c.GraphQL.HTTPHost = v
-				return nil
-			}},
+			apply: nonEmpty(func(c *Config, v string) { c.GraphQL.HTTPHost = v })},
 		{Option: cliconf.Option{Name: "graphql-http-port", Type: "port", Default: "8547",
 			Usage: "Port the GraphQL HTTP service listens on (0 picks a free port)"},
 			apply: func(c *Config, v string) (err error) { c.GraphQL.HTTPPort, err = parsePort(v); return err }},
@@ -695,13 +638,7 @@ func nodeOptions() []option {
 			apply: func(c *Config, v string) (err error) { c.Metrics.Enabled, err = parseBoolValue(v); return err }},
 		{Option: cliconf.Option{Name: "metrics-host", Type: "host", Default: "127.0.0.1",
 			Usage: "Host the metrics service listens on (the Host header must pass --host-allowlist)"},
-			apply: func(c *Config, v string) error {
-				if strings.TrimSpace(v) == "" {
-					return errors.New("must not be empty")
-				}
-				c.Metrics.Host = v
-				return nil
-			}},
+			apply: nonEmpty(func(c *Config, v string) { c.Metrics.Host = v })},
 		{Option: cliconf.Option{Name: "metrics-port", Type: "port", Default: "9545",
 			Usage: "Port the metrics service listens on (0 picks a free port)"},
 			apply: func(c *Config, v string) (err error) { c.Metrics.Port, err = parsePort(v); return err }},
@@ -719,13 +656,7 @@ func nodeOptions() []option {
 			apply: func(c *Config, v string) (err error) { c.Metrics.PushEnabled, err = parseBoolValue(v); return err }},
 		{Option: cliconf.Option{Name: "metrics-push-host", Type: "host", Default: "127.0.0.1",
 			Usage: "Host of the Prometheus push gateway"},
-			apply: func(c *Config, v string) error {
-				if strings.TrimSpace(v) == "" {
-					return errors.New("must not be empty")
-				}
-				c.Metrics.PushHost = v
-				return nil
-			}},
+			apply: nonEmpty(func(c *Config, v string) { c.Metrics.PushHost = v })},
 		{Option: cliconf.Option{Name: "metrics-push-port", Type: "port", Default: strconv.Itoa(metrics.DefaultPushPort),
 			Usage: "Port of the Prometheus push gateway"},
 			apply: func(c *Config, v string) (err error) { c.Metrics.PushPort, err = parsePort(v); return err }},
@@ -738,13 +669,7 @@ func nodeOptions() []option {
 			}},
 		{Option: cliconf.Option{Name: "metrics-push-prometheus-job", Type: "job", Default: metrics.DefaultPushJob,
 			Usage: "Job name the pushed metrics are grouped under"},
-			apply: func(c *Config, v string) error {
-				if strings.TrimSpace(v) == "" {
-					return errors.New("must not be empty")
-				}
-				c.Metrics.PushJob = v
-				return nil
-			}},
+			apply: nonEmpty(func(c *Config, v string) { c.Metrics.PushJob = v })},
 		{Option: cliconf.Option{Name: "Xmetrics-timers-enabled", Kind: kindBool, Default: "true", Hidden: true,
 			Usage: "Keep timers (histograms such as besu_rpc_request_time)"},
 			apply: func(c *Config, v string) error {

@@ -1,6 +1,7 @@
 package filters
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -13,6 +14,7 @@ import (
 	"github.com/ethereum/go-ethereum/event"
 
 	"github.com/basaltchain/basalt/chain"
+	"github.com/basaltchain/basalt/internal/defaults"
 	"github.com/basaltchain/basalt/txpool"
 )
 
@@ -122,21 +124,11 @@ type blockEvent struct {
 
 // New returns a system over the chain and, if txs is not nil, the pool.
 func New(c *chain.Chain, txs TxSource, cfg Config) *System {
-	if cfg.MaxLogResults == 0 {
-		cfg.MaxLogResults = DefaultMaxLogResults
-	}
-	if cfg.FilterTimeout <= 0 {
-		cfg.FilterTimeout = DefaultFilterTimeout
-	}
-	if cfg.MaxFilters <= 0 {
-		cfg.MaxFilters = DefaultMaxFilters
-	}
-	if cfg.BlockHistory <= 0 {
-		cfg.BlockHistory = DefaultBlockHistory
-	}
-	if cfg.PendingHistory <= 0 {
-		cfg.PendingHistory = DefaultPendingHistory
-	}
+	cfg.MaxLogResults = cmp.Or(cfg.MaxLogResults, DefaultMaxLogResults)
+	cfg.FilterTimeout = defaults.Positive(cfg.FilterTimeout, DefaultFilterTimeout)
+	cfg.MaxFilters = defaults.Positive(cfg.MaxFilters, DefaultMaxFilters)
+	cfg.BlockHistory = defaults.Positive(cfg.BlockHistory, DefaultBlockHistory)
+	cfg.PendingHistory = defaults.Positive(cfg.PendingHistory, DefaultPendingHistory)
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}

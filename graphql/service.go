@@ -18,6 +18,7 @@ import (
 
 	"github.com/basaltchain/basalt/backend"
 	"github.com/basaltchain/basalt/chain"
+	"github.com/basaltchain/basalt/internal/defaults"
 )
 
 //go:embed schema.graphql
@@ -70,15 +71,9 @@ func New(b *backend.Backend, cfg Config) (*Service, error) {
 	if b == nil || b.Chain == nil {
 		return nil, errors.New("graphql: the backend needs a chain")
 	}
-	if cfg.MaxComplexity <= 0 {
-		cfg.MaxComplexity = DefaultMaxComplexity
-	}
-	if cfg.MaxBlocksRange <= 0 {
-		cfg.MaxBlocksRange = DefaultMaxBlocksRange
-	}
-	if cfg.Timeout <= 0 {
-		cfg.Timeout = DefaultTimeout
-	}
+	cfg.MaxComplexity = defaults.Positive(cfg.MaxComplexity, DefaultMaxComplexity)
+	cfg.MaxBlocksRange = defaults.Positive(cfg.MaxBlocksRange, DefaultMaxBlocksRange)
+	cfg.Timeout = defaults.Positive(cfg.Timeout, DefaultTimeout)
 	s := &Service{backend: b, chain: b.Chain, cfg: cfg, log: cfg.Logger}
 	if s.log == nil {
 		s.log = slog.Default()

@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/basaltchain/basalt/internal/defaults"
 	"github.com/basaltchain/basalt/internal/httpmw"
 	"github.com/basaltchain/basalt/rpctypes"
 )
@@ -113,27 +115,13 @@ type WSHandler struct {
 // requests", Besu's), the connection limit (503), the Middleware, and the
 // upgrade.
 func NewWSHandler(s *Server, cfg WSConfig) *WSHandler {
-	if cfg.MaxMessageBytes <= 0 {
-		cfg.MaxMessageBytes = DefaultWSMaxMessageBytes
-	}
-	if cfg.MaxConnections == 0 {
-		cfg.MaxConnections = DefaultWSMaxConnections
-	}
-	if cfg.SendQueue <= 0 {
-		cfg.SendQueue = DefaultWSSendQueue
-	}
-	if cfg.SendQueueBytes <= 0 {
-		cfg.SendQueueBytes = DefaultWSSendQueueBytes
-	}
-	if cfg.MaxInFlight <= 0 {
-		cfg.MaxInFlight = DefaultWSMaxInFlight
-	}
-	if cfg.WriteTimeout <= 0 {
-		cfg.WriteTimeout = DefaultWSWriteTimeout
-	}
-	if cfg.PingInterval == 0 {
-		cfg.PingInterval = DefaultWSPingInterval
-	}
+	cfg.MaxMessageBytes = defaults.Positive(cfg.MaxMessageBytes, DefaultWSMaxMessageBytes)
+	cfg.MaxConnections = cmp.Or(cfg.MaxConnections, DefaultWSMaxConnections)
+	cfg.SendQueue = defaults.Positive(cfg.SendQueue, DefaultWSSendQueue)
+	cfg.SendQueueBytes = defaults.Positive(cfg.SendQueueBytes, DefaultWSSendQueueBytes)
+	cfg.MaxInFlight = defaults.Positive(cfg.MaxInFlight, DefaultWSMaxInFlight)
+	cfg.WriteTimeout = defaults.Positive(cfg.WriteTimeout, DefaultWSWriteTimeout)
+	cfg.PingInterval = cmp.Or(cfg.PingInterval, DefaultWSPingInterval)
 	h := &WSHandler{s: s, cfg: cfg, log: cfg.Logger, conns: make(map[*wsConn]struct{})}
 	if h.log == nil {
 		h.log = slog.Default()

@@ -1,6 +1,7 @@
 package discovery
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/basaltchain/basalt/internal/defaults"
 	"github.com/basaltchain/basalt/ptm/keys"
 )
 
@@ -54,21 +56,11 @@ type Discovery struct {
 }
 
 func (d *Discovery) defaults() {
-	if d.FirstDelay <= 0 {
-		d.FirstDelay = DefaultFirstDelay
-	}
-	if d.MaxDelay <= 0 {
-		d.MaxDelay = DefaultMaxDelay
-	}
-	if d.Timeout <= 0 {
-		d.Timeout = DefaultTimeout
-	}
-	if d.EvictAfter == 0 {
-		d.EvictAfter = DefaultEvictAfter
-	}
-	if d.Provers <= 0 {
-		d.Provers = DefaultProvers
-	}
+	d.FirstDelay = defaults.Positive(d.FirstDelay, DefaultFirstDelay)
+	d.MaxDelay = defaults.Positive(d.MaxDelay, DefaultMaxDelay)
+	d.Timeout = defaults.Positive(d.Timeout, DefaultTimeout)
+	d.EvictAfter = cmp.Or(d.EvictAfter, DefaultEvictAfter)
+	d.Provers = defaults.Positive(d.Provers, DefaultProvers)
 	if d.Rand == nil {
 		d.Rand = rand.Reader
 	}

@@ -39,6 +39,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/basaltchain/basalt/internal/defaults"
 	"github.com/basaltchain/basalt/ptm/keys"
 	"github.com/basaltchain/basalt/ptm/storage"
 )
@@ -60,12 +61,8 @@ type Limits struct {
 }
 
 func (l Limits) withDefaults() Limits {
-	if l.MaxPeers <= 0 {
-		l.MaxPeers = DefaultMaxPeers
-	}
-	if l.MaxKeysPerPeer <= 0 {
-		l.MaxKeysPerPeer = DefaultMaxKeysPerPeer
-	}
+	l.MaxPeers = defaults.Positive(l.MaxPeers, DefaultMaxPeers)
+	l.MaxKeysPerPeer = defaults.Positive(l.MaxKeysPerPeer, DefaultMaxKeysPerPeer)
 	return l
 }
 

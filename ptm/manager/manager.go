@@ -88,15 +88,23 @@ func (m *Manager) log() *slog.Logger {
 
 // getPayload reads a stored payload.
 func (m *Manager) getPayload(ctx context.Context, digest string) (*payload.EncryptedPayload, error) {
-	data, err := m.Store.Get(ctx, []byte(digest))
+	return load(ctx, m, digest, payload.DecodeEncryptedPayload, "stored payload "+digest)
+}
+
+// load reads the record stored under key and decodes it; a missing record
+// is the store's storage.ErrNotFound, and what names the record in a
+// decoding error.
+func load[T any](ctx context.Context, m *Manager, key string, decode func([]byte) (T, error), what string) (T, error) {
+	var zero T
+	data, err := m.Store.Get(ctx, []byte(key))
 	if err != nil {
-		return nil, err
+		return zero, err
 	}
-	p, err := payload.DecodeEncryptedPayload(data)
+	v, err := decode(data)
 	if err != nil {
-		return nil, fmt.Errorf("stored payload %s: %w", digest, err)
+		return zero, fmt.Errorf("%s: %w", what, err)
 	}
-	return p, nil
+	return v, nil
 }
 
 // putPayload stores p under its digest, after the index entry of its
@@ -135,15 +143,7 @@ func (m *Manager) putPayload(ctx context.Context, p *payload.EncryptedPayload, p
 
 // getGroup reads a stored privacy group; storage.ErrNotFound if absent.
 func (m *Manager) getGroup(ctx context.Context, id string) (*payload.PrivacyGroup, error) {
-	data, err := m.Store.Get(ctx, []byte(id))
-	if err != nil {
-		return nil, err
-	}
-	g, err := payload.DecodePrivacyGroup(data)
-	if err != nil {
-		return nil, fmt.Errorf("stored privacy group %s: %w", id, err)
-	}
-	return g, nil
+	return load(ctx, m, id, payload.DecodePrivacyGroup, "stored privacy group "+id)
 }
 
 // storeGroup writes the index entry for g's members (adding id, or removing

@@ -136,19 +136,9 @@ func (m *Manager) SendSignedTessera(ctx context.Context, key []byte, to []string
 }
 
 func (m *Manager) rawPayload(ctx context.Context, key []byte) (*payload.EncryptedPayload, error) {
-	if len(key) != payload.TesseraKeySize {
-		return nil, ptm.Errorf(ptm.EnclavePayloadNotFound, "key is %d bytes, want %d", len(key), payload.TesseraKeySize)
-	}
-	data, err := m.Store.Get(ctx, []byte(payload.TesseraRawKey(key)))
-	if errors.Is(err, storage.ErrNotFound) {
-		return nil, ptm.Errorf(ptm.EnclavePayloadNotFound, "no raw payload %s", base64.StdEncoding.EncodeToString(key))
-	}
+	p, err := tesseraRecord(ctx, m, key, payload.TesseraRawKey, payload.DecodeEncryptedPayload, "raw payload", "raw payload")
 	if err != nil {
-		return nil, ptm.Wrap(ptm.Unmapped, err)
-	}
-	p, err := payload.DecodeEncryptedPayload(data)
-	if err != nil {
-		return nil, ptm.Wrap(ptm.Unmapped, fmt.Errorf("stored raw payload: %w", err))
+		return nil, err
 	}
 	if err := m.allow(ctx, p.Sender); err != nil {
 		return nil, err
@@ -174,21 +164,26 @@ func (m *Manager) ReceiveRawTessera(ctx context.Context, key []byte) (*TesseraRe
 // tesseraIndex reads the index entry of a Tessera key; an unknown key is
 // EnclavePayloadNotFound.
 func (m *Manager) tesseraIndex(ctx context.Context, key []byte) (*payload.TesseraIndex, error) {
+	return tesseraRecord(ctx, m, key, payload.TesseraIndexKey, payload.DecodeTesseraIndex, "payload", "payload index")
+}
+
+// tesseraRecord reads the record a Tessera key names (storeKey gives where
+// it is stored). A key of the wrong size or unknown is
+// EnclavePayloadNotFound ("no <missing> <key>"); any other failure is
+// Unmapped, a record that does not decode named "stored <stored>".
+func tesseraRecord[T any](ctx context.Context, m *Manager, key []byte, storeKey func([]byte) string, decode func([]byte) (T, error), missing, stored string) (T, error) {
+	var zero T
 	if len(key) != payload.TesseraKeySize {
-		return nil, ptm.Errorf(ptm.EnclavePayloadNotFound, "key is %d bytes, want %d", len(key), payload.TesseraKeySize)
+		return zero, ptm.Errorf(ptm.EnclavePayloadNotFound, "key is %d bytes, want %d", len(key), payload.TesseraKeySize)
 	}
-	data, err := m.Store.Get(ctx, []byte(payload.TesseraIndexKey(key)))
+	v, err := load(ctx, m, storeKey(key), decode, "stored "+stored)
 	if errors.Is(err, storage.ErrNotFound) {
-		return nil, ptm.Errorf(ptm.EnclavePayloadNotFound, "no payload %s", base64.StdEncoding.EncodeToString(key))
+		return zero, ptm.Errorf(ptm.EnclavePayloadNotFound, "no %s %s", missing, base64.StdEncoding.EncodeToString(key))
 	}
 	if err != nil {
-		return nil, ptm.Wrap(ptm.Unmapped, err)
+		return zero, ptm.Wrap(ptm.Unmapped, err)
 	}
-	x, err := payload.DecodeTesseraIndex(data)
-	if err != nil {
-		return nil, ptm.Wrap(ptm.Unmapped, fmt.Errorf("stored payload index: %w", err))
-	}
-	return x, nil
+	return v, nil
 }
 
 // ReceiveTessera decrypts the payload whose Tessera key is key, with to or

@@ -44,10 +44,10 @@ type Server struct {
 func (s *Server) Handler() http.Handler {
 	router := ptm.NewRouter(
 		ptm.UpcheckRoute,
-		ptm.Route{Method: http.MethodPost, Path: "/partyinfo", Consumes: []string{ptm.MediaCBOR}, Handler: s.partyInfo},
-		ptm.Route{Method: http.MethodPost, Path: "/partyinfo/validate", Consumes: []string{ptm.MediaCBOR}, Handler: s.validate},
-		ptm.Route{Method: http.MethodPost, Path: "/push", Consumes: []string{ptm.MediaCBOR}, Handler: s.push},
-		ptm.Route{Method: http.MethodPost, Path: "/pushPrivacyGroup", Consumes: []string{ptm.MediaCBOR}, Handler: s.pushGroup},
+		ptm.Route{Method: http.MethodPost, Path: "/partyinfo", Consumes: []string{ptm.MediaCBOR}, Handler: serve(s, s.partyInfo, ptm.WriteCBOR)},
+		ptm.Route{Method: http.MethodPost, Path: "/partyinfo/validate", Consumes: []string{ptm.MediaCBOR}, Handler: serve(s, s.validate, ptm.WriteCBOR)},
+		ptm.Route{Method: http.MethodPost, Path: "/push", Consumes: []string{ptm.MediaCBOR}, Handler: serve(s, s.push, ptm.WriteText)},
+		ptm.Route{Method: http.MethodPost, Path: "/pushPrivacyGroup", Consumes: []string{ptm.MediaCBOR}, Handler: serve(s, s.pushGroup, ptm.WriteText)},
 	)
 	return ptm.Handler(router, s.MaxBody, s.allowlist)
 }
@@ -80,18 +80,27 @@ func (s *Server) allowlist(next http.Handler) http.Handler {
 	})
 }
 
-// readBody reads the request body, answering the error itself when it fails.
-func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		if httpmw.IsTooLarge(err) {
-			ptm.WriteError(w, http.StatusRequestEntityTooLarge, ptm.PayloadTooLarge)
-		} else {
-			ptm.WriteError(w, http.StatusBadRequest, ptm.ObjectJSONDeserialization)
+// serve makes the handler of a node API call, which takes its request
+// whole as the body: it reads the body (answering 413 or 400 itself when it
+// cannot), and answers the call's result with write or its error with fail.
+func serve[T any](s *Server, call func(r *http.Request, body []byte) (T, error), write func(http.ResponseWriter, T)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			if httpmw.IsTooLarge(err) {
+				ptm.WriteError(w, http.StatusRequestEntityTooLarge, ptm.PayloadTooLarge)
+			} else {
+				ptm.WriteError(w, http.StatusBadRequest, ptm.ObjectJSONDeserialization)
+			}
+			return
 		}
-		return nil, false
+		reply, err := call(r, body)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		write(w, reply)
 	}
-	return body, true
 }
 
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
@@ -109,20 +118,14 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 // table itself goes only to proven instances, in the polls this instance
 // makes (discovery.Table.PartyInfoFor): a caller cannot be told apart from
 // anyone claiming its URL.
-func (s *Server) partyInfo(w http.ResponseWriter, r *http.Request) {
-	body, ok := s.readBody(w, r)
-	if !ok {
-		return
-	}
+func (s *Server) partyInfo(r *http.Request, body []byte) ([]byte, error) {
 	_, entries, err := discovery.DecodePartyInfo(body)
 	if err != nil {
-		s.fail(w, r, ptm.Wrap(ptm.ObjectJSONDeserialization, err))
-		return
+		return nil, ptm.Wrap(ptm.ObjectJSONDeserialization, err)
 	}
 	reply, err := s.Table.OwnPartyInfo().Encode()
 	if err != nil {
-		s.fail(w, r, ptm.Wrap(ptm.ObjectJSONSerialization, err))
-		return
+		return nil, ptm.Wrap(ptm.ObjectJSONSerialization, err)
 	}
 	st := s.Table.Offer(entries)
 	if st.Dropped > 0 {
@@ -130,46 +133,26 @@ func (s *Server) partyInfo(w http.ResponseWriter, r *http.Request) {
 	} else if st.Queued > 0 {
 		s.log().Debug("party info claims queued for proof", "remote", r.RemoteAddr, "queued", st.Queued)
 	}
-	ptm.WriteCBOR(w, reply)
+	return reply, nil
 }
 
 // validate answers the challenges of another instance proving that this
 // one holds the keys it claims (discovery.Answer).
-func (s *Server) validate(w http.ResponseWriter, r *http.Request) {
-	body, ok := s.readBody(w, r)
-	if !ok {
-		return
-	}
+func (s *Server) validate(_ *http.Request, body []byte) ([]byte, error) {
 	reply, err := discovery.Answer(s.Manager.Enclave, s.Table.Self(), body)
 	if err != nil {
-		s.fail(w, r, ptm.Wrap(ptm.ObjectJSONDeserialization, err))
-		return
+		return nil, ptm.Wrap(ptm.ObjectJSONDeserialization, err)
 	}
-	ptm.WriteCBOR(w, reply)
+	return reply, nil
 }
 
-func (s *Server) push(w http.ResponseWriter, r *http.Request) {
-	body, ok := s.readBody(w, r)
-	if !ok {
-		return
-	}
-	digest, err := s.Manager.StorePushed(r.Context(), body)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	ptm.WriteText(w, digest)
+// push stores a payload pushed to this instance's keys; it answers its
+// digest.
+func (s *Server) push(r *http.Request, body []byte) (string, error) {
+	return s.Manager.StorePushed(r.Context(), body)
 }
 
-func (s *Server) pushGroup(w http.ResponseWriter, r *http.Request) {
-	body, ok := s.readBody(w, r)
-	if !ok {
-		return
-	}
-	id, err := s.Manager.StorePushedGroup(r.Context(), body, r.Header.Get(manager.GroupAuthHeader))
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	ptm.WriteText(w, id)
+// pushGroup stores a privacy group a member pushed; it answers its id.
+func (s *Server) pushGroup(r *http.Request, body []byte) (string, error) {
+	return s.Manager.StorePushedGroup(r.Context(), body, r.Header.Get(manager.GroupAuthHeader))
 }
