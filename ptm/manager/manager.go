@@ -106,6 +106,13 @@ func (m *Manager) getPayload(ctx context.Context, digest string) (*payload.Encry
 // payload is missing, which reads as an unknown key: nothing was
 // acknowledged yet.
 func (m *Manager) putPayload(ctx context.Context, p *payload.EncryptedPayload, participants []keys.PublicKey) (string, error) {
+	tk := payload.TesseraKey(p.CipherText)
+	return m.putPayloadAs(ctx, tk[:], p, participants)
+}
+
+// putPayloadAs is putPayload with the Tessera key given: an imported
+// payload keeps the key it had in Tessera (see ImportTessera).
+func (m *Manager) putPayloadAs(ctx context.Context, tk []byte, p *payload.EncryptedPayload, participants []keys.PublicKey) (string, error) {
 	data, err := p.MarshalCBOR()
 	if err != nil {
 		return "", err
@@ -123,8 +130,7 @@ func (m *Manager) putPayload(ctx context.Context, p *payload.EncryptedPayload, p
 	if err != nil {
 		return "", err
 	}
-	tk := payload.TesseraKey(p.CipherText)
-	if err := m.Store.Put(ctx, []byte(payload.TesseraIndexKey(tk[:])), index); err != nil {
+	if err := m.Store.Put(ctx, []byte(payload.TesseraIndexKey(tk)), index); err != nil {
 		return "", fmt.Errorf("store payload index %s: %w", digest, err)
 	}
 	if err := m.Store.Put(ctx, []byte(digest), data); err != nil {
