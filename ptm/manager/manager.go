@@ -13,7 +13,9 @@
 //
 // The kinds of key are 32-byte hashes of different inputs, so they do not
 // collide. A payload's Tessera key is SHA3-512 of its cipher text, the key
-// GoQuorum puts in a private transaction (see tessera.go).
+// GoQuorum puts in a private transaction (see tessera.go); a payload
+// imported from Tessera keeps the key Tessera gave it, which is not that of
+// its re-encrypted cipher text (see import.go).
 //
 // Write order and crashes: a payload is pushed to every remote recipient's
 // instance (each stores it durably before answering) and then stored
