@@ -265,84 +265,75 @@ func TestImportPostgres(t *testing.T) {
 
 // TestExportImport: payloads GoQuorum node A sent to B through the Q2T API
 // (basalt-privacy instances A and B) are exported from each instance's
-// store as Tessera rows, and imported into fresh instances holding A's and
-// B's keys, which serve them as A and B did. This is how a test builds a
-// Tessera store of a live network's payloads.
+// store as a Tessera H2 script (B's from its store on disk, B stopped), and
+// imported with the basalt-privacy binary into fresh instances holding A's
+// and B's keys, which answer the Q2T API exactly as A and B did. This is
+// how a test builds a Tessera store of a live network's payloads (package
+// ptmtest's Tessera helpers).
 func TestExportImport(t *testing.T) {
 	dir := t.TempDir()
 	q2t := "q2tenabled = true\nq2tport = 0"
 	a := ptmtest.StartInProcess(t, ptmtest.Conf{Dir: filepath.Join(dir, "a"), Keys: []string{"a"}, Extra: q2t})
-	b := ptmtest.StartInProcess(t, ptmtest.Conf{Dir: filepath.Join(dir, "b"), Keys: []string{"b"}, Extra: q2t, OtherNodes: []string{a.Conf.NodeURL()}})
+	b := ptmtest.StartInProcess(t, ptmtest.Conf{Dir: filepath.Join(dir, "b"), Keys: []string{"b"}, Storage: "leveldb:store", Extra: q2t, OtherNodes: []string{a.Conf.NodeURL()}})
 	ptmtest.WaitFor(t, 20*time.Second, "discovery", func() bool {
 		_, ok := a.Inst.Manager.Table.URLFor(b.Keys[0])
 		return ok
 	})
 	qa := ptmtest.NewAPI(a.Inst.Q2TURL())
-	plain := []byte("private contract from A")
-	r := qa.Must(t, "POST", "/send", "application/json", map[string]any{"payload": plain, "from": a.Keys[0].String(), "to": []string{b.Keys[0].String()}})
-	var sent struct {
-		Key string `json:"key"`
-	}
-	if r.Status != 201 || json.Unmarshal(r.Body, &sent) != nil {
-		t.Fatalf("send: %s", r)
-	}
-	for _, node := range []*ptmtest.InProcess{a, b} {
-		rows, err := tesserastore.Export(ctx, node.Inst.Manager)
-		if err != nil || len(rows) != 1 || base64.StdEncoding.EncodeToString(rows[0].Hash) != sent.Key {
-			t.Fatalf("export: %d rows, %v", len(rows), err)
+	var sentKeys []string
+	for _, body := range []string{"private contract from A", "call from A"} {
+		r := qa.Must(t, "POST", "/send", "application/json", map[string]any{"payload": []byte(body), "from": a.Keys[0].String(), "to": []string{b.Keys[0].String()}})
+		var sent struct {
+			Key string `json:"key"`
 		}
-		p, err := tesserapayload.DecodeCBOR(rows[0].Encoded)
-		if err != nil || len(p.Recipients) != len(p.RecipientBoxes) {
-			t.Fatalf("exported payload: %+v %v", p, err)
+		if r.Status != 201 || json.Unmarshal(r.Body, &sent) != nil {
+			t.Fatalf("send: %s", r)
 		}
-		fresh := filepath.Join(dir, "fresh-"+filepath.Base(node.Conf.Dir))
+		sentKeys = append(sentKeys, sent.Key)
+	}
+	// What GoQuorum reads from each node, before the migration.
+	answers := func(api *ptmtest.API) []string {
+		var out []string
+		for _, k := range sentKeys {
+			for _, suffix := range []string{"", "/isSender", "/participants"} {
+				r := api.Must(t, "GET", "/transaction/"+url.PathEscape(k)+suffix, "", nil)
+				if r.Status != 200 {
+					t.Fatalf("%s%s: %s", k, suffix, r)
+				}
+				out = append(out, string(r.Body))
+			}
+		}
+		return out
+	}
+	before := map[string][]string{"a": answers(qa), "b": answers(ptmtest.NewAPI(b.Inst.Q2TURL()))}
+	b.Close()
+
+	for _, node := range []struct {
+		name string
+		conf ptmtest.Conf
+		m    *manager.Manager
+	}{{"a", a.Conf, a.Inst.Manager}, {"b", b.Conf, ptmtest.OpenManager(t, b.Conf)}} {
+		fresh := ptmtest.Conf{Dir: filepath.Join(dir, "fresh-"+node.name), Keys: []string{node.name}, Storage: "leveldb:store", Extra: q2t}
+		os.MkdirAll(fresh.Dir, 0o755)
 		for _, ext := range []string{".pub", ".key"} {
-			data, err := os.ReadFile(filepath.Join(node.Conf.Dir, node.Conf.Keys[0]+ext))
+			data, err := os.ReadFile(filepath.Join(node.conf.Dir, node.name+ext))
 			if err != nil {
 				t.Fatal(err)
 			}
-			os.MkdirAll(fresh, 0o755)
-			os.WriteFile(filepath.Join(fresh, node.Conf.Keys[0]+ext), data, 0o600)
+			os.WriteFile(filepath.Join(fresh.Dir, node.name+ext), data, 0o600)
 		}
-		script := filepath.Join(fresh, "tessera.sql")
-		var buf bytes.Buffer
-		if err := tesserastore.WriteH2Script(&buf, rows); err != nil {
-			t.Fatal(err)
+		script := filepath.Join(fresh.Dir, "tessera.sql")
+		if n := ptmtest.WriteTesseraScript(t, node.m, script); n != len(sentKeys) {
+			t.Fatalf("%s: exported %d payloads", node.name, n)
 		}
-		os.WriteFile(script, buf.Bytes(), 0o644)
-		src, err := tesserastore.OpenH2Script(script)
-		if err != nil {
-			t.Fatal(err)
+		out := ptmtest.ImportTessera(t, fresh, script)
+		if !strings.Contains(out, "2 imported, 0 already present, 0 refused") {
+			t.Fatalf("%s import: %s", node.name, out)
 		}
-		priv, err := keys.ReadPrivateKeyFile(filepath.Join(fresh, node.Conf.Keys[0]+".key"), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rep := importInto(t, storage.Spec{Kind: storage.Pebble, Path: filepath.Join(fresh, "store")}, keys.KeyPair{Public: node.Keys[0], Private: priv}, src)
-		src.Close()
-		if rep.Imported != 1 || len(rep.Refused) != 0 {
-			t.Fatalf("import: %+v", rep)
-		}
-		in := ptmtest.StartInProcess(t, ptmtest.Conf{Dir: fresh, Keys: node.Conf.Keys, Storage: "leveldb:store", Extra: q2t})
-		for _, api := range []*ptmtest.API{ptmtest.NewAPI(node.Inst.Q2TURL()), ptmtest.NewAPI(in.Inst.Q2TURL())} {
-			for _, suffix := range []string{"", "/isSender", "/participants"} {
-				got := api.Must(t, "GET", "/transaction/"+url.PathEscape(sent.Key)+suffix, "", nil)
-				if got.Status != 200 {
-					t.Fatalf("%s%s: %s", node.Conf.Dir, suffix, got)
-				}
-			}
-		}
-		before := ptmtest.NewAPI(node.Inst.Q2TURL()).Must(t, "GET", "/transaction/"+url.PathEscape(sent.Key), "", nil)
-		after := ptmtest.NewAPI(in.Inst.Q2TURL()).Must(t, "GET", "/transaction/"+url.PathEscape(sent.Key), "", nil)
-		if string(before.Body) != string(after.Body) {
-			t.Errorf("%s: served %s before, %s after the migration", node.Conf.Dir, before.Body, after.Body)
-		}
-		for _, suffix := range []string{"/isSender", "/participants"} {
-			x := ptmtest.NewAPI(node.Inst.Q2TURL()).Must(t, "GET", "/transaction/"+url.PathEscape(sent.Key)+suffix, "", nil)
-			y := ptmtest.NewAPI(in.Inst.Q2TURL()).Must(t, "GET", "/transaction/"+url.PathEscape(sent.Key)+suffix, "", nil)
-			if string(x.Body) != string(y.Body) {
-				t.Errorf("%s%s: %s before, %s after", node.Conf.Dir, suffix, x.Body, y.Body)
-			}
+		in := ptmtest.StartInProcess(t, fresh)
+		after := answers(ptmtest.NewAPI(in.Inst.Q2TURL()))
+		if !slices.Equal(after, before[node.name]) {
+			t.Errorf("%s: served\n%q\nbefore, and\n%q\nafter the migration", node.name, before[node.name], after)
 		}
 	}
 }
