@@ -290,6 +290,16 @@ func TestSealOpen(t *testing.T) {
 			t.Fatalf("%s non-party opened: %v", codec, err)
 		}
 	}
+	// A sender's copy without a box for the sender (Tessera adds the
+	// sender to the recipients, but a copy may lack it) opens through the
+	// box of its first recipient, as Tessera's sender reads it.
+	noSelf, err := Seal(nil, plain, a, []keys.PublicKey{b.Public})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o, err := noSelf.Open(nodeA); err != nil || !bytes.Equal(o.Plaintext, plain) || !o.SenderHosted || len(o.Openers) != 1 {
+		t.Fatalf("sender copy without the sender's box: %+v %v", o, err)
+	}
 	if _, err := sent.ForRecipient(d.Public); err == nil {
 		t.Error("ForRecipient of a non-recipient")
 	}
