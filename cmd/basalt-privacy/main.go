@@ -4,6 +4,7 @@
 //
 //	basalt-privacy [config.toml]                 run (Orion's orion.conf format)
 //	basalt-privacy --generatekeys a,b [config]   write a.pub/a.key, b.pub/b.key and exit
+//	basalt-privacy import-tessera --from <src> [config]   import a Tessera node's payloads
 //
 // Every configuration key can be overridden by BASALT_PRIVACY_<KEY> or
 // ORION_<KEY>; see package ptm/config and docs/how-to/privacy-manager.md.

@@ -95,6 +95,7 @@ API tokens).`,
 	root.Flags().StringSliceVarP(&generate, "generatekeys", "g", nil,
 		"generate key pairs name.pub/name.key for each comma-separated name, prompting on stdin for a password for each (empty: not locked), and exit")
 	root.Flags().BoolVar(&clearKnown, "clear-known-nodes", false, "clear the persisted table of known nodes (knownnodesstorage) at start-up")
+	root.AddCommand(newImportTesseraCommand())
 	return root
 }
 

@@ -7,6 +7,11 @@ import (
 	"github.com/basaltchain/basalt/ptm/keys"
 )
 
+// LoadKeys reads the key pairs and always-send-to keys cfg names, as the
+// instance does at start-up (for commands that work on the store offline,
+// such as the Tessera import).
+func LoadKeys(cfg *config.Config) ([]keys.KeyPair, []keys.PublicKey, error) { return loadKeys(cfg) }
+
 // loadKeys reads the key pairs and always-send-to keys a Config names. Every
 // error names the configuration key and file.
 func loadKeys(cfg *config.Config) ([]keys.KeyPair, []keys.PublicKey, error) {

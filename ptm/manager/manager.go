@@ -13,7 +13,9 @@
 //
 // The kinds of key are 32-byte hashes of different inputs, so they do not
 // collide. A payload's Tessera key is SHA3-512 of its cipher text, the key
-// GoQuorum puts in a private transaction (see tessera.go).
+// GoQuorum puts in a private transaction (see tessera.go); a payload
+// imported from Tessera keeps the key Tessera gave it, which is not that of
+// its re-encrypted cipher text (see import.go).
 //
 // Write order and crashes: a payload is pushed to every remote recipient's
 // instance (each stores it durably before answering) and then stored
@@ -114,6 +116,13 @@ func load[T any](ctx context.Context, m *Manager, key string, decode func([]byte
 // payload is missing, which reads as an unknown key: nothing was
 // acknowledged yet.
 func (m *Manager) putPayload(ctx context.Context, p *payload.EncryptedPayload, participants []keys.PublicKey) (string, error) {
+	tk := payload.TesseraKey(p.CipherText)
+	return m.putPayloadAs(ctx, tk[:], p, participants)
+}
+
+// putPayloadAs is putPayload with the Tessera key given: an imported
+// payload keeps the key it had in Tessera (see ImportTessera).
+func (m *Manager) putPayloadAs(ctx context.Context, tk []byte, p *payload.EncryptedPayload, participants []keys.PublicKey) (string, error) {
 	data, err := p.MarshalCBOR()
 	if err != nil {
 		return "", err
@@ -131,8 +140,7 @@ func (m *Manager) putPayload(ctx context.Context, p *payload.EncryptedPayload, p
 	if err != nil {
 		return "", err
 	}
-	tk := payload.TesseraKey(p.CipherText)
-	if err := m.Store.Put(ctx, []byte(payload.TesseraIndexKey(tk[:])), index); err != nil {
+	if err := m.Store.Put(ctx, []byte(payload.TesseraIndexKey(tk)), index); err != nil {
 		return "", fmt.Errorf("store payload index %s: %w", digest, err)
 	}
 	if err := m.Store.Put(ctx, []byte(digest), data); err != nil {
