@@ -146,12 +146,18 @@ func TestSignerMetrics(t *testing.T) {
 		}
 	}
 
-	// The node goes away: failures by kind.
+	// The node goes away: failures by kind. The first call after the close
+	// may still go out on a kept-alive connection the client has not seen
+	// closed, written and then cut: that is a broken exchange (the node may
+	// have had it), not a refused connection. The second one must dial.
 	node.srv.Close()
 	call(t, s.URL, "eth_blockNumber")
+	call(t, s.URL, "eth_blockNumber")
 	fams = scrapeRegistry(t, reg)
-	if got := seriesValue(fams, "signing_downstream_failures_total", "operation=relay", "kind=connect"); got != 1 {
-		t.Errorf("connect failures = %v, want 1", got)
+	connect := seriesValue(fams, "signing_downstream_failures_total", "operation=relay", "kind=connect")
+	broken := max(seriesValue(fams, "signing_downstream_failures_total", "operation=relay", "kind=broken"), 0)
+	if connect < 1 || connect+broken != 2 {
+		t.Errorf("connect failures = %v, broken %v; want 2 failures, at least the second a connect failure", connect, broken)
 	}
 }
 
