@@ -137,20 +137,8 @@ func (a *txArgs) parseGoQuorum(f *txFields) *rpctypes.Error {
 			return err
 		}
 	}
-	var list []json.RawMessage
-	if json.Unmarshal(f.PrivateFor, &list) != nil {
-		return invalid("privateFor must be a list of Base64 keys")
-	}
-	// An empty list is GoQuorum's "private to the sender's party only".
-	a.privateFor = make([][]byte, 0, len(list))
-	for _, raw := range list {
-		k, err := tmKey(raw, "privateFor")
-		if err != nil {
-			return err
-		}
-		a.privateFor = append(a.privateFor, k)
-	}
-	return nil
+	a.privateFor, err = tmKeys(f.PrivateFor)
+	return err
 }
 
 // storePrivate stores a GoQuorum private transaction's data with the

@@ -330,19 +330,26 @@ func (a *txArgs) parsePrivate(f *txFields) *rpctypes.Error {
 		a.privacyGroupID, err = tmKey(f.PrivacyGroupID, "privacyGroupId")
 		return err
 	}
+	a.privateFor, err = tmKeys(f.PrivateFor)
+	return err
+}
+
+// tmKeys decodes privateFor: a list of Base64 keys, possibly empty (for
+// GoQuorum, "private to the sender's party only").
+func tmKeys(raw json.RawMessage) ([][]byte, *rpctypes.Error) {
 	var list []json.RawMessage
-	if json.Unmarshal(f.PrivateFor, &list) != nil {
-		return invalid("privateFor must be a list of Base64 keys")
+	if json.Unmarshal(raw, &list) != nil {
+		return nil, invalid("privateFor must be a list of Base64 keys")
 	}
-	a.privateFor = make([][]byte, 0, len(list))
-	for _, raw := range list {
-		k, err := tmKey(raw, "privateFor")
+	keys := make([][]byte, 0, len(list))
+	for _, r := range list {
+		k, err := tmKey(r, "privateFor")
 		if err != nil {
-			return err
+			return nil, err
 		}
-		a.privateFor = append(a.privateFor, k)
+		keys = append(keys, k)
 	}
-	return nil
+	return keys, nil
 }
 
 // jsonString decodes a JSON string member.
