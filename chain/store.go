@@ -67,8 +67,8 @@ type Chain struct {
 	blockHook BlockHook
 
 	headerCache   *lru.Cache[common.Hash, *types.Header]
-	bodyCache     *lru.Cache[common.Hash, *types.Body]
-	receiptsCache *lru.Cache[common.Hash, types.Receipts]
+	bodyCache     *weightedCache[*types.Body]
+	receiptsCache *weightedCache[types.Receipts]
 	readers       readerCache // shared, cached readers of recent roots (readcache.go)
 
 	bad badBlocks // invalid blocks refused, for debug_getBadBlocks
@@ -107,8 +107,8 @@ func Open(db ethdb.Database, genesis *core.Genesis, engine consensus.Engine, opt
 		config:        genesis.Config,
 		engine:        engine,
 		headerCache:   lru.NewCache[common.Hash, *types.Header](2048),
-		bodyCache:     lru.NewCache[common.Hash, *types.Body](256),
-		receiptsCache: lru.NewCache[common.Hash, types.Receipts](256),
+		bodyCache:     newWeightedCache(blockCacheEntries, blockCacheWeight, bodyWeight),
+		receiptsCache: newWeightedCache(blockCacheEntries, blockCacheWeight, receiptsWeight),
 	}
 	c.exec = NewExecutor(c.config, engine, c, opts...)
 	c.blockHook = c.exec.opts.blockHook
@@ -326,7 +326,14 @@ func (c *Chain) GetCanonicalHash(number uint64) common.Hash {
 
 // GetBody returns the body of the block with the given hash and number.
 func (c *Chain) GetBody(hash common.Hash, number uint64) *types.Body {
-	return readThrough(c.bodyCache, hash, func() *types.Body { return readBody(c.db, hash, number) })
+	if b, ok := c.bodyCache.Get(hash); ok {
+		return b
+	}
+	b := readBody(c.db, hash, number)
+	if b != nil {
+		c.bodyCache.Add(hash, b)
+	}
+	return b
 }
 
 // GetBlock assembles the block with the given hash and number, or nil.

@@ -8,6 +8,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/p2p"
+	"github.com/ethereum/go-ethereum/p2p/enode"
 )
 
 // Capabilities are what an engine can do beyond Engine. Each is an optional
@@ -20,6 +21,9 @@ import (
 //     method APIs(ChainHeadReader) []rpctypes.Group, looked up by the node
 //     (node/engine.go), so that this package imports no JSON-RPC types;
 //   - ProtocolProvider: devp2p sub-protocols run beside eth (IBFT's);
+//   - BlockHolders: an engine that learns from its own protocol which peers
+//     hold a block (BFT commits), so the p2p service does not announce it
+//     to them;
 //   - Scheduler: when the node may seal on a parent (Clique's turn and
 //     delays, the beacon's stop at the merge);
 //   - Producer: an engine that drives block production itself (BFT);
@@ -92,6 +96,17 @@ type ProtocolProvider interface {
 	// Protocols returns the sub-protocols; their names must differ from
 	// "eth".
 	Protocols() []p2p.Protocol
+}
+
+// BlockHolders is an engine whose own protocol tells which peers hold a
+// block: a BFT validator that sent a commit for a block has it and commits
+// it itself. Every BFT validator committing a block announced it to every
+// peer lacking it, so each received about N announcements a block of a
+// block it had (at N = 30 a third of a validator's messages); the p2p
+// service announces a block only to the peers not known to hold it.
+type BlockHolders interface {
+	// PeerHasBlock reports whether peer is known to hold the block hash.
+	PeerHasBlock(peer enode.ID, hash common.Hash) bool
 }
 
 // Scheduler is an engine that decides when the node may seal a block on a

@@ -3,8 +3,10 @@ package node
 import (
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	gethp2p "github.com/ethereum/go-ethereum/p2p"
+	"github.com/ethereum/go-ethereum/p2p/enode"
 
 	"github.com/basaltchain/basalt/consensus"
 	"github.com/basaltchain/basalt/metrics"
@@ -25,6 +27,8 @@ type engineCaps struct {
 	producer  consensus.Producer
 	apis      apiProvider
 	protocols consensus.ProtocolProvider
+	// holders tells the p2p service which peers hold a block (BFT).
+	holders consensus.BlockHolders
 	// sealer, when set, seals with the node key (Clique): the node runs the
 	// miner without --miner-enabled and defaults the coinbase to the key.
 	sealer consensus.KeySealer
@@ -66,6 +70,9 @@ func capabilitiesOf(e consensus.Engine) engineCaps {
 		}
 		if c, ok := e.(consensus.ProtocolProvider); ok && caps.protocols == nil {
 			caps.protocols = c
+		}
+		if c, ok := e.(consensus.BlockHolders); ok && caps.holders == nil {
+			caps.holders = c
 		}
 		if c, ok := e.(consensus.KeySealer); ok && caps.sealer == nil {
 			caps.sealer = c
@@ -119,6 +126,14 @@ func (c engineCaps) p2pProtocols() []gethp2p.Protocol {
 		return nil
 	}
 	return c.protocols.Protocols()
+}
+
+// peerHasBlock returns the engine's BlockHolders lookup (nil without one).
+func (c engineCaps) peerHasBlock() func(enode.ID, common.Hash) bool {
+	if c.holders == nil {
+		return nil
+	}
+	return c.holders.PeerHasBlock
 }
 
 // schedulerChain consults schedulers from the outermost engine in: the first

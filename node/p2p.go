@@ -101,6 +101,7 @@ func newP2P(n *Node) (*p2p.Service, error) {
 		Name:              n.clientID(),
 		ReconnectInterval: cfg.StaticReconnectInterval,
 		Protocols:         n.caps.p2pProtocols(),
+		PeerHasBlock:      n.caps.peerHasBlock(),
 		NAT:               natm,
 		NetRestrict:       restrict,
 		Banned:            banned,

@@ -184,7 +184,9 @@ func (s *Service) notePeerHead(p *eth.Peer, hash common.Hash, td *big.Int) {
 	}
 }
 
-// broadcastBlock sends a block to every peer that does not have it: the
+// broadcastBlock sends a block to every peer that does not have it (that
+// has not announced it, nor is known by the consensus engine to hold it,
+// Config.PeerHasBlock): the
 // whole block to each, as Besu does, while there are at most
 // wholeBlockPeers of them (every peer getting the whole block at once makes
 // forks resolve fastest); beyond that the whole block to √n of them and its
@@ -199,9 +201,14 @@ func (s *Service) broadcastBlock(block *types.Block, hash common.Hash, td *big.I
 	}
 	var lacking []*eth.Peer
 	for _, p := range s.peerList() {
-		if !p.KnowsBlock(hash) {
-			lacking = append(lacking, p)
+		if p.KnowsBlock(hash) {
+			continue
 		}
+		if s.cfg.PeerHasBlock != nil && s.cfg.PeerHasBlock(p.NodeID(), hash) {
+			p.MarkBlock(hash)
+			continue
+		}
+		lacking = append(lacking, p)
 	}
 	whole := wholeBlockSends(len(lacking))
 	for i, p := range lacking {

@@ -109,6 +109,10 @@ type Config struct {
 	// Metrics receives the service's metrics (peers, p2p messages in and
 	// out, best known block, in sync); nil means none.
 	Metrics *metrics.Registry
+	// PeerHasBlock, when set, tells which peers hold a block without an
+	// announcement (consensus.BlockHolders: BFT validators that sent a
+	// commit for it); blocks are not announced to them.
+	PeerHasBlock func(peer enode.ID, hash common.Hash) bool
 	// Permissions, when set, is the nodes allowlist: the service neither
 	// dials nor keeps a connection with a node it does not permit
 	// (--permissions-nodes-config-file-enabled).

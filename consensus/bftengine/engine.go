@@ -83,6 +83,7 @@ type Engine struct {
 	anyGasLimit bool
 	nets        []*network // one per distinct sub-protocol, in segment order
 	mesh        *mesh      // bftmesh, beside them
+	holders     *holders   // who sent commits for recent blocks (PeerHasBlock)
 	inbox       chan driver.Inbound
 	// gate is what the sub-protocols admit messages against (set by the
 	// driver on each head); bans are the peers they caught misbehaving.
@@ -131,10 +132,11 @@ func New(segs []Segment, opts Options) (*Engine, error) {
 	e.inbox = make(chan driver.Inbound, max(1, int(queue)))
 	e.bans = subprotocol.NewBanList(e.clock, banDuration, maxBans)
 	e.mesh = newMesh()
+	e.holders = newHolders()
 	for _, s := range segs {
 		if !slices.ContainsFunc(e.nets, func(n *network) bool { return n.format.Spec().Protocol == s.Format.Spec().Protocol }) {
 			n := newNetwork(s.Format, s.Config, e.inbox, &e.gate, e.bans)
-			n.self, n.mesh = e.self, e.mesh
+			n.self, n.mesh, n.holders = e.self, e.mesh, e.holders
 			e.nets = append(e.nets, n)
 		}
 	}

@@ -168,6 +168,23 @@ func (m *mesh) handle(from enode.ID, msg p2p.Msg) error {
 }
 
 // connected reports whether peer id advertised a connection to author.
+// connectedTo returns the peers that advertised a connection to author
+// (nil when none did).
+func (m *mesh) connectedTo(author common.Address) map[enode.ID]struct{} {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out map[enode.ID]struct{}
+	for id, addrs := range m.of {
+		if _, ok := addrs[author]; ok {
+			if out == nil {
+				out = make(map[enode.ID]struct{}, len(m.of))
+			}
+			out[id] = struct{}{}
+		}
+	}
+	return out
+}
+
 func (m *mesh) connected(id enode.ID, author common.Address) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -2,6 +2,7 @@ package bftengine
 
 import (
 	"errors"
+	"math/big"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -36,7 +37,8 @@ func (plainFormat) DecodeMessage(code uint64, data []byte) (*bft.Message, error)
 	if err := rlp.DecodeBytes(data, &v); err != nil {
 		return nil, err
 	}
-	return &bft.Message{Kind: bft.Kind(code), View: bft.View{Sequence: v.Seq}, Author: v.Author, Wire: data}, nil
+	return &bft.Message{Kind: bft.Kind(code), View: bft.View{Sequence: v.Seq}, Author: v.Author,
+		Digest: common.BigToHash(new(big.Int).SetUint64(v.Salt)), Wire: data}, nil
 }
 
 func plain(seq uint64, author common.Address, salt uint64) []any {

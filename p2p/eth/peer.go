@@ -15,6 +15,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/p2p"
+	"github.com/ethereum/go-ethereum/p2p/enode"
 	"github.com/ethereum/go-ethereum/rlp"
 )
 
@@ -109,6 +110,9 @@ func NewPeer(version uint, p *p2p.Peer, rw p2p.MsgReadWriter, log *slog.Logger) 
 
 // ID is the peer's node ID in hex.
 func (p *Peer) ID() string { return p.id }
+
+// NodeID is the peer's node ID.
+func (p *Peer) NodeID() enode.ID { return p.p.ID() }
 
 // Version is the negotiated eth version.
 func (p *Peer) Version() uint { return p.version }

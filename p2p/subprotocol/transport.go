@@ -160,6 +160,17 @@ func (t *Transport) PeerAddresses() map[enode.ID]common.Address {
 	return out
 }
 
+// PeerAddress returns the address of peer id, if it is connected.
+func (t *Transport) PeerAddress(id enode.ID) (common.Address, bool) {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	p, ok := t.peers[id]
+	if !ok {
+		return common.Address{}, false
+	}
+	return p.addr, true
+}
+
 // Send RLP-encodes data as message code to one peer.
 func (t *Transport) Send(to enode.ID, code uint64, data any) error {
 	t.mu.RLock()
