@@ -9,13 +9,16 @@ package proctest
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -60,7 +63,7 @@ func goBuild(pkg string) (dir, path string, err error) {
 	}
 	root := filepath.Dir(strings.TrimSpace(string(out)))
 	name := filepath.Base(pkg)
-	if dir, err = os.MkdirTemp("", name+"-bin-"); err != nil {
+	if dir, err = binDir(name); err != nil {
 		return "", "", err
 	}
 	path = filepath.Join(dir, name)
@@ -70,6 +73,43 @@ func goBuild(pkg string) (dir, path string, err error) {
 		return dir, "", fmt.Errorf("go build: %v\n%s", err, out)
 	}
 	return dir, path, nil
+}
+
+// binRoot holds every test binary's builds, one directory per build named
+// <program>-<pid of the test binary>.
+func binRoot() string { return filepath.Join(os.TempDir(), "basalt-test-bin") }
+
+// binDir makes the directory of this test binary's build of name. Test
+// binaries without a TestMain calling RemoveBinaries leave their builds
+// behind (about 60 MB each, a few hundred a day of test runs), so it first
+// removes the builds of test binaries that are no longer running.
+func binDir(name string) (string, error) {
+	root := binRoot()
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return "", err
+	}
+	if entries, err := os.ReadDir(root); err == nil {
+		for _, e := range entries {
+			i := strings.LastIndexByte(e.Name(), '-')
+			if i < 0 {
+				continue
+			}
+			pid, err := strconv.Atoi(e.Name()[i+1:])
+			if err != nil || pid == os.Getpid() || processAlive(pid) {
+				continue
+			}
+			os.RemoveAll(filepath.Join(root, e.Name()))
+		}
+	}
+	dir := filepath.Join(root, fmt.Sprintf("%s-%d", name, os.Getpid()))
+	return dir, os.MkdirAll(dir, 0o755)
+}
+
+// processAlive reports whether a process with this pid exists (signal 0
+// checks without sending; EPERM means it exists under another user).
+func processAlive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
 // RemoveBinaries deletes the binaries Build made. Call it from TestMain
