@@ -42,6 +42,10 @@ type PrivacyConfig struct {
 	// (PKCS#12), its password file and the known-enclave file.
 	TLSEnabled                                     bool
 	TLSKeystoreFile, TLSPasswordFile, TLSKnownFile string
+	// PTMURL is --ptm-url (GoQuorum's --ptm.url): the Tessera Q2T API of
+	// the privacy manager (basalt-privacy) of a node that is a GoQuorum
+	// party; "" runs GoQuorum private transactions as a non-party.
+	PTMURL string
 }
 
 // DefaultPrivacyURL is Besu's --privacy-url default.
@@ -105,6 +109,22 @@ func privacyOptions() []option {
 		{Option: cliconf.Option{Name: "privacy-tls-known-enclave-file", Type: "file",
 			Usage: "Known privacy managers: \"host:port sha256-fingerprint\" lines; the manager's certificate must be listed"}, persistent: true,
 			apply: str(func(c *Config) *string { return &c.Privacy.TLSKnownFile })},
+		{Option: cliconf.Option{Name: "ptm-url", Type: "url",
+			Usage: "GoQuorum networks (genesis isQuorum): Tessera Q2T API URL of the node's privacy manager (basalt-privacy's q2tport), as GoQuorum's --ptm.url; the node then runs the GoQuorum private transactions it is a party to into its private state"},
+			persistent: true, status: own,
+			apply: func(c *Config, v string) error {
+				v = strings.TrimSpace(v)
+				if v == "" {
+					c.Privacy.PTMURL = ""
+					return nil
+				}
+				u, err := url.Parse(v)
+				if err != nil || u.Scheme != "http" || u.Host == "" {
+					return errors.New("expected an http URL (GoQuorum's unix socket and TLS connections are not supported)")
+				}
+				c.Privacy.PTMURL = strings.TrimRight(v, "/")
+				return nil
+			}},
 		{Option: cliconf.Option{Name: "privacy-flexible-groups-enabled", Aliases: []string{"privacy-onchain-groups-enabled"}, Kind: kindBool, Default: "false"},
 			status: refused, check: refuseTrue("Basalt has no flexible (on-chain) privacy groups: use privacy groups made with priv_createPrivacyGroup, or privateFor"),
 			basalt: "Basalt has no flexible (on-chain) privacy groups"},
@@ -124,6 +144,9 @@ func (c *Config) checkPrivacy() error {
 	}
 	if p.PrecompiledAddress == (common.Address{}) {
 		p.PrecompiledAddress = common.BigToAddress(bigOf(126))
+	}
+	if p.PTMURL != "" && p.Enabled {
+		return errors.New("--ptm-url (a GoQuorum party) and --privacy-enabled (Besu-style privacy) cannot be combined: a GoQuorum network's private transactions need --ptm-url alone")
 	}
 	if !p.Enabled {
 		return nil

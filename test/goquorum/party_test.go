@@ -1,0 +1,227 @@
+package goquorum
+
+import (
+	"bytes"
+	"crypto/ecdsa"
+	"encoding/base64"
+	"encoding/json"
+	"io"
+	"math/big"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/basaltchain/basalt/quorumtx"
+	"github.com/basaltchain/basalt/testsupport/ptmtest"
+	"github.com/basaltchain/basalt/testsupport/testnode"
+)
+
+// storeRaw stores payload with the manager at q2tURL (POST /storeraw, as
+// GoQuorum's eth_fillTransaction and web3js-quorum's raw sends do) and
+// returns its 64-byte key.
+func storeRaw(t *testing.T, q2tURL string, payload []byte, from string) []byte {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{"payload": payload, "from": from})
+	resp, err := http.Post(strings.TrimRight(q2tURL, "/")+"/storeraw", "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("/storeraw: %d %s", resp.StatusCode, b)
+	}
+	var out struct{ Key string }
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatalf("/storeraw: %s", b)
+	}
+	key, err := base64.StdEncoding.DecodeString(out.Key)
+	if err != nil || len(key) != quorumtx.KeySize {
+		t.Fatalf("/storeraw key %q", out.Key)
+	}
+	return key
+}
+
+// signPrivate signs a GoQuorum private transaction (V 37/38, no chain ID)
+// carrying key, as web3js-quorum's sendRawPrivateTransaction helpers do.
+func signPrivate(t *testing.T, k *ecdsa.PrivateKey, nonce uint64, to *common.Address, gas uint64, key []byte) []byte {
+	t.Helper()
+	tx, err := quorumtx.Sign(types.NewTx(&types.LegacyTx{Nonce: nonce, GasPrice: new(big.Int), Gas: gas, To: to, Data: key}), k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := tx.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
+}
+
+// sendRawPrivate stores payload with the sender's manager, signs the
+// private transaction and sends it with eth_sendRawPrivateTransaction.
+func sendRawPrivate(t *testing.T, node *testnode.P2PNode, q2tURL, from string, k *ecdsa.PrivateKey, nonce uint64, to *common.Address,
+	payload []byte, privateFor ...string) common.Hash {
+	t.Helper()
+	key := storeRaw(t, q2tURL, payload, from)
+	raw := signPrivate(t, k, nonce, to, 0x40000, key)
+	var h common.Hash
+	node.MustCall(&h, "eth_sendRawPrivateTransaction", hexutil.Encode(raw), map[string]any{"privateFor": privateFor})
+	return h
+}
+
+// partyReceipt is the part of a party's private receipt the tests read.
+type partyReceipt struct {
+	Status          hexutil.Uint64  `json:"status"`
+	GasUsed         hexutil.Uint64  `json:"gasUsed"`
+	BlockNumber     hexutil.Uint64  `json:"blockNumber"`
+	ContractAddress *common.Address `json:"contractAddress"`
+	Logs            []any           `json:"logs"`
+	IsPMT           *bool           `json:"isPrivacyMarkerTransaction"`
+}
+
+func receiptOf(t *testing.T, node *testnode.P2PNode, h common.Hash) *partyReceipt {
+	t.Helper()
+	var r *partyReceipt
+	testnode.WaitFor(t, 60*time.Second, "receipt of "+h.Hex(), func() bool {
+		raw, err := node.Call("eth_getTransactionReceipt", h)
+		if err != nil || string(raw) == "null" {
+			return false
+		}
+		r = new(partyReceipt)
+		return json.Unmarshal(raw, r) == nil
+	})
+	return r
+}
+
+// privateView is what a node answers about a private contract.
+type privateView struct {
+	code, call, slot string
+}
+
+func viewOf(t *testing.T, node *testnode.P2PNode, contract common.Address) privateView {
+	t.Helper()
+	var v privateView
+	var code, call hexutil.Bytes
+	node.MustCall(&code, "eth_getCode", contract, "latest")
+	node.MustCall(&call, "eth_call", map[string]any{"to": contract}, "latest")
+	node.MustCall(&v.slot, "eth_getStorageAt", contract, "0x0", "latest")
+	v.code, v.call = code.String(), call.String()
+	return v
+}
+
+// TestBasaltParty: three Basalt nodes on a GoQuorum network (genesis
+// isQuorum; one QBFT validator A, two followers B and C), each with its
+// own basalt-privacy whose Q2T API it names with --ptm-url. A private
+// contract deployed from A for {A, B} with eth_sendRawPrivateTransaction
+// runs into A's and B's private state; B then calls it privately for
+// {A, B}: A and B read the same private receipt, code, storage and call
+// result, C (not a party) reads nothing, and the block hashes agree. B is
+// SIGKILLed while more private calls are mined and ends, once restarted,
+// with A's private values; a fresh node D importing A's exported blocks
+// with B's manager rebuilds the same private state.
+func TestBasaltParty(t *testing.T) {
+	dir := t.TempDir()
+	q2t := "q2tenabled = true\nq2tport = 0"
+	pa := ptmtest.StartInProcess(t, ptmtest.Conf{Dir: filepath.Join(dir, "ptm-a"), Keys: []string{"a"}, Extra: q2t})
+	pb := ptmtest.StartInProcess(t, ptmtest.Conf{Dir: filepath.Join(dir, "ptm-b"), Keys: []string{"b"}, Extra: q2t, OtherNodes: []string{pa.Conf.NodeURL()}})
+	pc := ptmtest.StartInProcess(t, ptmtest.Conf{Dir: filepath.Join(dir, "ptm-c"), Keys: []string{"c"}, Extra: q2t, OtherNodes: []string{pa.Conf.NodeURL()}})
+	ptmtest.WaitFor(t, 30*time.Second, "the basalt-privacy instances to know each other", func() bool {
+		_, ab := pa.Inst.Table.URLFor(pb.Keys[0])
+		_, ba := pb.Inst.Table.URLFor(pa.Keys[0])
+		_, ca := pc.Inst.Table.URLFor(pa.Keys[0])
+		return ab && ba && ca
+	})
+	keyA, keyB := pa.Keys[0].String(), pb.Keys[0].String()
+
+	vk := validatorKeys(t, 1)[0]
+	genesis := writeGenesis(t, t.TempDir(), []common.Address{crypto.PubkeyToAddress(vk.PublicKey)},
+		func(g map[string]any) { delete(g["config"].(map[string]any), "berlinBlock") })
+	keyFile := filepath.Join(t.TempDir(), "key")
+	if err := os.WriteFile(keyFile, []byte(hexutil.Encode(crypto.FromECDSA(vk))), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"--genesis-file=" + genesis, "--min-gas-price=0", "--rpc-http-api=ETH,NET,WEB3,ADMIN,QBFT,TXPOOL"}
+	a := testnode.StartP2P(t, t.TempDir(), append(args, "--node-private-key-file="+keyFile, "--ptm-url="+pa.Inst.Q2TURL())...)
+	b := testnode.StartP2P(t, t.TempDir(), append(args, "--ptm-url="+pb.Inst.Q2TURL())...)
+	c := testnode.StartP2P(t, t.TempDir(), append(args, "--ptm-url="+pc.Inst.Q2TURL())...)
+	b.AddPeer(a)
+	c.AddPeer(a)
+
+	dev, _ := crypto.HexToECDSA(devKeyHex)
+	other, _ := crypto.GenerateKey() // B's sender: a second account, nonce 0
+	deployHash := sendRawPrivate(t, a, pa.Inst.Q2TURL(), keyA, dev, 0, nil, hexutil.MustDecode(storeInit), keyB)
+	deploy := receiptOf(t, a, deployHash)
+	if deploy.ContractAddress == nil || deploy.Status != 1 {
+		t.Fatalf("deploy receipt on A: %+v", deploy)
+	}
+	contract := *deploy.ContractAddress
+	if want := crypto.CreateAddress(crypto.PubkeyToAddress(dev.PublicKey), 0); contract != want {
+		t.Errorf("contract address %s, want GoQuorum's CreateAddress(sender, public nonce) %s", contract, want)
+	}
+	setHash := sendRawPrivate(t, b, pb.Inst.Q2TURL(), keyB, other, 0, &contract, hexutil.MustDecode(word(7)), keyA)
+	set := receiptOf(t, b, setHash)
+	top := uint64(set.BlockNumber) + 1
+	waitHeight(t, 60*time.Second, top, a, b, c)
+	sameHashes(t, 1, top, a, b, c)
+
+	want := privateView{call: word(7), slot: word(7)}
+	for name, node := range map[string]*testnode.P2PNode{"A": a, "B": b} {
+		got := viewOf(t, node, contract)
+		if got.call != want.call || got.slot != want.slot || len(got.code) <= 2 {
+			t.Errorf("%s: private contract reads %+v, want call and slot %s and its code", name, got, word(7))
+		}
+		for _, h := range []common.Hash{deployHash, setHash} {
+			r := receiptOf(t, node, h)
+			if r.Status != 1 || r.GasUsed != 0 || r.IsPMT == nil || *r.IsPMT {
+				t.Errorf("%s: receipt of %s: %+v, want status 1, gas used 0, isPrivacyMarkerTransaction false", name, h, r)
+			}
+		}
+		var payload string
+		node.MustCall(&payload, "eth_getQuorumPayload", hexutil.Encode(mustTxInput(t, node, setHash)))
+		if payload != word(7) {
+			t.Errorf("%s: eth_getQuorumPayload = %s, want %s", name, payload, word(7))
+		}
+	}
+	if got := viewOf(t, c, contract); got.code != "0x" || got.call != "0x" || got.slot != word(0) {
+		t.Errorf("C, not a party: private contract reads %+v, want nothing", got)
+	}
+	var payload string
+	c.MustCall(&payload, "eth_getQuorumPayload", hexutil.Encode(mustTxInput(t, c, setHash)))
+	if payload != "0x" {
+		t.Errorf("C: eth_getQuorumPayload = %s, want 0x", payload)
+	}
+	if r := receiptOf(t, c, setHash); r.Status != 1 || len(r.Logs) != 0 {
+		t.Errorf("C: receipt %+v, want the public one", r)
+	}
+
+	// B dies (SIGKILL) while A mines more private calls; restarted, it
+	// syncs them from A and ends with A's private values.
+	var last common.Hash
+	for i := range 6 {
+		if i == 2 {
+			b.Stop(syscall.SIGKILL)
+		}
+		last = sendRawPrivate(t, a, pa.Inst.Q2TURL(), keyA, dev, uint64(1+i), &contract, hexutil.MustDecode(word(uint64(100+i))), keyB)
+		receiptOf(t, a, last) // one block after another
+	}
+	lastBlock := uint64(receiptOf(t, a, last).BlockNumber)
+	b.RestartAfter(syscall.SIGKILL)
+	b.AddPeer(a)
+	waitHeight(t, 90*time.Second, lastBlock+1, a, b, c)
+	sameHashes(t, 1, lastBlock+1, a, b, c)
+	wantLast := privateView{call: word(105), slot: word(105)}
+	for name, node := range map[string]*testnode.P2PNode{"A": a, "B": b} {
+		if got := viewOf(t, node, contract); got.call != wantLast.call || got.slot != wantLast.slot {
+			t.Errorf("%s after B's crash: private contract reads %+v, want %s", name, got, word(105))
+		}
+	}
+}
