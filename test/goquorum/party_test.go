@@ -5,10 +5,12 @@ import (
 	"crypto/ecdsa"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"io"
 	"math/big"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -224,4 +226,161 @@ func TestBasaltParty(t *testing.T) {
 			t.Errorf("%s after B's crash: private contract reads %+v, want %s", name, got, word(105))
 		}
 	}
+}
+
+// TestMixedNetworkParty: 2 GoQuorum validators (A, A2) and 2 Basalt
+// validators (B, B2) and a Basalt non-validator N, each with its own
+// basalt-privacy. A private contract deployed from GoQuorum A for {A, B}
+// (eth_sendTransaction with privateFor): B reads the same receipt, code,
+// storage and call result as A; the Basalt non-parties B2 and N and the
+// GoQuorum non-party A2 read no code. Basalt B then calls it privately for
+// {A, B} with eth_sendRawPrivateTransaction (its own key, payload stored
+// with /storeraw) and A reads the new value. B is SIGKILLed while A makes
+// more private calls for {A, B} and ends, restarted, with A's values; the
+// block hashes agree on every node at every height.
+func TestMixedNetworkParty(t *testing.T) {
+	bin := gethBinary(t)
+	dir := t.TempDir()
+	q2t := "q2tenabled = true\nq2tport = 0"
+	var ptms []*ptmtest.InProcess // A, A2, B, B2, N
+	for i, name := range []string{"a", "a2", "b", "b2", "n"} {
+		c := ptmtest.Conf{Dir: filepath.Join(dir, "ptm-"+name), Keys: []string{name}, Extra: q2t}
+		if i > 0 {
+			c.OtherNodes = []string{ptms[0].Conf.NodeURL()}
+		}
+		ptms = append(ptms, ptmtest.StartInProcess(t, c))
+	}
+	ptmtest.WaitFor(t, 30*time.Second, "the basalt-privacy instances to know each other", func() bool {
+		for _, p := range ptms {
+			for _, q := range ptms {
+				if _, ok := p.Inst.Table.URLFor(q.Keys[0]); !ok {
+					return false
+				}
+			}
+		}
+		return true
+	})
+	pA, pB := ptms[0], ptms[2]
+	keyA, keyB := pA.Keys[0].String(), pB.Keys[0].String()
+
+	dev, _ := crypto.HexToECDSA(devKeyHex)
+	devAddr := crypto.PubkeyToAddress(dev.PublicKey)
+	keys := validatorKeys(t, 4)
+	setup := func(i int, g *gethNode) {
+		tm := filepath.Join(g.dir, "tm.toml")
+		if err := os.WriteFile(tm, []byte(fmt.Sprintf("HttpUrl = %q\nTimeout = 10\n", ptms[i].Inst.Q2TURL())), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		g.privateConfig = tm
+		if i == 0 {
+			keyFile, pw := filepath.Join(g.dir, "dev.key"), filepath.Join(g.dir, "dev.pw")
+			os.WriteFile(keyFile, []byte(devKeyHex), 0o600)
+			os.WriteFile(pw, []byte("pw\n"), 0o600)
+			if out, err := exec.Command(bin, "--datadir", g.dir, "account", "import", "--password", pw, keyFile).CombinedOutput(); err != nil {
+				t.Fatalf("geth account import: %v\n%s", err, out)
+			}
+			g.extraArgs = []string{"--unlock", devAddr.Hex(), "--password", pw, "--allow-insecure-unlock"}
+		}
+	}
+	n := startMixedWith(t, bin, keys, mixedOptions{
+		setup:         setup,
+		basaltArgs:    []string{"--min-gas-price=0"},
+		basaltArgsFor: func(i int) []string { return []string{"--ptm-url=" + ptms[2+i].Inst.Q2TURL()} },
+		// GoQuorum 24.4.1 panics on private storage writes under Berlin
+		// (Consensys/quorum#1657).
+		genesis: func(g map[string]any) { delete(g["config"].(map[string]any), "berlinBlock") },
+	})
+	a, a2 := n.geth[0].node, n.geth[1].node
+	b, b2 := n.basalt[0], n.basalt[1]
+	nv := testnode.StartP2P(t, t.TempDir(), "--genesis-file="+n.genesis, "--min-gas-price=0",
+		"--rpc-http-api=ETH,NET,WEB3,ADMIN,QBFT,TXPOOL", "--ptm-url="+ptms[4].Inst.Q2TURL())
+	nv.AddPeer(b)
+	nv.AddPeer(b2)
+
+	// A deploys for {A, B}.
+	var deployHash common.Hash
+	testnode.WaitFor(t, 60*time.Second, "A to unlock the dev account", func() bool {
+		raw, err := a.Call("eth_sendTransaction", map[string]any{
+			"from": devAddr, "data": storeInit, "gas": "0x30000", "gasPrice": "0x0", "privateFor": []string{keyB},
+		})
+		if err != nil {
+			if !strings.Contains(err.Error(), "authentication needed") {
+				t.Fatalf("eth_sendTransaction: %v", err)
+			}
+			return false
+		}
+		return json.Unmarshal(raw, &deployHash) == nil
+	})
+	deployA := receiptOf(t, a, deployHash)
+	if deployA.ContractAddress == nil || deployA.Status != 1 {
+		t.Fatalf("deploy receipt on A: %+v", deployA)
+	}
+	contract := *deployA.ContractAddress
+	waitHeight(t, 60*time.Second, uint64(deployA.BlockNumber), n.running()...)
+	waitHeight(t, 60*time.Second, uint64(deployA.BlockNumber), nv)
+	viewA := viewOf(t, a, contract)
+	if viewA.call != word(42) || len(viewA.code) <= 2 {
+		t.Fatalf("A: private contract reads %+v, want 42 and its code", viewA)
+	}
+	if got := viewOf(t, b, contract); got != viewA {
+		t.Errorf("B reads %+v, A reads %+v", got, viewA)
+	}
+	if r := receiptOf(t, b, deployHash); r.Status != deployA.Status || r.ContractAddress == nil || *r.ContractAddress != contract ||
+		r.GasUsed != deployA.GasUsed || r.IsPMT == nil || *r.IsPMT {
+		t.Errorf("B's receipt %+v, A's %+v", r, deployA)
+	}
+	for name, node := range map[string]*testnode.P2PNode{"A2 (GoQuorum)": a2, "B2 (Basalt validator)": b2, "N (Basalt non-validator)": nv} {
+		var code hexutil.Bytes
+		node.MustCall(&code, "eth_getCode", contract, "latest")
+		if len(code) != 0 {
+			t.Errorf("%s, not a party, reads code %x", name, code)
+		}
+		var payload string
+		node.MustCall(&payload, "eth_getQuorumPayload", hexutil.Encode(mustTxInput(t, node, deployHash)))
+		if payload != "0x" {
+			t.Errorf("%s: eth_getQuorumPayload = %.20s…, want 0x", name, payload)
+		}
+	}
+
+	// B calls it for {A, B}, signing itself.
+	other, _ := crypto.GenerateKey()
+	setHash := sendRawPrivate(t, b, pB.Inst.Q2TURL(), keyB, other, 0, &contract, hexutil.MustDecode(word(9)), keyA)
+	set := receiptOf(t, b, setHash)
+	waitHeight(t, 60*time.Second, uint64(set.BlockNumber), n.running()...)
+	for name, node := range map[string]*testnode.P2PNode{"A": a, "B": b} {
+		if got := viewOf(t, node, contract); got.call != word(9) || got.slot != word(9) {
+			t.Errorf("%s after B's private call: reads %+v, want 9", name, got)
+		}
+		if r := receiptOf(t, node, setHash); r.Status != 1 {
+			t.Errorf("%s: receipt of B's private call %+v", name, r)
+		}
+	}
+
+	// B dies while A sends more for {A, B}.
+	var last common.Hash
+	for i := range 4 {
+		if i == 1 {
+			b.Stop(syscall.SIGKILL)
+		}
+		var h common.Hash
+		a.MustCall(&h, "eth_sendTransaction", map[string]any{
+			"from": devAddr, "to": contract, "data": word(uint64(200 + i)), "gas": "0x20000", "gasPrice": "0x0", "privateFor": []string{keyB},
+		})
+		receiptOf(t, a, h)
+		last = h
+	}
+	lastBlock := uint64(receiptOf(t, a, last).BlockNumber)
+	b.RestartAfter(syscall.SIGKILL)
+	b.AddPeer(b2)
+	top := lastBlock + 2
+	waitHeight(t, 120*time.Second, top, append(n.running(), nv)...)
+	sameHashes(t, 1, top, append(n.running(), nv)...)
+	viewA = viewOf(t, a, contract)
+	if viewA.call != word(203) {
+		t.Errorf("A: reads %+v, want 203", viewA)
+	}
+	if got := viewOf(t, b, contract); got != viewA {
+		t.Errorf("B after its crash reads %+v, A reads %+v", got, viewA)
+	}
+	n.checkGethLogsExcept(n.ownProposalRaces())
 }
