@@ -217,7 +217,7 @@ func (p *Processor) receive(ctx context.Context, tx *types.Transaction, number u
 		case errors.Is(err, ErrNotParty):
 			return payload{}, nil
 		case ctx.Err() != nil:
-			return payload{}, fmt.Errorf("private transaction %s of block %d: %w", tx.Hash().Hex(), number, err)
+			return payload{}, fmt.Errorf("private transaction %s of block %d: %w: %w", tx.Hash().Hex(), number, ctx.Err(), err)
 		}
 		if !warned {
 			p.log.Warn("Privacy manager cannot give a private transaction: block processing waits for it", "block", number,
@@ -226,7 +226,7 @@ func (p *Processor) receive(ctx context.Context, tx *types.Transaction, number u
 		}
 		select {
 		case <-ctx.Done():
-			return payload{}, fmt.Errorf("private transaction %s of block %d: %w", tx.Hash().Hex(), number, err)
+			return payload{}, fmt.Errorf("private transaction %s of block %d: %w: %w", tx.Hash().Hex(), number, ctx.Err(), err)
 		case <-time.After(wait):
 		}
 		wait = min(2*wait, retryMax)
