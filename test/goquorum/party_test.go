@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -205,6 +206,35 @@ func TestBasaltParty(t *testing.T) {
 		t.Errorf("C: receipt %+v, want the public one", r)
 	}
 
+	// Refusals, with GoQuorum's messages where it has one.
+	pubTx, _ := types.SignTx(types.NewTx(&types.LegacyTx{Nonce: 1, GasPrice: new(big.Int), Gas: 21000, To: &contract}),
+		types.NewEIP155Signer(big.NewInt(chainID)), dev)
+	pubRaw, _ := pubTx.MarshalBinary()
+	unknownKey := signPrivate(t, dev, 1, &contract, 0x40000, make([]byte, 64))
+	okKey := storeRaw(t, pa.Inst.Q2TURL(), []byte{1}, keyA)
+	okRaw := signPrivate(t, dev, 1, &contract, 0x40000, okKey)
+	for _, tc := range []struct {
+		raw  []byte
+		args map[string]any
+		want string
+	}{
+		{pubRaw, map[string]any{"privateFor": []string{keyB}}, "transaction is not private"},
+		{okRaw, map[string]any{}, "transaction is not private"},
+		{unknownKey, map[string]any{"privateFor": []string{keyB}}, "holds no raw payload"},
+		{okRaw, map[string]any{"privateFor": []string{keyB}, "privacyFlag": 1}, "privacy enhancements"},
+		{okRaw, map[string]any{"privateFor": []string{keyB}, "privacyFlag": 3}, "privacy enhancements"},
+		{okRaw, map[string]any{"privateFor": []string{keyB}, "mandatoryFor": []string{keyB}}, "mandatory recipients"},
+		{okRaw, map[string]any{"privateFor": []string{keyB}, "privacyGroupId": "x"}, "multiple private states"},
+	} {
+		_, err := a.Call("eth_sendRawPrivateTransaction", hexutil.Encode(tc.raw), tc.args)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "-32000") {
+			t.Errorf("eth_sendRawPrivateTransaction %v: %v, want -32000 %q", tc.args, err, tc.want)
+		}
+	}
+	if _, err := a.Call("eth_getQuorumPayload", "0x1234"); err == nil || !strings.Contains(err.Error(), "Expected a Quorum digest of length 64, but got 2") {
+		t.Errorf("eth_getQuorumPayload of 2 bytes: %v", err)
+	}
+
 	// B dies (SIGKILL) while A mines more private calls; restarted, it
 	// syncs them from A and ends with A's private values.
 	var last common.Hash
@@ -225,6 +255,32 @@ func TestBasaltParty(t *testing.T) {
 		if got := viewOf(t, node, contract); got.call != wantLast.call || got.slot != wantLast.slot {
 			t.Errorf("%s after B's crash: private contract reads %+v, want %s", name, got, word(105))
 		}
+	}
+
+	// D, a fresh node with B's manager, rebuilds B's private state by full
+	// sync; its blocks, exported and imported into an empty data path with
+	// --ptm-url, rebuild it again.
+	dDir := t.TempDir()
+	d := testnode.StartP2P(t, dDir, append(args, "--ptm-url="+pb.Inst.Q2TURL())...)
+	d.AddPeer(a)
+	waitHeight(t, 90*time.Second, lastBlock+1, d)
+	if got := viewOf(t, d, contract); got != viewOf(t, b, contract) {
+		t.Errorf("D after full sync reads %+v, B reads %+v", got, viewOf(t, b, contract))
+	}
+	d.Stop(syscall.SIGTERM)
+	file := filepath.Join(t.TempDir(), "blocks.rlp")
+	if out, err := exec.Command(testnode.Binary(t), "--data-path="+dDir, "--genesis-file="+genesis, "blocks", "export",
+		"--to="+file, "--end-block="+strconv.FormatUint(lastBlock+1, 10)).CombinedOutput(); err != nil {
+		t.Fatalf("export: %v\n%s", err, out)
+	}
+	eDir := t.TempDir()
+	if out, err := exec.Command(testnode.Binary(t), "--data-path="+eDir, "--genesis-file="+genesis, "--ptm-url="+pb.Inst.Q2TURL(),
+		"blocks", "import", "--from="+file, "--no-progress").CombinedOutput(); err != nil {
+		t.Fatalf("import: %v\n%s", err, out)
+	}
+	e := testnode.StartP2P(t, eDir, append(args, "--ptm-url="+pb.Inst.Q2TURL())...)
+	if got, want := viewOf(t, e, contract), viewOf(t, a, contract); got.call != want.call || got.slot != want.slot || got.code != want.code {
+		t.Errorf("E after blocks import reads %+v, A reads %+v", got, want)
 	}
 }
 
