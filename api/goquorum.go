@@ -111,17 +111,20 @@ func (e *Eth) SendRawPrivateTransaction(ctx context.Context, raw string, args Se
 	if err := tx.UnmarshalBinary(data); err != nil {
 		return common.Hash{}, gqError("%s", err.Error())
 	}
+	// GoQuorum's checks, in its order (checkAndHandlePrivateTransaction);
+	// privacy enhancements are never enabled on a network with Basalt
+	// parties, and multiple private states not served.
 	switch {
-	case args.PrivacyFlag == 1 || args.PrivacyFlag == 3:
-		return common.Hash{}, gqError("privacy enhancements (privacyFlag %d) are not supported: send standard private transactions (privacyFlag 0)", args.PrivacyFlag)
-	case args.PrivacyFlag == 2 || len(args.MandatoryFor) > 0:
-		return common.Hash{}, gqError("mandatory recipients (privacyFlag 2, mandatoryFor) are not supported")
-	case args.PrivacyFlag > 3:
-		return common.Hash{}, gqError("invalid privacyFlag %d", args.PrivacyFlag)
-	case len(args.PrivacyGroupID) > 0 && string(args.PrivacyGroupID) != "null":
-		return common.Hash{}, gqError("privacyGroupId (multiple private states) is not supported: address recipients with privateFor")
 	case args.PrivateFor == nil:
 		return common.Hash{}, gqError("transaction is not private")
+	case args.PrivacyFlag > 3:
+		return common.Hash{}, gqError("invalid privacy flag %d", args.PrivacyFlag)
+	case args.PrivacyFlag != 0:
+		return common.Hash{}, gqError("PrivacyEnhancements are disabled. Can only accept transactions with PrivacyFlag=0(StandardPrivate).")
+	case len(args.MandatoryFor) > 0:
+		return common.Hash{}, gqError("privacy metadata invalid. mandatory recipients are only applicable for PrivacyFlag=2(MandatoryRecipients)")
+	case len(args.PrivacyGroupID) > 0 && string(args.PrivacyGroupID) != "null":
+		return common.Hash{}, gqError("privacyGroupId (multiple private states) is not supported: address recipients with privateFor")
 	}
 	if err := e.b.GoQuorum.DistributeSigned(ctx, tx, args.PrivateFor); err != nil {
 		return common.Hash{}, gqServiceError(err)

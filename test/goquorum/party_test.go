@@ -221,9 +221,9 @@ func TestBasaltParty(t *testing.T) {
 		{pubRaw, map[string]any{"privateFor": []string{keyB}}, "transaction is not private"},
 		{okRaw, map[string]any{}, "transaction is not private"},
 		{unknownKey, map[string]any{"privateFor": []string{keyB}}, "holds no raw payload"},
-		{okRaw, map[string]any{"privateFor": []string{keyB}, "privacyFlag": 1}, "privacy enhancements"},
-		{okRaw, map[string]any{"privateFor": []string{keyB}, "privacyFlag": 3}, "privacy enhancements"},
-		{okRaw, map[string]any{"privateFor": []string{keyB}, "mandatoryFor": []string{keyB}}, "mandatory recipients"},
+		{okRaw, map[string]any{"privateFor": []string{keyB}, "privacyFlag": 1}, "PrivacyEnhancements are disabled"},
+		{okRaw, map[string]any{"privateFor": []string{keyB}, "privacyFlag": 3}, "PrivacyEnhancements are disabled"},
+		{okRaw, map[string]any{"privateFor": []string{keyB}, "mandatoryFor": []string{keyB}}, "mandatory recipients are only applicable"},
 		{okRaw, map[string]any{"privateFor": []string{keyB}, "privacyGroupId": "x"}, "multiple private states"},
 	} {
 		_, err := a.Call("eth_sendRawPrivateTransaction", hexutil.Encode(tc.raw), tc.args)
