@@ -544,6 +544,9 @@ func load(flags *pflag.FlagSet, lookupEnv func(string) (string, bool), environ [
 		cfg.Notices = append(cfg.Notices, Notice{Option: name, Source: "environment",
 			Message: "environment variable names no option; it has no effect"})
 	}
+	if lookupEnv == nil {
+		lookupEnv = func(string) (string, bool) { return "", false }
+	}
 	if v, ok := lookupEnv(PrivateConfigEnv); ok {
 		cfg.privateConfigEnv = &v
 	}
