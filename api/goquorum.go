@@ -218,11 +218,11 @@ func (e *Eth) privateReceipt(out *ReceiptJSON, tx *types.Transaction, blockHash 
 	}
 	rec := &types.Receipt{Status: r.Status}
 	out.Logs = make([]*LogJSON, 0, len(r.Logs))
-	for i, l := range r.Logs {
-		gl := &types.Log{Address: l.Address, Topics: l.Topics, Data: l.Data, BlockNumber: uint64(out.BlockNumber),
-			TxHash: out.TransactionHash, TxIndex: uint(out.TransactionIndex), BlockHash: blockHash, Index: uint(i)}
-		rec.Logs = append(rec.Logs, gl)
-		out.Logs = append(out.Logs, logJSON(gl))
+	for _, l := range e.b.GoQuorum.PrivateLogs(blockHash, uint64(out.BlockNumber)) {
+		if l.TxHash == tx.Hash() {
+			rec.Logs = append(rec.Logs, l)
+			out.Logs = append(out.Logs, logJSON(l))
+		}
 	}
 	out.LogsBloom = types.CreateBloom(rec)
 	if out.Status != nil {

@@ -325,6 +325,9 @@ func newNode(cfg *config.Config, log *slog.Logger, newEngine engineFactory, opts
 	}
 	if hooks.goQuorum != nil {
 		n.backend.GoQuorum = goquorum.NewService(hooks.goQuorum, c, log)
+		if n.backend.Filters != nil {
+			n.backend.Filters.SetPrivateLogs(n.backend.GoQuorum)
+		}
 	}
 	n.rpc, err = newRPCServers(n)
 	if err == nil {

@@ -58,6 +58,33 @@ func (s *Service) Receipt(block, tx common.Hash) (*privstate.Receipt, error) {
 	return rec.Receipt(tx), nil
 }
 
+// PrivateLogs returns the private logs of the block with the given hash
+// and number, in transaction order, numbered across the block's private
+// logs (GoQuorum numbers a private state's logs apart from the public
+// ones). It serves log queries and subscriptions (filters.PrivateLogs).
+func (s *Service) PrivateLogs(block common.Hash, number uint64) []*types.Log {
+	rec, err := s.proc.store.Record(block)
+	if err != nil {
+		s.log.Error("Cannot read a block's private receipts", "number", number, "hash", block, "err", err)
+		return nil
+	}
+	if len(rec.Receipts) == 0 {
+		return nil
+	}
+	var time uint64
+	if h := s.chain.GetHeader(block, number); h != nil {
+		time = h.Time
+	}
+	var out []*types.Log
+	for _, r := range rec.Receipts {
+		for _, l := range r.Logs {
+			out = append(out, &types.Log{Address: l.Address, Topics: l.Topics, Data: l.Data, BlockNumber: number, TxHash: r.PMT,
+				TxIndex: uint(r.PMTIndex), BlockHash: block, BlockTimestamp: time, Index: uint(len(out))})
+		}
+	}
+	return out
+}
+
 // Payload returns the payload the manager holds under key for this node,
 // nil when it holds none (not a party).
 func (s *Service) Payload(ctx context.Context, key []byte) ([]byte, error) {

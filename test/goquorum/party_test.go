@@ -206,13 +206,53 @@ func TestBasaltParty(t *testing.T) {
 		t.Errorf("C: receipt %+v, want the public one", r)
 	}
 
+	// Private logs: in the private receipt and in eth_getLogs, on the
+	// parties only.
+	topic := common.HexToHash("0xfeed")
+	logRuntime := append(append(hexutil.MustDecode("0x6000356000527f"), topic[:]...), hexutil.MustDecode("0x60206000a100")...)
+	logInit := append([]byte{0x61, 0, byte(len(logRuntime)), 0x80, 0x60, 0x0c, 0x60, 0x00, 0x39, 0x60, 0x00, 0xf3}, logRuntime...)
+	logDeploy := receiptOf(t, a, sendRawPrivate(t, a, pa.Inst.Q2TURL(), keyA, dev, 1, nil, logInit, keyB))
+	logger := *logDeploy.ContractAddress
+	logHash := sendRawPrivate(t, b, pb.Inst.Q2TURL(), keyB, other, 1, &logger, hexutil.MustDecode(word(0x33)), keyA)
+	logBlock := uint64(receiptOf(t, b, logHash).BlockNumber)
+	waitHeight(t, 60*time.Second, logBlock, a, b, c)
+	type rpcLog struct {
+		Address common.Address `json:"address"`
+		Topics  []common.Hash  `json:"topics"`
+		Data    hexutil.Bytes  `json:"data"`
+		TxHash  common.Hash    `json:"transactionHash"`
+	}
+	query := map[string]any{"fromBlock": "0x1", "toBlock": hexutil.EncodeUint64(logBlock), "address": logger}
+	for name, node := range map[string]*testnode.P2PNode{"A": a, "B": b, "C": c} {
+		var r struct {
+			Logs      []rpcLog    `json:"logs"`
+			LogsBloom types.Bloom `json:"logsBloom"`
+		}
+		node.MustCall(&r, "eth_getTransactionReceipt", logHash)
+		var logs []rpcLog
+		node.MustCall(&logs, "eth_getLogs", query)
+		if name == "C" {
+			if len(r.Logs) != 0 || len(logs) != 0 {
+				t.Errorf("C, not a party, sees private logs: receipt %v, eth_getLogs %v", r.Logs, logs)
+			}
+			continue
+		}
+		if len(r.Logs) != 1 || r.Logs[0].Address != logger || len(r.Logs[0].Topics) != 1 || r.Logs[0].Topics[0] != topic ||
+			hexutil.Encode(r.Logs[0].Data) != word(0x33) || !types.BloomLookup(r.LogsBloom, topic) {
+			t.Errorf("%s: private receipt's logs %+v (bloom has topic: %v)", name, r.Logs, types.BloomLookup(r.LogsBloom, topic))
+		}
+		if len(logs) != 1 || logs[0].TxHash != logHash || logs[0].Topics[0] != topic {
+			t.Errorf("%s: eth_getLogs %+v, want the private log of %s", name, logs, logHash)
+		}
+	}
+
 	// Refusals, with GoQuorum's messages where it has one.
-	pubTx, _ := types.SignTx(types.NewTx(&types.LegacyTx{Nonce: 1, GasPrice: new(big.Int), Gas: 21000, To: &contract}),
+	pubTx, _ := types.SignTx(types.NewTx(&types.LegacyTx{Nonce: 2, GasPrice: new(big.Int), Gas: 21000, To: &contract}),
 		types.NewEIP155Signer(big.NewInt(chainID)), dev)
 	pubRaw, _ := pubTx.MarshalBinary()
-	unknownKey := signPrivate(t, dev, 1, &contract, 0x40000, make([]byte, 64))
+	unknownKey := signPrivate(t, dev, 2, &contract, 0x40000, make([]byte, 64))
 	okKey := storeRaw(t, pa.Inst.Q2TURL(), []byte{1}, keyA)
-	okRaw := signPrivate(t, dev, 1, &contract, 0x40000, okKey)
+	okRaw := signPrivate(t, dev, 2, &contract, 0x40000, okKey)
 	for _, tc := range []struct {
 		raw  []byte
 		args map[string]any
@@ -242,7 +282,7 @@ func TestBasaltParty(t *testing.T) {
 		if i == 2 {
 			b.Stop(syscall.SIGKILL)
 		}
-		last = sendRawPrivate(t, a, pa.Inst.Q2TURL(), keyA, dev, uint64(1+i), &contract, hexutil.MustDecode(word(uint64(100+i))), keyB)
+		last = sendRawPrivate(t, a, pa.Inst.Q2TURL(), keyA, dev, uint64(2+i), &contract, hexutil.MustDecode(word(uint64(100+i))), keyB)
 		receiptOf(t, a, last) // one block after another
 	}
 	lastBlock := uint64(receiptOf(t, a, last).BlockNumber)
