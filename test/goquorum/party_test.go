@@ -326,8 +326,8 @@ func TestBasaltParty(t *testing.T) {
 }
 
 // TestMixedNetworkParty: 2 GoQuorum validators (A, A2) and 2 Basalt
-// validators (B, B2) and a Basalt non-validator N, each with its own
-// basalt-privacy. A private contract deployed from GoQuorum A for {A, B}
+// validators (B, B2) and a Basalt non-validator N peered with the GoQuorum
+// nodes only, each with its own basalt-privacy. A private contract deployed from GoQuorum A for {A, B}
 // (eth_sendTransaction with privateFor): B reads the same receipt, code,
 // storage and call result as A; the Basalt non-parties B2 and N and the
 // GoQuorum non-party A2 read no code. Basalt B then calls it privately for
@@ -391,8 +391,11 @@ func TestMixedNetworkParty(t *testing.T) {
 	b, b2 := n.basalt[0], n.basalt[1]
 	nv := testnode.StartP2P(t, t.TempDir(), "--genesis-file="+n.genesis, "--min-gas-price=0",
 		"--rpc-http-api=ETH,NET,WEB3,ADMIN,QBFT,TXPOOL", "--ptm-url="+ptms[4].Inst.Q2TURL())
-	nv.AddPeer(b)
-	nv.AddPeer(b2)
+	// N syncs from the GoQuorum nodes alone.
+	for _, g := range n.geth {
+		var ok bool
+		nv.MustCall(&ok, "admin_addPeer", g.enode())
+	}
 
 	// A deploys for {A, B}.
 	var deployHash common.Hash
