@@ -240,6 +240,11 @@ func (e *Eth) GetBlockReceipts(p BlockParam) ([]*ReceiptJSON, error) {
 		out[i] = receiptJSON(c.Config(), r, body.Transactions[i], header)
 	}
 	addRevertReasons(e.b, header, hash, out...)
+	for i, tx := range body.Transactions {
+		if err := e.privateReceipt(out[i], tx, hash); err != nil {
+			return nil, err
+		}
+	}
 	return out, nil
 }
 

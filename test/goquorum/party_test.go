@@ -245,6 +245,16 @@ func TestBasaltParty(t *testing.T) {
 		if len(logs) != 1 || logs[0].TxHash != logHash || logs[0].Topics[0] != topic {
 			t.Errorf("%s: eth_getLogs %+v, want the private log of %s", name, logs, logHash)
 		}
+		var block []struct {
+			TxHash common.Hash `json:"transactionHash"`
+			Logs   []rpcLog    `json:"logs"`
+		}
+		node.MustCall(&block, "eth_getBlockReceipts", hexutil.EncodeUint64(logBlock))
+		for _, br := range block {
+			if br.TxHash == logHash && len(br.Logs) != 1 {
+				t.Errorf("%s: eth_getBlockReceipts gives the private call %d logs, want 1", name, len(br.Logs))
+			}
+		}
 	}
 
 	// Refusals, with GoQuorum's messages where it has one.
