@@ -100,7 +100,7 @@ type testChain struct {
 	from common.Address
 }
 
-func openChain(t *testing.T) *testChain {
+func openChain(t testing.TB) *testChain {
 	key, _ := crypto.GenerateKey()
 	pub := common.HexToAddress("0x00000000000000000000000000000000000a11ce")
 	g := chaintest.Genesis()
@@ -116,7 +116,7 @@ func openChain(t *testing.T) *testChain {
 
 // block makes block 1 of GoQuorum private transactions from tc.key, one
 // per payload key in keys, to the given addresses (nil: a creation).
-func (tc *testChain) block(t *testing.T, keys [][]byte, to []*common.Address) *types.Block {
+func (tc *testChain) block(t testing.TB, keys [][]byte, to []*common.Address) *types.Block {
 	var txs []*types.Transaction
 	var receipts types.Receipts
 	for i, k := range keys {
