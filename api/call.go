@@ -20,6 +20,14 @@ func (e *Eth) Call(ctx context.Context, args CallArgs, p BlockParam, overrides *
 	if header == nil || err != nil {
 		return nil, err
 	}
+	if overrides == nil {
+		if out, ok, err := e.privateCall(args, header, hash); ok || err != nil {
+			if err != nil {
+				return nil, err
+			}
+			return (*hexutil.Bytes)(&out), nil
+		}
+	}
 	st, err := e.b.StateOf(header, hash)
 	if err != nil {
 		return nil, err

@@ -55,6 +55,12 @@ func (e *Eth) Accounts() []common.Address { return []common.Address{} }
 // GetBalance is eth_getBalance: the balance after the block, null when
 // there is no such block.
 func (e *Eth) GetBalance(addr rpctypes.Address, p BlockParam) (*hexutil.Big, error) {
+	if priv, ok, err := e.privateAccount(addr, p); ok || err != nil {
+		if err != nil {
+			return nil, err
+		}
+		return (*hexutil.Big)(priv.GetBalance(common.Address(addr)).ToBig()), nil
+	}
 	_, acct, err := e.account(addr, p)
 	if acct == nil {
 		return nil, err
@@ -79,6 +85,13 @@ func (e *Eth) account(addr rpctypes.Address, p BlockParam) (*types.Header, *type
 // GetTransactionCount answers the account nonce; with "pending", the
 // higher of the pool's next nonce and the head's.
 func (e *Eth) GetTransactionCount(addr rpctypes.Address, p BlockParam) (*hexutil.Uint64, error) {
+	if priv, ok, err := e.privateAccount(addr, p); ok || err != nil {
+		if err != nil {
+			return nil, err
+		}
+		n := priv.GetNonce(common.Address(addr))
+		return (*hexutil.Uint64)(&n), nil
+	}
 	_, acct, err := e.account(addr, p)
 	if acct == nil {
 		return nil, err
@@ -93,6 +106,16 @@ func (e *Eth) GetTransactionCount(addr rpctypes.Address, p BlockParam) (*hexutil
 // GetCode is eth_getCode: the code after the block ("0x" for none), null
 // when there is no such block.
 func (e *Eth) GetCode(addr rpctypes.Address, p BlockParam) (*hexutil.Bytes, error) {
+	if priv, ok, err := e.privateAccount(addr, p); ok || err != nil {
+		if err != nil {
+			return nil, err
+		}
+		code := hexutil.Bytes(priv.GetCode(common.Address(addr)))
+		if code == nil {
+			code = hexutil.Bytes{}
+		}
+		return &code, nil
+	}
 	header, acct, err := e.account(addr, p)
 	if acct == nil {
 		return nil, err
@@ -128,6 +151,13 @@ func (e *Eth) GetStorageAt(addr rpctypes.Address, key StorageKey, p BlockParam) 
 	header, hash, err := headerFor(e.b, p)
 	if header == nil || err != nil {
 		return nil, err
+	}
+	if priv, err := e.privateState(hash, common.Address(addr)); priv != nil || err != nil {
+		if err != nil {
+			return nil, err
+		}
+		v := priv.GetState(common.Address(addr), common.Hash(key))
+		return &v, nil
 	}
 	v, err := e.b.Storage(header, hash, common.Address(addr), common.Hash(key))
 	if err != nil {
@@ -185,6 +215,9 @@ func (e *Eth) GetTransactionReceipt(hash rpctypes.Hash) (*ReceiptJSON, error) {
 	}
 	out := receiptJSON(c.Config(), receipts[loc.Index], tx, header)
 	addRevertReasons(e.b, header, loc.BlockHash, out)
+	if err := e.privateReceipt(out, tx, loc.BlockHash); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 
@@ -207,6 +240,11 @@ func (e *Eth) GetBlockReceipts(p BlockParam) ([]*ReceiptJSON, error) {
 		out[i] = receiptJSON(c.Config(), r, body.Transactions[i], header)
 	}
 	addRevertReasons(e.b, header, hash, out...)
+	for i, tx := range body.Transactions {
+		if err := e.privateReceipt(out[i], tx, hash); err != nil {
+			return nil, err
+		}
+	}
 	return out, nil
 }
 

@@ -292,6 +292,10 @@ type ReceiptJSON struct {
 	// --revert-reason-enabled (Besu's place for it, before type).
 	RevertReason *hexutil.Bytes `json:"revertReason,omitempty"`
 	Type         hexutil.Uint64 `json:"type"`
+	// IsPrivacyMarkerTransaction is GoQuorum's field, on a GoQuorum
+	// party's receipts (always false: Basalt makes no privacy marker
+	// transactions of GoQuorum's).
+	IsPrivacyMarkerTransaction *bool `json:"isPrivacyMarkerTransaction,omitempty"`
 }
 
 func receiptJSON(cfg *params.ChainConfig, r *types.Receipt, tx *types.Transaction, header *types.Header) *ReceiptJSON {

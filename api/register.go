@@ -87,6 +87,7 @@ func Groups(b *backend.Backend) []rpctypes.Group {
 		{Name: "eth_submitWork", Fn: e.SubmitWork, ParamErrors: []*rpctypes.Error{rpctypes.ErrInvalidNonceParams, rpctypes.ErrInvalidPowHashParams, rpctypes.ErrInvalidParams}},
 		{Name: "eth_submitHashrate", Fn: e.SubmitHashrate, ParamErrors: []*rpctypes.Error{rpctypes.ErrInvalidHashRateParams, rpctypes.ErrInvalidSealerIDParams}},
 	}
+	eth = append(eth, goQuorumMethods(e)...)
 	eth = append(eth, filterMethods(b)...)
 	// Every group maps the services' domain errors with jsonrpcError.
 	return []rpctypes.Group{

@@ -26,6 +26,7 @@ import (
 	"github.com/basaltchain/basalt/miner"
 	"github.com/basaltchain/basalt/permissioning"
 	"github.com/basaltchain/basalt/privacy"
+	"github.com/basaltchain/basalt/privacy/goquorum"
 	"github.com/basaltchain/basalt/txpool"
 )
 
@@ -139,6 +140,9 @@ type Backend struct {
 	// Privacy is the privacy service (EEA and PRIV groups); nil when
 	// privacy is off.
 	Privacy *privacy.Service
+	// GoQuorum is a GoQuorum party's private state and payloads (--ptm-url
+	// on a GoQuorum network); nil otherwise.
+	GoQuorum *goquorum.Service
 	// Network is the peer-to-peer service (peers, enode); nil while
 	// --p2p-enabled=false.
 	Network Network

@@ -58,6 +58,9 @@ type execOptions struct {
 	// goQuorum applies GoQuorum's rules for its private transactions
 	// (WithGoQuorumPrivate).
 	goQuorum bool
+	// goQuorumAt sees each GoQuorum private transaction before its public
+	// effects (ReplayGoQuorumPrivate only).
+	goQuorumAt GoQuorumPrivateFunc
 }
 
 // ExecOption sets a parameter of the block executor (see Open, NewExecutor).

@@ -1,11 +1,14 @@
 package chain
 
 import (
+	"context"
+	"errors"
 	"fmt"
 
 	"github.com/basaltchain/basalt/quorumtx"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core"
+	"github.com/ethereum/go-ethereum/core/state"
 	"github.com/ethereum/go-ethereum/core/tracing"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/core/vm"
@@ -60,6 +63,11 @@ func (x *Executor) isGoQuorumPrivate(tx *types.Transaction) bool {
 //     would have; the header's gasUsed leaves the transaction out.
 func (r *blockRun) applyGoQuorumPrivate(tx *types.Transaction, from common.Address) (*types.Receipt, error) {
 	st := r.statedb
+	if at := r.x.opts.goQuorumAt; at != nil {
+		if err := at(len(r.receipts), tx, from, st); err != nil {
+			return nil, err
+		}
+	}
 	rules := r.evm.GetRules()
 	nonce := st.GetNonce(from)
 	switch {
@@ -147,4 +155,25 @@ func (x *Executor) derivePrivateFields(rs types.Receipts, txs types.Transactions
 			rs[i].ContractAddress = crypto.CreateAddress(from, tx.Nonce())
 		}
 	}
+}
+
+// GoQuorumPrivateFunc is called by ReplayGoQuorumPrivate at each GoQuorum
+// private transaction of a block, the i-th, sent by from, with the block's
+// public state as the transaction finds it (after the transactions before
+// it, before its own public effects). It must only read public.
+type GoQuorumPrivateFunc func(i int, tx *types.Transaction, from common.Address, public *state.StateDB) error
+
+// ReplayGoQuorumPrivate runs block (engine hash hash) again on statedb, its
+// parent's post-state, and calls at for each of its GoQuorum private
+// transactions: a GoQuorum party runs each private transaction against the
+// public state as it stood at that transaction (GoQuorum's EVM reads public
+// contracts mid-block), which the block's post-state no longer is. It
+// needs WithGoQuorumPrivate; the chain's tracer hears nothing of it.
+func (x *Executor) ReplayGoQuorumPrivate(ctx context.Context, block *types.Block, hash common.Hash, statedb *state.StateDB, at GoQuorumPrivateFunc) error {
+	if !x.opts.goQuorum {
+		return errors.New("the executor does not apply GoQuorum private transactions")
+	}
+	y := x.With(func(o *execOptions) { o.tracer, o.goQuorumAt = nil, at })
+	_, err := y.Process(ctx, block, hash, statedb)
+	return err
 }

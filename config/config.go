@@ -82,6 +82,8 @@ type Config struct {
 	// given are the options set by a source other than their default, by
 	// name, for the checks that involve several options.
 	given map[string]cliconf.Value
+	// privateConfigEnv is GoQuorum's PRIVATE_CONFIG, when set (checkPrivacy).
+	privateConfigEnv *string
 
 	// Genesis is the genesis of the selected network (--network or
 	// --genesis-file), nil when neither was given; see RequireGenesis.
@@ -541,6 +543,12 @@ func load(flags *pflag.FlagSet, lookupEnv func(string) (string, bool), environ [
 	for _, name := range spec.UnknownEnv(unknown) {
 		cfg.Notices = append(cfg.Notices, Notice{Option: name, Source: "environment",
 			Message: "environment variable names no option; it has no effect"})
+	}
+	if lookupEnv == nil {
+		lookupEnv = func(string) (string, bool) { return "", false }
+	}
+	if v, ok := lookupEnv(PrivateConfigEnv); ok {
+		cfg.privateConfigEnv = &v
 	}
 	if err := cfg.finish(); err != nil {
 		return nil, err

@@ -6,9 +6,11 @@ import (
 	"math"
 	"math/big"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 
+	"github.com/BurntSushi/toml"
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/basaltchain/basalt/internal/cliconf"
@@ -42,6 +44,10 @@ type PrivacyConfig struct {
 	// (PKCS#12), its password file and the known-enclave file.
 	TLSEnabled                                     bool
 	TLSKeystoreFile, TLSPasswordFile, TLSKnownFile string
+	// PTMURL is --ptm-url (GoQuorum's --ptm.url): the Tessera Q2T API of
+	// the privacy manager (basalt-privacy) of a node that is a GoQuorum
+	// party; "" runs GoQuorum private transactions as a non-party.
+	PTMURL string
 }
 
 // DefaultPrivacyURL is Besu's --privacy-url default.
@@ -105,6 +111,22 @@ func privacyOptions() []option {
 		{Option: cliconf.Option{Name: "privacy-tls-known-enclave-file", Type: "file",
 			Usage: "Known privacy managers: \"host:port sha256-fingerprint\" lines; the manager's certificate must be listed"}, persistent: true,
 			apply: str(func(c *Config) *string { return &c.Privacy.TLSKnownFile })},
+		{Option: cliconf.Option{Name: "ptm-url", Type: "url",
+			Usage: "GoQuorum networks (genesis isQuorum): Tessera Q2T API URL of the node's privacy manager (basalt-privacy's q2tport), as GoQuorum's --ptm.url; the node then runs the GoQuorum private transactions it is a party to into its private state"},
+			persistent: true, status: own,
+			apply: func(c *Config, v string) error {
+				v = strings.TrimSpace(v)
+				if v == "" {
+					c.Privacy.PTMURL = ""
+					return nil
+				}
+				u, err := url.Parse(v)
+				if err != nil || u.Scheme != "http" || u.Host == "" {
+					return errors.New("expected an http URL (GoQuorum's unix socket and TLS connections are not supported)")
+				}
+				c.Privacy.PTMURL = strings.TrimRight(v, "/")
+				return nil
+			}},
 		{Option: cliconf.Option{Name: "privacy-flexible-groups-enabled", Aliases: []string{"privacy-onchain-groups-enabled"}, Kind: kindBool, Default: "false"},
 			status: refused, check: refuseTrue("Basalt has no flexible (on-chain) privacy groups: use privacy groups made with priv_createPrivacyGroup, or privateFor"),
 			basalt: "Basalt has no flexible (on-chain) privacy groups"},
@@ -124,6 +146,16 @@ func (c *Config) checkPrivacy() error {
 	}
 	if p.PrecompiledAddress == (common.Address{}) {
 		p.PrecompiledAddress = common.BigToAddress(bigOf(126))
+	}
+	if p.PTMURL == "" && c.privateConfigEnv != nil && c.Genesis != nil && c.Genesis.Quorum {
+		u, err := ptmURLFromPrivateConfig(*c.privateConfigEnv)
+		if err != nil {
+			return err
+		}
+		p.PTMURL = u
+	}
+	if p.PTMURL != "" && p.Enabled {
+		return errors.New("--ptm-url (a GoQuorum party) and --privacy-enabled (Besu-style privacy) cannot be combined: a GoQuorum network's private transactions need --ptm-url alone")
 	}
 	if !p.Enabled {
 		return nil
@@ -177,4 +209,40 @@ func (c *Config) FreeGasError() error {
 	}
 	return fmt.Errorf("%s (%s activates London at block %s: every block has an EIP-1559 base fee, so a marker signed by a fresh key at the private transaction's gas price would never be mined%s; for a free gas network set config.zeroBaseFee in the genesis and --min-gas-price=0)",
 		besu, source, g.Core.Config.LondonBlock, fixed)
+}
+
+// PrivateConfigEnv is GoQuorum's environment variable naming its
+// transaction manager's connection. On a GoQuorum network (genesis
+// isQuorum) without --ptm-url, Basalt reads it too, so that a GoQuorum
+// node's start script works unchanged.
+const PrivateConfigEnv = "PRIVATE_CONFIG"
+
+// ptmURLFromPrivateConfig is the manager URL a PRIVATE_CONFIG value names
+// (GoQuorum's common/http/config.go): "" or "ignore" name none; a TOML file
+// gives its HttpUrl. GoQuorum's other form, a unix socket path, is not
+// served by basalt-privacy.
+func ptmURLFromPrivateConfig(v string) (string, error) {
+	v = strings.TrimSpace(v)
+	if v == "" || strings.EqualFold(v, "ignore") {
+		return "", nil
+	}
+	fi, err := os.Stat(v)
+	if err != nil || !fi.Mode().IsRegular() {
+		return "", fmt.Errorf("%s=%s: not a TOML file; Basalt reaches its privacy manager over HTTP only: name a TOML file with HttpUrl, or give --ptm-url", PrivateConfigEnv, v)
+	}
+	var tm struct {
+		HttpUrl string
+		Socket  string
+	}
+	if _, err := toml.DecodeFile(v, &tm); err != nil {
+		return "", fmt.Errorf("%s=%s: %v", PrivateConfigEnv, v, err)
+	}
+	if tm.HttpUrl == "" {
+		return "", fmt.Errorf("%s=%s: no HttpUrl; Basalt reaches its privacy manager over HTTP only (a Socket is not served by basalt-privacy)", PrivateConfigEnv, v)
+	}
+	u, err := url.Parse(tm.HttpUrl)
+	if err != nil || u.Scheme != "http" || u.Host == "" {
+		return "", fmt.Errorf("%s=%s: HttpUrl %q is not an http URL", PrivateConfigEnv, v, tm.HttpUrl)
+	}
+	return strings.TrimRight(tm.HttpUrl, "/"), nil
 }

@@ -150,10 +150,10 @@ func (s *System) Changes(ctx context.Context, id string) (Changes, error) {
 		if !f.to.Head && e.header.Number.Uint64() > f.to.Number {
 			continue
 		}
-		if !f.crit.MayMatch(&e.header.Bloom) {
+		if !s.mayMatch(f.crit, &e.header.Bloom) {
 			continue
 		}
-		logs = append(logs, s.blockLogs(e.hash, e.header.Number.Uint64(), f.crit, e.removed)...)
+		logs = append(logs, s.logsAt(e.hash, &e.header.Bloom, e.header.Number.Uint64(), f.crit, e.removed)...)
 	}
 	return Changes{Kind: KindLogs, Logs: logs}, nil
 }

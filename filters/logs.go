@@ -53,8 +53,8 @@ func (s *System) Logs(ctx context.Context, q Query) ([]*types.Log, error) {
 		if h == nil {
 			return nil, ErrBlockNotFound
 		}
-		if crit.MayMatch(&h.Bloom) {
-			out = append(out, s.blockLogs(*q.BlockHash, h.Number.Uint64(), crit, false)...)
+		if s.mayMatch(crit, &h.Bloom) {
+			out = append(out, s.logsAt(*q.BlockHash, &h.Bloom, h.Number.Uint64(), crit, false)...)
 		}
 		return out, s.checkResults(out)
 	}
@@ -78,10 +78,10 @@ func (s *System) Logs(ctx context.Context, q Query) ([]*types.Log, error) {
 				return false
 			}
 		}
-		if !crit.MayMatch(bloom) {
+		if !s.mayMatch(crit, bloom) {
 			return true
 		}
-		out = append(out, s.blockLogs(hash, number, crit, false)...)
+		out = append(out, s.logsAt(hash, bloom, number, crit, false)...)
 		if err = s.checkResults(out); err != nil {
 			return false
 		}

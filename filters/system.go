@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -110,6 +111,10 @@ type System struct {
 	subByID map[string]*Subscription
 	subSeq  uint64
 
+	// private gives a GoQuorum party's private logs (SetPrivateLogs); nil:
+	// none.
+	private PrivateLogs
+
 	barrier chan chan struct{} // tests: wait until queued events are processed
 	quit    chan struct{}
 	done    chan struct{}
@@ -151,6 +156,55 @@ func New(c *chain.Chain, txs TxSource, cfg Config) *System {
 		s.subs[k].Store(new([]*Subscription))
 	}
 	return s
+}
+
+// PrivateLogs gives the private logs of a stored block: a GoQuorum
+// party's, whose queries and subscriptions see them beside the public
+// logs, as GoQuorum's do. The header's bloom leaves them out.
+type PrivateLogs interface {
+	PrivateLogs(hash common.Hash, number uint64) []*types.Log
+}
+
+// SetPrivateLogs makes every log query, filter and subscription see p's
+// private logs too. It must be called before Start.
+func (s *System) SetPrivateLogs(p PrivateLogs) { s.private = p }
+
+// mayMatch reports whether a block whose header has bloom may hold logs
+// matching crit: always, with private logs, which the bloom leaves out.
+func (s *System) mayMatch(crit *Criteria, bloom *types.Bloom) bool {
+	return s.private != nil || crit == nil || crit.MayMatch(bloom)
+}
+
+// logsAt returns the logs of a stored block that match crit (all when
+// nil): the public ones, read only if the header's bloom may match, and
+// the private ones (SetPrivateLogs), in transaction order.
+func (s *System) logsAt(hash common.Hash, bloom *types.Bloom, number uint64, crit *Criteria, removed bool) []*types.Log {
+	var logs []*types.Log
+	if crit == nil || crit.MayMatch(bloom) {
+		logs = s.blockLogs(hash, number, crit, removed)
+	}
+	if s.private == nil {
+		return logs
+	}
+	priv := s.private.PrivateLogs(hash, number)
+	if len(priv) == 0 {
+		return logs
+	}
+	out := make([]*types.Log, 0, len(logs)+len(priv))
+	out = append(out, logs...)
+	for _, l := range priv {
+		if crit != nil && !crit.Wildcard() && !crit.Matches(l) {
+			continue
+		}
+		if removed {
+			cp := *l
+			cp.Removed = true
+			l = &cp
+		}
+		out = append(out, l)
+	}
+	slices.SortStableFunc(out, func(a, b *types.Log) int { return cmp.Compare(a.TxIndex, b.TxIndex) })
+	return out
 }
 
 // Start follows the chain and the pool until Stop.
@@ -277,11 +331,11 @@ func (s *System) deliverLogs(subs []*Subscription, c blockEvent) {
 		broken []*Subscription
 	)
 	for _, sub := range subs {
-		if !sub.active.Load() || !sub.crit.MayMatch(&c.header.Bloom) {
+		if !sub.active.Load() || !s.mayMatch(sub.crit, &c.header.Bloom) {
 			continue
 		}
 		if !loaded {
-			logs, loaded = s.blockLogs(c.hash, c.header.Number.Uint64(), nil, c.removed), true
+			logs, loaded = s.logsAt(c.hash, &c.header.Bloom, c.header.Number.Uint64(), nil, c.removed), true
 			events = make([]*Event, len(logs))
 		}
 		for i, l := range logs {

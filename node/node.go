@@ -38,6 +38,7 @@ import (
 	"github.com/basaltchain/basalt/p2p"
 	"github.com/basaltchain/basalt/permissioning"
 	"github.com/basaltchain/basalt/privacy"
+	"github.com/basaltchain/basalt/privacy/goquorum"
 	"github.com/basaltchain/basalt/txpool"
 )
 
@@ -161,7 +162,7 @@ func OpenChain(dataPath string, g *config.Genesis, priv config.PrivacyConfig, op
 // privacy manager must answer /upcheck: without it the first private
 // transaction would stop the chain.
 func openChain(dataPath string, g *config.Genesis, newEngine engineFactory, env EngineEnv, priv config.PrivacyConfig,
-	opts ...chain.ExecOption) (ethdb.Database, *chain.Chain, *privacy.Processor, error) {
+	opts ...chain.ExecOption) (ethdb.Database, *chain.Chain, *chainHooks, error) {
 	dir := DatabaseDir(dataPath)
 	db, err := chain.OpenDatabase(dir, 256)
 	if err != nil {
@@ -171,13 +172,24 @@ func openChain(dataPath string, g *config.Genesis, newEngine engineFactory, env 
 		}
 		return nil, nil, nil, err
 	}
-	var proc *privacy.Processor
+	hooks := &chainHooks{}
 	if priv.Enabled {
-		if proc, err = newPrivacyProcessor(priv, db, env.Log); err != nil {
+		if hooks.privacy, err = newPrivacyProcessor(priv, db, env.Log); err != nil {
 			db.Close()
 			return nil, nil, nil, err
 		}
-		opts = append([]chain.ExecOption{chain.WithPrecompile(priv.PrecompiledAddress, privacy.Precompile{}), chain.WithBlockHook(proc)}, opts...)
+		opts = append([]chain.ExecOption{chain.WithPrecompile(priv.PrecompiledAddress, privacy.Precompile{}), chain.WithBlockHook(hooks.privacy)}, opts...)
+	}
+	if priv.PTMURL != "" {
+		if !g.Quorum {
+			db.Close()
+			return nil, nil, nil, errors.New("--ptm-url needs a GoQuorum network: a genesis with \"isQuorum\": true")
+		}
+		if hooks.goQuorum, err = newGoQuorumProcessor(priv.PTMURL, db, env.Log); err != nil {
+			db.Close()
+			return nil, nil, nil, err
+		}
+		opts = append(opts, chain.WithBlockHook(hooks.goQuorum))
 	}
 	if g.Quorum {
 		// A GoQuorum network (genesis isQuorum): its private transactions
@@ -199,7 +211,10 @@ func openChain(dataPath string, g *config.Genesis, newEngine engineFactory, env 
 	if fc := capabilitiesOf(engine).forkChooser; fc != nil {
 		c.SetForkChooser(fc)
 	}
-	return db, c, proc, nil
+	if hooks.goQuorum != nil {
+		hooks.goQuorum.SetChain(c)
+	}
+	return db, c, hooks, nil
 }
 
 // inUse reports whether opening the database failed because another
@@ -260,7 +275,7 @@ func newNode(cfg *config.Config, log *slog.Logger, newEngine engineFactory, opts
 		}
 		return nil
 	}))
-	db, c, proc, err := openChain(cfg.DataPath, g, newEngine, EngineEnv{Key: key, Log: log, Clock: consensus.OffsetClock(cfg.ClockOffset)}, cfg.Privacy, o.exec...)
+	db, c, hooks, err := openChain(cfg.DataPath, g, newEngine, EngineEnv{Key: key, Log: log, Clock: consensus.OffsetClock(cfg.ClockOffset)}, cfg.Privacy, o.exec...)
 	if err != nil {
 		return nil, err
 	}
@@ -312,11 +327,17 @@ func newNode(cfg *config.Config, log *slog.Logger, newEngine engineFactory, opts
 	}
 	n.backend = newBackend(n)
 	if cfg.Privacy.Enabled {
-		if n.backend.Privacy, err = n.newPrivacy(proc); err != nil {
+		if n.backend.Privacy, err = n.newPrivacy(hooks.privacy); err != nil {
 			n.txStore.abort()
 			n.pool.Close()
 			n.closeStorage()
 			return nil, err
+		}
+	}
+	if hooks.goQuorum != nil {
+		n.backend.GoQuorum = goquorum.NewService(hooks.goQuorum, c, log)
+		if n.backend.Filters != nil {
+			n.backend.Filters.SetPrivateLogs(n.backend.GoQuorum)
 		}
 	}
 	n.rpc, err = newRPCServers(n)
@@ -498,6 +519,9 @@ func (n *Node) Close() error {
 	}
 	if n.backend != nil && n.backend.Privacy != nil {
 		n.backend.Privacy.Processor().Stop() // a block waiting for the manager gives up
+	}
+	if n.backend != nil && n.backend.GoQuorum != nil {
+		n.backend.GoQuorum.Processor().Stop()
 	}
 	n.miner.Stop()
 	n.rpc.stop()

@@ -16,6 +16,7 @@ import (
 	"github.com/basaltchain/basalt/config"
 	"github.com/basaltchain/basalt/privacy"
 	"github.com/basaltchain/basalt/privacy/enclave"
+	"github.com/basaltchain/basalt/privacy/goquorum"
 	"github.com/basaltchain/basalt/privacy/privstate"
 )
 
@@ -54,6 +55,34 @@ func newPrivacyProcessor(cfg config.PrivacyConfig, db ethdb.Database, log *slog.
 		return nil, fmt.Errorf("privacy manager at %s (--privacy-url) is not up: %w", cfg.URL, err)
 	}
 	return privacy.NewProcessor(privstate.Open(db), client, cfg.PrecompiledAddress, cfg.NonceAlwaysIncrements, log), nil
+}
+
+// chainHooks are the chain's block hooks openChain made (nil: not
+// enabled).
+type chainHooks struct {
+	privacy  *privacy.Processor  // Besu-style private transactions
+	goQuorum *goquorum.Processor // a GoQuorum party's
+}
+
+// newGoQuorumProcessor makes the processor of a GoQuorum party's private
+// transactions over db's GoQuorum private state, with the client of the
+// manager's Q2T API at url, which must answer /upcheck (GoQuorum, too,
+// refuses to start without its manager).
+func newGoQuorumProcessor(url string, db ethdb.Database, log *slog.Logger) (*goquorum.Processor, error) {
+	client, err := goquorum.NewClient(url)
+	if err != nil {
+		return nil, fmt.Errorf("--ptm-url: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), enclave.RequestTimeout)
+	defer cancel()
+	if err := client.Upcheck(ctx); err != nil {
+		return nil, fmt.Errorf("privacy manager at %s (--ptm-url) is not up: %w", url, err)
+	}
+	if log == nil {
+		log = slog.Default()
+	}
+	log.Info("GoQuorum party: private transactions run with the privacy manager's payloads", "manager", url)
+	return goquorum.NewProcessor(privstate.OpenPrefix(db, privstate.GoQuorumPrefix), client, log), nil
 }
 
 // newPrivacy builds the node's privacy service over proc, the chain's

@@ -58,8 +58,15 @@ type Store struct {
 }
 
 // Open returns the store kept in db (the chain's database).
-func Open(db ethdb.Database) *Store {
-	t := rawdb.NewTable(db, prefix)
+func Open(db ethdb.Database) *Store { return OpenPrefix(db, prefix) }
+
+// GoQuorumPrefix keeps a GoQuorum party's private state (package
+// privacy/goquorum) apart from Besu-style private state.
+const GoQuorumPrefix = "basalt-quorum-private-"
+
+// OpenPrefix returns the store kept in db under its own key prefix p.
+func OpenPrefix(db ethdb.Database, p string) *Store {
+	t := rawdb.NewTable(db, p)
 	tdb := triedb.NewDatabase(t, &triedb.Config{HashDB: &hashdb.Config{CleanCacheSize: 32 << 20}})
 	return &Store{db: t, triedb: tdb, states: state.NewDatabase(tdb, state.NewCodeDB(t)),
 		roots: lru.NewCache[common.Hash, []GroupRoot](64)}

@@ -107,6 +107,8 @@ type mixedOptions struct {
 	setup func(i int, g *gethNode)
 	// basaltArgs are added to the Basalt nodes' command lines.
 	basaltArgs []string
+	// basaltArgsFor, when set, adds arguments to Basalt node i's.
+	basaltArgsFor func(i int) []string
 	// genesis changes the genesis (the JSON object).
 	genesis func(genesis map[string]any)
 }
@@ -124,13 +126,17 @@ func startMixedWith(t *testing.T, bin string, keys []*ecdsa.PrivateKey, opts mix
 		n.geth = append(n.geth, g)
 	}
 	var enodes []string
-	for _, k := range n.basaltKeys {
+	for i, k := range n.basaltKeys {
 		keyFile := filepath.Join(t.TempDir(), "key")
 		if err := os.WriteFile(keyFile, []byte(hexutil.Encode(crypto.FromECDSA(k))), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		b := testnode.StartP2P(t, t.TempDir(), append([]string{"--genesis-file=" + genesis, "--node-private-key-file=" + keyFile,
-			"--rpc-http-api=ETH,NET,WEB3,ADMIN,QBFT,TXPOOL"}, opts.basaltArgs...)...)
+		args := append([]string{"--genesis-file=" + genesis, "--node-private-key-file=" + keyFile,
+			"--rpc-http-api=ETH,NET,WEB3,ADMIN,QBFT,TXPOOL"}, opts.basaltArgs...)
+		if opts.basaltArgsFor != nil {
+			args = append(args, opts.basaltArgsFor(i)...)
+		}
+		b := testnode.StartP2P(t, t.TempDir(), args...)
 		n.basalt = append(n.basalt, b)
 		enodes = append(enodes, b.Enode())
 	}
