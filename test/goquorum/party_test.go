@@ -342,7 +342,8 @@ func TestBasaltParty(t *testing.T) {
 // storage and call result as A; the Basalt non-parties B2 and N and the
 // GoQuorum non-party A2 read no code. Basalt B then calls it privately for
 // {A, B} with eth_sendRawPrivateTransaction (its own key, payload stored
-// with /storeraw) and A reads the new value. B is SIGKILLed while A makes
+// with /storeraw) and A reads the new value; so it does after a call
+// through basalt-signer in front of B (a key no node holds). B is SIGKILLed while A makes
 // more private calls for {A, B} and ends, restarted, with A's values; the
 // block hashes agree on every node at every height.
 func TestMixedNetworkParty(t *testing.T) {
@@ -464,6 +465,35 @@ func TestMixedNetworkParty(t *testing.T) {
 		if r := receiptOf(t, node, setHash); r.Status != 1 {
 			t.Errorf("%s: receipt of B's private call %+v", name, r)
 		}
+	}
+
+	// B's user, whose key no node holds, calls it for {A, B} through
+	// basalt-signer in front of B (eth_sendTransaction with privateFor:
+	// the signer stores the data with B's manager, signs a V 37/38
+	// transaction and sends it with eth_sendRawPrivateTransaction to B);
+	// GoQuorum A reads the new value.
+	signerURL := startSignerFor(t, b, pB.Inst.Q2TURL(), chainID, signerSenderKey())
+	var viaSigner common.Hash
+	callURL(t, signerURL, &viaSigner, "eth_sendTransaction", map[string]any{
+		"from": crypto.PubkeyToAddress(signerSenderKey().PublicKey), "to": contract, "data": word(11),
+		"gas": "0x30000", "gasPrice": "0x0", "privateFrom": keyB, "privateFor": []string{keyA},
+	})
+	signed := receiptOf(t, a, viaSigner)
+	waitHeight(t, 60*time.Second, uint64(signed.BlockNumber), n.running()...)
+	for name, node := range map[string]*testnode.P2PNode{"A (GoQuorum)": a, "B": b} {
+		if got := viewOf(t, node, contract); got.call != word(11) || got.slot != word(11) {
+			t.Errorf("%s after the signer's private call through B: reads %+v, want 11", name, got)
+		}
+		if r := receiptOf(t, node, viaSigner); r.Status != 1 {
+			t.Errorf("%s: receipt of the signer's private call %+v", name, r)
+		}
+	}
+	var onChain struct {
+		V hexutil.Big `json:"v"`
+	}
+	a.MustCall(&onChain, "eth_getTransactionByHash", viaSigner)
+	if v := onChain.V.ToInt().Uint64(); v != 37 && v != 38 {
+		t.Errorf("the signer's transaction on A has V %d, want GoQuorum's private 37 or 38", v)
 	}
 
 	// A private log, made by B's call for {A, B}: the same on both, in

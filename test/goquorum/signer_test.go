@@ -188,6 +188,61 @@ func TestSignerGoQuorumPrivate(t *testing.T) {
 	checkSignerPrivate(t, startGoQuorumSignerNet(t, bin))
 }
 
+// TestSignerBasaltPrivate: the same through basalt-signer in front of a
+// Basalt node A (a GoQuorum network's QBFT validator, a party with
+// --ptm-url), with Basalt nodes B (a party) and C (not one). It needs no
+// GoQuorum.
+func TestSignerBasaltPrivate(t *testing.T) {
+	checkSignerPrivate(t, startBasaltSignerNet(t))
+}
+
+// startBasaltSignerNet starts three Basalt nodes on a GoQuorum network
+// (genesis isQuorum; A its one QBFT validator, B and C followers), each
+// with its own basalt-privacy named by --ptm-url, and the signer's sender
+// funded in the genesis.
+func startBasaltSignerNet(t *testing.T) *signerNet {
+	dir := t.TempDir()
+	q2t := "q2tenabled = true\nq2tport = 0"
+	var ptms []*ptmtest.InProcess
+	for i, name := range []string{"a", "b", "c"} {
+		c := ptmtest.Conf{Dir: filepath.Join(dir, "ptm-"+name), Keys: []string{name}, Extra: q2t}
+		if i > 0 {
+			c.OtherNodes = []string{ptms[0].Conf.NodeURL()}
+		}
+		ptms = append(ptms, ptmtest.StartInProcess(t, c))
+	}
+	ptmtest.WaitFor(t, 30*time.Second, "the basalt-privacy instances to know each other", func() bool {
+		for _, p := range ptms {
+			for _, q := range ptms {
+				if _, ok := p.Inst.Table.URLFor(q.Keys[0]); p != q && !ok {
+					return false
+				}
+			}
+		}
+		return true
+	})
+	sender := signerSenderKey()
+	vk := validatorKeys(t, 1)[0]
+	genesis := writeGenesis(t, t.TempDir(), []common.Address{crypto.PubkeyToAddress(vk.PublicKey)}, func(g map[string]any) {
+		g["alloc"].(map[string]any)[crypto.PubkeyToAddress(sender.PublicKey).Hex()] = map[string]string{"balance": "0x3635c9adc5dea00000"}
+	})
+	keyFile := filepath.Join(t.TempDir(), "key")
+	if err := os.WriteFile(keyFile, []byte(hexutil.Encode(crypto.FromECDSA(vk))), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"--genesis-file=" + genesis, "--min-gas-price=0", "--rpc-http-api=ETH,NET,WEB3,ADMIN,QBFT,TXPOOL"}
+	a := testnode.StartP2P(t, t.TempDir(), append(args, "--node-private-key-file="+keyFile, "--ptm-url="+ptms[0].Inst.Q2TURL())...)
+	b := testnode.StartP2P(t, t.TempDir(), append(args, "--ptm-url="+ptms[1].Inst.Q2TURL())...)
+	c := testnode.StartP2P(t, t.TempDir(), append(args, "--ptm-url="+ptms[2].Inst.Q2TURL())...)
+	b.AddPeer(a)
+	c.AddPeer(a)
+	return &signerNet{
+		a: a, b: b, c: c,
+		q2tA: ptms[0].Inst.Q2TURL(), keyA: ptms[0].Keys[0].String(), keyB: ptms[1].Keys[0].String(),
+		chainID: chainID, sender: sender,
+	}
+}
+
 // checkSignerPrivate runs the signer's private deploy and call on net.
 func checkSignerPrivate(t *testing.T, net *signerNet) {
 	sender := crypto.PubkeyToAddress(net.sender.PublicKey)
