@@ -467,6 +467,10 @@ type blockRun struct {
 	receipts types.Receipts
 	logs     []*types.Log
 	skipped  []SkippedTx
+
+	// txBytes is the encoded size of the transactions taken while
+	// building, for EIP-7934's cap on the block's size (maxTxBytes).
+	txBytes uint64
 }
 
 // begin makes the block's EVM and applies the state changes due before its
@@ -519,6 +523,10 @@ func (r *blockRun) applyTxs(ctx context.Context, txs TxIterator, building bool) 
 				r.skip(txs, tx, core.ErrGasLimitReached)
 				continue
 			}
+			if r.x.config.IsOsaka(r.header.Number, r.header.Time) && r.txBytes+tx.Size() > maxTxBytes {
+				r.skip(txs, tx, ErrBlockTooLarge)
+				continue
+			}
 		}
 		i := len(r.receipts)
 		msg, err := core.TransactionToMessage(tx, r.signer, r.header.BaseFee)
@@ -566,6 +574,7 @@ func (r *blockRun) applyTxs(ctx context.Context, txs TxIterator, building bool) 
 		}
 		if building {
 			r.txs = append(r.txs, tx) // processing: the block's own, set by Process
+			r.txBytes += tx.Size()
 		}
 		r.receipts = append(r.receipts, receipt)
 		r.logs = append(r.logs, receipt.Logs...)

@@ -302,6 +302,9 @@ func (c *Chain) verify(block *types.Block, hash common.Hash, parent *types.Heade
 	if err := ValidateBody(block); err != nil {
 		return c.invalid(block, hash, fmt.Errorf("block %d: invalid body: %w", number, err))
 	}
+	if err := ValidateSize(c.config, block); err != nil {
+		return c.invalid(block, hash, fmt.Errorf("block %d: %w", number, err))
+	}
 	return nil
 }
 

@@ -11,6 +11,24 @@ import (
 	"github.com/ethereum/go-ethereum/trie"
 )
 
+// ErrBlockTooLarge is EIP-7934's refusal (from Osaka): a block whose RLP
+// encoding exceeds params.MaxBlockSize.
+var ErrBlockTooLarge = errors.New("block RLP size exceeds the EIP-7934 limit")
+
+// maxTxBytes is what a block being built may spend on its transactions
+// under EIP-7934: the cap less room for the header, withdrawals and list
+// framing (go-ethereum's miner keeps 1 MiB, Besu a similar margin).
+const maxTxBytes = params.MaxBlockSize - 1<<20
+
+// ValidateSize applies EIP-7934 from Osaka: the block's RLP encoding is at
+// most params.MaxBlockSize bytes.
+func ValidateSize(cfg *params.ChainConfig, block *types.Block) error {
+	if cfg.IsOsaka(block.Number(), block.Time()) && block.Size() > params.MaxBlockSize {
+		return fmt.Errorf("%w: %d bytes, limit %d", ErrBlockTooLarge, block.Size(), params.MaxBlockSize)
+	}
+	return nil
+}
+
 // ValidateBody checks that the body matches the commitments in the header.
 func ValidateBody(block *types.Block) error {
 	header := block.Header()
