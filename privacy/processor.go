@@ -3,11 +3,11 @@ package privacy
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -16,6 +16,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/basaltchain/basalt/chain"
+	"github.com/basaltchain/basalt/internal/fanout"
 	"github.com/basaltchain/basalt/privacy/enclave"
 	"github.com/basaltchain/basalt/privacy/privstate"
 	"github.com/basaltchain/basalt/privacy/privtx"
@@ -184,48 +185,13 @@ func (b *preparedBlock) ProcessBlock(ctx context.Context, x *chain.Executor, has
 // fetch receives the payloads of the markers at the given indexes of txs,
 // concurrently; a nil entry is a payload that is not ours.
 func (p *Processor) fetch(ctx context.Context, txs types.Transactions, markers []int, number uint64) ([]*enclave.Received, error) {
-	out := make([]*enclave.Received, len(markers))
-	if len(markers) == 0 {
-		return out, nil
+	out, err := fanout.Each(ctx, p.stop, len(markers), fetchWorkers, func(ctx context.Context, k int) (*enclave.Received, error) {
+		return p.receive(ctx, txs[markers[k]].Data(), number)
+	})
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		err = fmt.Errorf("private transactions of block %d: %w", number, err)
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go func() {
-		select {
-		case <-p.stop:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
-	var (
-		wg      sync.WaitGroup
-		next    atomic.Int64
-		errOnce sync.Once
-		first   error
-	)
-	for w := 0; w < min(fetchWorkers, len(markers)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				k := int(next.Add(1) - 1)
-				if k >= len(markers) || ctx.Err() != nil {
-					return
-				}
-				got, err := p.receive(ctx, txs[markers[k]].Data(), number)
-				if err != nil {
-					errOnce.Do(func() { first = err; cancel() })
-					return
-				}
-				out[k] = got
-			}
-		}()
-	}
-	wg.Wait()
-	if first != nil {
-		return nil, first
-	}
-	return out, nil
+	return out, err
 }
 
 // IsMarker reports whether tx is a privacy marker transaction: sent to the

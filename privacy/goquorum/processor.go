@@ -19,7 +19,6 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -31,6 +30,7 @@ import (
 	"github.com/holiman/uint256"
 
 	"github.com/basaltchain/basalt/chain"
+	"github.com/basaltchain/basalt/internal/fanout"
 	"github.com/basaltchain/basalt/privacy/privstate"
 	"github.com/basaltchain/basalt/quorumtx"
 )
@@ -146,51 +146,13 @@ func PayloadKey(data []byte) []byte {
 }
 
 func (p *Processor) fetch(ctx context.Context, txs types.Transactions, idx []int, number uint64) ([]payload, error) {
-	out := make([]payload, len(idx))
-	if len(idx) == 0 {
-		return out, nil
+	out, err := fanout.Each(ctx, p.stop, len(idx), fetchWorkers, func(ctx context.Context, k int) (payload, error) {
+		return p.receive(ctx, txs[idx[k]], number)
+	})
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		err = fmt.Errorf("private transactions of block %d: %w", number, err)
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go func() {
-		select {
-		case <-p.stop:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
-	var (
-		wg      sync.WaitGroup
-		next    atomic.Int64
-		errOnce sync.Once
-		first   error
-	)
-	for w := 0; w < min(fetchWorkers, len(idx)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				k := int(next.Add(1) - 1)
-				if k >= len(idx) || ctx.Err() != nil {
-					return
-				}
-				got, err := p.receive(ctx, txs[idx[k]], number)
-				if err != nil {
-					errOnce.Do(func() { first = err; cancel() })
-					return
-				}
-				out[k] = got
-			}
-		}()
-	}
-	wg.Wait()
-	if first != nil {
-		return nil, first
-	}
-	if ctx.Err() != nil {
-		return nil, fmt.Errorf("private transactions of block %d: %w", number, ctx.Err())
-	}
-	return out, nil
+	return out, err
 }
 
 // receive fetches one transaction's payload, waiting out a manager that
