@@ -348,26 +348,7 @@ func TestBasaltParty(t *testing.T) {
 // block hashes agree on every node at every height.
 func TestMixedNetworkParty(t *testing.T) {
 	bin := gethBinary(t)
-	dir := t.TempDir()
-	q2t := "q2tenabled = true\nq2tport = 0"
-	var ptms []*ptmtest.InProcess // A, A2, B, B2, N
-	for i, name := range []string{"a", "a2", "b", "b2", "n"} {
-		c := ptmtest.Conf{Dir: filepath.Join(dir, "ptm-"+name), Keys: []string{name}, Extra: q2t}
-		if i > 0 {
-			c.OtherNodes = []string{ptms[0].Conf.NodeURL()}
-		}
-		ptms = append(ptms, ptmtest.StartInProcess(t, c))
-	}
-	ptmtest.WaitFor(t, 30*time.Second, "the basalt-privacy instances to know each other", func() bool {
-		for _, p := range ptms {
-			for _, q := range ptms {
-				if _, ok := p.Inst.Table.URLFor(q.Keys[0]); !ok {
-					return false
-				}
-			}
-		}
-		return true
-	})
+	ptms := startQ2TManagers(t, "a", "a2", "b", "b2", "n") // A, A2, B, B2, N
 	pA, pB := ptms[0], ptms[2]
 	keyA, keyB := pA.Keys[0].String(), pB.Keys[0].String()
 

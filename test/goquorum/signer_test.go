@@ -50,26 +50,7 @@ func signerSenderKey() *ecdsa.PrivateKey {
 // B and C, each with its own basalt-privacy as its Tessera (PRIVATE_CONFIG
 // names the Q2T API), and no account on any of them.
 func startGoQuorumSignerNet(t *testing.T, bin string) *signerNet {
-	dir := t.TempDir()
-	q2t := "q2tenabled = true\nq2tport = 0"
-	var ptms []*ptmtest.InProcess
-	for i, name := range []string{"a", "b", "c"} {
-		c := ptmtest.Conf{Dir: filepath.Join(dir, "ptm-"+name), Keys: []string{name}, Extra: q2t}
-		if i > 0 {
-			c.OtherNodes = []string{ptms[0].Conf.NodeURL()}
-		}
-		ptms = append(ptms, ptmtest.StartInProcess(t, c))
-	}
-	ptmtest.WaitFor(t, 30*time.Second, "the three basalt-privacy instances to know each other", func() bool {
-		for _, p := range ptms {
-			for _, q := range ptms {
-				if _, ok := p.Inst.Table.URLFor(q.Keys[0]); p != q && !ok {
-					return false
-				}
-			}
-		}
-		return true
-	})
+	ptms := startQ2TManagers(t, "a", "b", "c")
 
 	sender := signerSenderKey()
 	keys := validatorKeys(t, 3)
@@ -111,6 +92,33 @@ func startGoQuorumSignerNet(t *testing.T, bin string) *signerNet {
 		q2tA: ptms[0].Inst.Q2TURL(), keyA: ptms[0].Keys[0].String(), keyB: ptms[1].Keys[0].String(),
 		chainID: chainID, sender: sender,
 	}
+}
+
+// startQ2TManagers starts one in-process basalt-privacy per name, each with
+// its Q2T API on and a key named after it, the later ones knowing the
+// first, and waits until every instance knows every other's key.
+func startQ2TManagers(t *testing.T, names ...string) []*ptmtest.InProcess {
+	t.Helper()
+	dir := t.TempDir()
+	var ptms []*ptmtest.InProcess
+	for i, name := range names {
+		c := ptmtest.Conf{Dir: filepath.Join(dir, "ptm-"+name), Keys: []string{name}, Extra: "q2tenabled = true\nq2tport = 0"}
+		if i > 0 {
+			c.OtherNodes = []string{ptms[0].Conf.NodeURL()}
+		}
+		ptms = append(ptms, ptmtest.StartInProcess(t, c))
+	}
+	ptmtest.WaitFor(t, 30*time.Second, "the basalt-privacy instances to know each other", func() bool {
+		for _, p := range ptms {
+			for _, q := range ptms {
+				if _, ok := p.Inst.Table.URLFor(q.Keys[0]); p != q && !ok {
+					return false
+				}
+			}
+		}
+		return true
+	})
+	return ptms
 }
 
 // tail returns the last n lines of s.
@@ -201,26 +209,7 @@ func TestSignerBasaltPrivate(t *testing.T) {
 // with its own basalt-privacy named by --ptm-url, and the signer's sender
 // funded in the genesis.
 func startBasaltSignerNet(t *testing.T) *signerNet {
-	dir := t.TempDir()
-	q2t := "q2tenabled = true\nq2tport = 0"
-	var ptms []*ptmtest.InProcess
-	for i, name := range []string{"a", "b", "c"} {
-		c := ptmtest.Conf{Dir: filepath.Join(dir, "ptm-"+name), Keys: []string{name}, Extra: q2t}
-		if i > 0 {
-			c.OtherNodes = []string{ptms[0].Conf.NodeURL()}
-		}
-		ptms = append(ptms, ptmtest.StartInProcess(t, c))
-	}
-	ptmtest.WaitFor(t, 30*time.Second, "the basalt-privacy instances to know each other", func() bool {
-		for _, p := range ptms {
-			for _, q := range ptms {
-				if _, ok := p.Inst.Table.URLFor(q.Keys[0]); p != q && !ok {
-					return false
-				}
-			}
-		}
-		return true
-	})
+	ptms := startQ2TManagers(t, "a", "b", "c")
 	sender := signerSenderKey()
 	vk := validatorKeys(t, 1)[0]
 	genesis := writeGenesis(t, t.TempDir(), []common.Address{crypto.PubkeyToAddress(vk.PublicKey)}, func(g map[string]any) {
