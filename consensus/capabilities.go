@@ -22,8 +22,8 @@ import (
 //     (node/engine.go), so that this package imports no JSON-RPC types;
 //   - ProtocolProvider: devp2p sub-protocols run beside eth (IBFT's);
 //   - BlockHolders: an engine that learns from its own protocol which peers
-//     hold a block (BFT commits), so the p2p service does not announce it
-//     to them;
+//     hold a block (BFT commits), so the p2p service sends them its hash
+//     only;
 //   - Scheduler: when the node may seal on a parent (Clique's turn and
 //     delays, the beacon's stop at the merge);
 //   - Producer: an engine that drives block production itself (BFT);
@@ -103,7 +103,8 @@ type ProtocolProvider interface {
 // it itself. Every BFT validator committing a block announced it to every
 // peer lacking it, so each received about N announcements a block of a
 // block it had (at N = 30 a third of a validator's messages); the p2p
-// service announces a block only to the peers not known to hold it.
+// service sends the peers known to hold it only its hash, which one that
+// did not commit after all fetches the block from.
 type BlockHolders interface {
 	// PeerHasBlock reports whether peer is known to hold the block hash.
 	PeerHasBlock(peer enode.ID, hash common.Hash) bool

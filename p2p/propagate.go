@@ -184,10 +184,14 @@ func (s *Service) notePeerHead(p *eth.Peer, hash common.Hash, td *big.Int) {
 	}
 }
 
-// broadcastBlock sends a block to every peer that does not have it (that
-// has not announced it, nor is known by the consensus engine to hold it,
-// Config.PeerHasBlock): the
-// whole block to each, as Besu does, while there are at most
+// broadcastBlock sends a block to every peer that has not announced it. A
+// peer the consensus engine believes holds it (Config.PeerHasBlock: a
+// validator that sent a commit for it) gets its hash only: it has the
+// proposal, but a commit sent is not a commit reached, and a validator
+// that missed the others' commits learns of the block only this way (with
+// no announcement at all, two of four validators stuck one height behind
+// halted a network under load). Every other peer gets the
+// whole block, as Besu does, while there are at most
 // wholeBlockPeers of them (every peer getting the whole block at once makes
 // forks resolve fastest); beyond that the whole block to √n of them and its
 // hash to the others, as go-ethereum did before the merge, which fetch it
@@ -205,7 +209,7 @@ func (s *Service) broadcastBlock(block *types.Block, hash common.Hash, td *big.I
 			continue
 		}
 		if s.cfg.PeerHasBlock != nil && s.cfg.PeerHasBlock(p.NodeID(), hash) {
-			p.MarkBlock(hash)
+			p.AsyncSendNewBlockHash(hash, block.NumberU64())
 			continue
 		}
 		lacking = append(lacking, p)

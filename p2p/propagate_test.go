@@ -23,15 +23,15 @@ func TestWholeBlockSends(t *testing.T) {
 	}
 }
 
-// announced returns how many NewBlock and NewBlockHashes messages reg
-// counted going out.
-func announced(t *testing.T, reg *metrics.Registry) int {
+// announced returns how many messages of each name (NewBlock,
+// NewBlockHashes) reg counted going out.
+func announced(t *testing.T, reg *metrics.Registry) map[string]int {
 	t.Helper()
 	fams, err := reg.Gatherer().Gather()
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := 0
+	n := map[string]int{}
 	for _, f := range fams {
 		if !strings.HasSuffix(f.GetName(), "p2p_messages_outbound") {
 			continue
@@ -39,7 +39,7 @@ func announced(t *testing.T, reg *metrics.Registry) int {
 		for _, m := range f.GetMetric() {
 			for _, l := range m.GetLabel() {
 				if l.GetName() == "name" && (l.GetValue() == "NewBlock" || l.GetValue() == "NewBlockHashes") {
-					n += int(m.GetCounter().GetValue())
+					n[l.GetValue()] += int(m.GetCounter().GetValue())
 				}
 			}
 		}
@@ -47,10 +47,13 @@ func announced(t *testing.T, reg *metrics.Registry) int {
 	return n
 }
 
-// A block is not announced to a peer the consensus engine knows holds it
-// (Config.PeerHasBlock: a BFT validator that sent a commit for it); a
-// block it does not hold is, and the peer fetches the one it was not sent.
-func TestNoAnnouncementToHolders(t *testing.T) {
+// A peer the consensus engine believes holds a block (Config.PeerHasBlock:
+// a BFT validator that sent a commit for it) is sent its hash only, not
+// the whole block; and when it does not hold it after all (its commit did
+// not reach a quorum on its side), it fetches the block from the hash: a
+// holder left without any announcement never learns the block was made.
+// A peer that does not hold a block gets it whole.
+func TestHolderGetsHashOnly(t *testing.T) {
 	var held atomic.Bool
 	var asked atomic.Pointer[common.Hash]
 	reg := metrics.New(metrics.Config{Categories: []metrics.Category{metrics.Network}})
@@ -71,12 +74,16 @@ func TestNoAnnouncementToHolders(t *testing.T) {
 	}
 	one := a.chain.CurrentHash()
 	waitUntil(t, "block 1's broadcast", func() bool { h := asked.Load(); return h != nil && *h == one })
+	waitUntil(t, "b, told it holds block 1 but lacking it, to fetch it from the hash", func() bool { return b.chain.CurrentHash() == one })
+	if n := announced(t, reg); n["NewBlock"] != 0 || n["NewBlockHashes"] != 1 {
+		t.Fatalf("block 1 to a holder: sent %v, want its hash only", n)
+	}
 	held.Store(false)
 	if _, err := chaingen.New(a.chain, chaingen.Options{TxsPerBlock: 1}).ExtendHead(context.Background(), 1); err != nil {
 		t.Fatal(err)
 	}
 	waitUntil(t, "b to reach block 2", func() bool { return b.chain.CurrentHash() == a.chain.CurrentHash() })
-	if n := announced(t, reg); n != 1 {
-		t.Fatalf("%d announcements sent, want 1 (block 2 only)", n)
+	if n := announced(t, reg); n["NewBlock"] != 1 || n["NewBlockHashes"] != 1 {
+		t.Fatalf("after block 2 to a peer lacking it: sent %v, want 1 NewBlock and the 1 hash before", n)
 	}
 }

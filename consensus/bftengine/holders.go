@@ -15,10 +15,10 @@ const holderDigests = 16
 // holders remembers, for the most recent block digests, the validators a
 // commit for the digest came from. A validator that sent a commit for a
 // block has the block (its proposal) and receives the same commits this
-// node did, so it commits the block itself: the p2p service need not
-// announce the block to it once committed here (PeerHasBlock). A
-// validator that misses the commits is announced the next block, which it
-// cannot commit without this one, and fetches both.
+// node did, so it usually commits the block itself: the p2p service sends
+// it the block's hash only, once committed here (PeerHasBlock). A
+// validator that missed the commits fetches the block from that hash; it
+// must be told, since without it there may be no quorum for a next block.
 type holders struct {
 	mu    sync.Mutex
 	by    map[common.Hash]map[common.Address]struct{}
