@@ -18,37 +18,24 @@ package payload
 import (
 	"errors"
 	"fmt"
-	"reflect"
 
 	"github.com/fxamacker/cbor/v2"
+
+	"github.com/basaltchain/basalt/ptm/cborlimit"
 )
 
-// Limits on decoded CBOR, so a small hostile message cannot make the decoder
-// allocate much: every array and map of these formats is a list of keys or
-// nodes, far below these counts in practice.
-const (
-	maxElements = 1 << 16
-	maxNesting  = 8
-)
+// maxNesting bounds how deep decoded CBOR may nest (the element bound is
+// cborlimit's): these formats nest a few levels at most.
+const maxNesting = 8
 
 var (
 	encMode cbor.EncMode
-	decMode cbor.DecMode
+	decMode = cborlimit.DecMode(maxNesting)
 )
 
 func init() {
 	var err error
 	encMode, err = cbor.EncOptions{}.EncMode()
-	if err != nil {
-		panic(err)
-	}
-	decMode, err = cbor.DecOptions{
-		MaxNestedLevels:  maxNesting,
-		MaxArrayElements: maxElements,
-		MaxMapPairs:      maxElements,
-		IndefLength:      cbor.IndefLengthAllowed,
-		DefaultMapType:   reflect.TypeOf(map[string]any{}),
-	}.DecMode()
 	if err != nil {
 		panic(err)
 	}

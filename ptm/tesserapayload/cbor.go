@@ -3,34 +3,16 @@ package tesserapayload
 import (
 	"encoding/base64"
 	"encoding/binary"
-	"reflect"
 	"slices"
 
-	"github.com/fxamacker/cbor/v2"
+	"github.com/basaltchain/basalt/ptm/cborlimit"
 )
 
-// Limits on decoded CBOR: a payload's lists are its recipients, far below
-// these counts; nesting is at most two levels.
-const (
-	maxElements = 1 << 16
-	maxNesting  = 4
-)
+// maxNesting bounds how deep decoded CBOR may nest (the element bound is
+// cborlimit's): a payload nests at most two levels.
+const maxNesting = 4
 
-var decMode cbor.DecMode
-
-func init() {
-	var err error
-	decMode, err = cbor.DecOptions{
-		MaxNestedLevels:  maxNesting,
-		MaxArrayElements: maxElements,
-		MaxMapPairs:      maxElements,
-		IndefLength:      cbor.IndefLengthAllowed,
-		DefaultMapType:   reflect.TypeOf(map[string]any{}),
-	}.DecMode()
-	if err != nil {
-		panic(err)
-	}
-}
+var decMode = cborlimit.DecMode(maxNesting)
 
 // cborWire is the map Tessera's CBOR codec writes. Every field is optional
 // when decoding, as in Tessera; unknown keys are ignored.
