@@ -302,15 +302,23 @@ func (p *scriptParser) run(ctx context.Context, emit func(table string, row map[
 	}
 }
 
+// nextInStatement reads the next token of the statement being read; end
+// is true when that token ends it (its ";" or the end of the script), which
+// every statement reader must stop at.
+func (p *scriptParser) nextInStatement() (t token, end bool, err error) {
+	t, err = p.lx.next()
+	if err != nil {
+		return t, false, err
+	}
+	return t, t.kind == tokEOF || t.kind == tokPunct && t.s == ";", nil
+}
+
 // skipStatement reads up to and including the next ";".
 func (p *scriptParser) skipStatement() error {
 	for {
-		t, err := p.lx.next()
-		if err != nil {
+		_, end, err := p.nextInStatement()
+		if end || err != nil {
 			return err
-		}
-		if t.kind == tokEOF || t.kind == tokPunct && t.s == ";" {
-			return nil
 		}
 	}
 }
@@ -355,12 +363,9 @@ func (p *scriptParser) expect(s string) error {
 // records the column order of the tables read.
 func (p *scriptParser) create() error {
 	for {
-		t, err := p.lx.next()
-		if err != nil {
-			return err
-		}
-		if t.kind == tokEOF || t.kind == tokPunct && t.s == ";" {
-			return nil // not a table
+		t, end, err := p.nextInStatement()
+		if end || err != nil {
+			return err // at the end: not a table
 		}
 		if t.kind == tokIdent && t.s == "TABLE" {
 			break
@@ -406,37 +411,46 @@ func (p *scriptParser) create() error {
 			cols = append(cols, strings.ToUpper(t.s))
 		}
 		// Skip the definition up to "," or the closing ")".
-		depth := 0
-		end := false
-		for {
-			d, err := p.lx.next()
-			if err != nil {
-				return err
-			}
-			if d.kind == tokEOF {
-				return p.lx.errorf("CREATE TABLE %s: unexpected end of script", table)
-			}
-			if d.kind != tokPunct {
-				continue
-			}
-			if d.s == "(" {
-				depth++
-			} else if d.s == ")" {
-				if depth == 0 {
-					end = true
-					break
-				}
-				depth--
-			} else if d.s == "," && depth == 0 {
-				break
-			}
+		d, err := p.skipNested(true)
+		if err != nil {
+			return err
 		}
-		if end {
+		if d.kind == tokEOF {
+			return p.lx.errorf("CREATE TABLE %s: unexpected end of script", table)
+		}
+		if d.s == ")" {
 			break
 		}
 	}
 	p.columns[table] = cols
 	return p.skipStatement()
+}
+
+// skipNested reads up to the ")" that closes the parenthesis being read,
+// skipping any nested in it, or, with atComma, up to a "," outside them (the
+// end of a column definition). It returns the token it stopped at: that ")"
+// or ",", or the end of the script when the parenthesis is never closed.
+func (p *scriptParser) skipNested(atComma bool) (token, error) {
+	depth := 0
+	for {
+		d, err := p.lx.next()
+		if err != nil || d.kind == tokEOF {
+			return d, err
+		}
+		if d.kind != tokPunct {
+			continue
+		}
+		switch {
+		case d.s == "(":
+			depth++
+		case d.s == ")" && depth == 0:
+			return d, nil
+		case d.s == ")":
+			depth--
+		case d.s == "," && depth == 0 && atComma:
+			return d, nil
+		}
+	}
 }
 
 // insert reads INSERT INTO name [(columns)] VALUES (...), (...);
@@ -527,12 +541,9 @@ func (p *scriptParser) insert(emit func(string, map[string]Value) error) error {
 		} else if err := emit(table, row); err != nil {
 			return err
 		}
-		d, err := p.lx.next()
-		if err != nil {
+		d, end, err := p.nextInStatement()
+		if end || err != nil {
 			return err
-		}
-		if d.kind == tokEOF || d.kind == tokPunct && d.s == ";" {
-			return nil
 		}
 		if d.kind != tokPunct || d.s != "," {
 			return p.lx.errorf("INSERT INTO %s: expected \",\" or \";\" after a row, got %q", table, d.s)
@@ -605,24 +616,14 @@ func (p *scriptParser) value() (Value, error) {
 			if err != nil {
 				return Value{}, err
 			}
-			depth := 0
-			for {
-				d, err := p.lx.next()
-				if err != nil {
-					return Value{}, err
-				}
-				if d.kind == tokEOF {
-					return Value{}, p.lx.errorf("unterminated CAST")
-				}
-				if d.kind == tokPunct && d.s == "(" {
-					depth++
-				} else if d.kind == tokPunct && d.s == ")" {
-					if depth == 0 {
-						return v, nil
-					}
-					depth--
-				}
+			d, err := p.skipNested(false)
+			if err != nil {
+				return Value{}, err
 			}
+			if d.kind == tokEOF {
+				return Value{}, p.lx.errorf("unterminated CAST")
+			}
+			return v, nil
 		case "SYSTEM_COMBINE_BLOB":
 			if err := p.expect("("); err != nil {
 				return Value{}, err
