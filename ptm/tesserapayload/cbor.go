@@ -3,7 +3,10 @@ package tesserapayload
 import (
 	"encoding/base64"
 	"encoding/binary"
+	"fmt"
 	"slices"
+
+	"github.com/fxamacker/cbor/v2"
 
 	"github.com/basaltchain/basalt/ptm/cborlimit"
 )
@@ -14,20 +17,76 @@ const maxNesting = 4
 
 var decMode = cborlimit.DecMode(maxNesting)
 
-// cborWire is the map Tessera's CBOR codec writes. Every field is optional
-// when decoding, as in Tessera; unknown keys are ignored.
+// cborWire is Tessera's CBOR layout, the one description of it both
+// directions use: the map its CBOR codec writes, keys in its write order
+// (encMode keeps the field order and writes a nil field as an empty one,
+// as Tessera's encoder does). Every field is optional when decoding, as in
+// Tessera; unknown keys are ignored.
 type cborWire struct {
-	Sender         []byte            `cbor:"sender"`
-	CipherText     []byte            `cbor:"cipherText"`
-	Nonce          []byte            `cbor:"nonce"`
-	RecipientNonce []byte            `cbor:"recipientNonce"`
-	RecipientBoxes [][]byte          `cbor:"recipientBoxes"`
-	Recipients     [][]byte          `cbor:"recipients"`
-	PrivacyFlag    int64             `cbor:"privacyFlag"`
-	Affected       map[string][]byte `cbor:"affected"`
-	ExecHash       []byte            `cbor:"execHash"`
-	MandatoryFor   [][]byte          `cbor:"mandatoryFor"`
-	PrivacyGroupID []byte            `cbor:"privacyGroupId"`
+	Sender         []byte      `cbor:"sender"`
+	CipherText     []byte      `cbor:"cipherText"`
+	Nonce          []byte      `cbor:"nonce"`
+	RecipientNonce []byte      `cbor:"recipientNonce"`
+	RecipientBoxes [][]byte    `cbor:"recipientBoxes"`
+	Recipients     [][]byte    `cbor:"recipients"`
+	PrivacyFlag    int64       `cbor:"privacyFlag"`
+	Affected       affectedMap `cbor:"affected"`
+	ExecHash       []byte      `cbor:"execHash"`
+	MandatoryFor   [][]byte    `cbor:"mandatoryFor"`
+	PrivacyGroupID []byte      `cbor:"privacyGroupId"`
+}
+
+// encMode writes a cborWire as Jackson's CBORGenerator writes Tessera's
+// map: fields in declaration order, definite lengths, nil byte strings,
+// lists and maps as empty ones rather than null.
+var encMode = func() cbor.EncMode {
+	m, err := cbor.EncOptions{Sort: cbor.SortNone, NilContainers: cbor.NilContainerAsEmpty}.EncMode()
+	if err != nil {
+		panic(err)
+	}
+	return m
+}()
+
+// affectedMap is the "affected" map: Base64 transaction hash to security
+// hash. It is written in the payload's order (a Go map has none) and read
+// back sorted by transaction hash.
+type affectedMap []Affected
+
+// MarshalCBOR writes the map entry by entry: duplicates, if a caller made
+// any, are written as they are, as Tessera's encoder would.
+func (a affectedMap) MarshalCBOR() ([]byte, error) {
+	w := &cborWriter{}
+	w.head(5, uint64(len(a)))
+	for _, x := range a {
+		w.text(base64.StdEncoding.EncodeToString(x.TxHash))
+		w.bytes(x.SecurityHash)
+	}
+	return w.buf, nil
+}
+
+// UnmarshalCBOR reads the map with the package's bounds.
+func (a *affectedMap) UnmarshalCBOR(data []byte) error {
+	var m map[string][]byte
+	if err := decMode.Unmarshal(data, &m); err != nil {
+		return err
+	}
+	hashes := make([]string, 0, len(m))
+	for k := range m {
+		hashes = append(hashes, k)
+	}
+	slices.Sort(hashes)
+	*a = nil
+	for _, k := range hashes {
+		// Tessera names an affected transaction by its Base64 hash. Strict:
+		// two spellings of one hash would be two entries here and one in
+		// Tessera.
+		h, err := base64.StdEncoding.Strict().DecodeString(k)
+		if err != nil {
+			return fmt.Errorf("affected transaction %q is not Base64", k)
+		}
+		*a = append(*a, Affected{TxHash: h, SecurityHash: m[k]})
+	}
+	return nil
 }
 
 // DecodeCBOR decodes Tessera's CBOR encoding. The affected transactions
@@ -49,6 +108,7 @@ func DecodeCBOR(data []byte) (*Payload, error) {
 		RecipientNonce:      w.RecipientNonce,
 		Recipients:          w.Recipients,
 		Mode:                mode,
+		Affected:            w.Affected,
 		ExecHash:            w.ExecHash,
 		MandatoryRecipients: w.MandatoryFor,
 		PrivacyGroupID:      w.PrivacyGroupID,
@@ -56,26 +116,11 @@ func DecodeCBOR(data []byte) (*Payload, error) {
 	if len(p.PrivacyGroupID) == 0 {
 		p.PrivacyGroupID = nil
 	}
-	hashes := make([]string, 0, len(w.Affected))
-	for k := range w.Affected {
-		hashes = append(hashes, k)
-	}
-	slices.Sort(hashes)
-	for _, k := range hashes {
-		// Tessera names an affected transaction by its Base64 hash. Strict:
-		// two spellings of one hash would be two entries here and one in
-		// Tessera.
-		h, err := base64.StdEncoding.Strict().DecodeString(k)
-		if err != nil {
-			return nil, malformed("affected transaction %q is not Base64", k)
-		}
-		p.Affected = append(p.Affected, Affected{TxHash: h, SecurityHash: w.Affected[k]})
-	}
 	return p, nil
 }
 
-// cborWriter writes definite-length CBOR as Jackson's CBORGenerator does
-// for the calls Tessera's encoder makes.
+// cborWriter writes definite-length CBOR as Jackson's CBORGenerator does,
+// for the affected map, whose order a Go map would lose.
 type cborWriter struct{ buf []byte }
 
 func (w *cborWriter) head(major byte, n uint64) {
@@ -106,45 +151,20 @@ func (w *cborWriter) bytes(b []byte) {
 	w.buf = append(w.buf, b...)
 }
 
-func (w *cborWriter) byteList(bs [][]byte) {
-	w.head(4, uint64(len(bs)))
-	for _, b := range bs {
-		w.bytes(b)
-	}
-}
-
-// EncodeCBOR encodes p as Tessera's CBOR codec does: an 11-entry map in the
-// order sender, cipherText, nonce, recipientNonce, recipientBoxes,
-// recipients, privacyFlag, affected, execHash, mandatoryFor,
-// privacyGroupId (empty bytes when there is none).
+// EncodeCBOR encodes p as Tessera's CBOR codec does: cborWire's 11 entries
+// in its order (privacyGroupId empty bytes when there is none).
 func EncodeCBOR(p *Payload) ([]byte, error) {
-	w := &cborWriter{}
-	w.head(5, 11)
-	w.text("sender")
-	w.bytes(p.Sender)
-	w.text("cipherText")
-	w.bytes(p.CipherText)
-	w.text("nonce")
-	w.bytes(p.CipherTextNonce)
-	w.text("recipientNonce")
-	w.bytes(p.RecipientNonce)
-	w.text("recipientBoxes")
-	w.byteList(p.RecipientBoxes)
-	w.text("recipients")
-	w.byteList(p.Recipients)
-	w.text("privacyFlag")
-	w.head(0, uint64(p.Mode))
-	w.text("affected")
-	w.head(5, uint64(len(p.Affected)))
-	for _, a := range p.Affected {
-		w.text(base64.StdEncoding.EncodeToString(a.TxHash))
-		w.bytes(a.SecurityHash)
-	}
-	w.text("execHash")
-	w.bytes(p.ExecHash)
-	w.text("mandatoryFor")
-	w.byteList(p.MandatoryRecipients)
-	w.text("privacyGroupId")
-	w.bytes(p.PrivacyGroupID)
-	return w.buf, nil
+	return encMode.Marshal(&cborWire{
+		Sender:         p.Sender,
+		CipherText:     p.CipherText,
+		Nonce:          p.CipherTextNonce,
+		RecipientNonce: p.RecipientNonce,
+		RecipientBoxes: p.RecipientBoxes,
+		Recipients:     p.Recipients,
+		PrivacyFlag:    int64(p.Mode),
+		Affected:       p.Affected,
+		ExecHash:       p.ExecHash,
+		MandatoryFor:   p.MandatoryRecipients,
+		PrivacyGroupID: p.PrivacyGroupID,
+	})
 }
