@@ -476,7 +476,7 @@ func (p *scriptParser) insert(emit func(string, map[string]Value) error) error {
 	}
 	if t.kind == tokPunct && t.s == "(" {
 		cols = nil
-		for {
+		for closed := false; !closed; {
 			c, err := p.lx.next()
 			if err != nil {
 				return err
@@ -485,15 +485,8 @@ func (p *scriptParser) insert(emit func(string, map[string]Value) error) error {
 				return p.lx.errorf("INSERT INTO %s: expected a column name, got %q", table, c.s)
 			}
 			cols = append(cols, strings.ToUpper(c.s))
-			d, err := p.lx.next()
-			if err != nil {
+			if closed, err = p.closesList(table); err != nil {
 				return err
-			}
-			if d.kind == tokPunct && d.s == ")" {
-				break
-			}
-			if d.kind != tokPunct || d.s != "," {
-				return p.lx.errorf("INSERT INTO %s: bad column list", table)
 			}
 		}
 		if t, err = p.lx.next(); err != nil {
@@ -514,7 +507,7 @@ func (p *scriptParser) insert(emit func(string, map[string]Value) error) error {
 			return err
 		}
 		row := make(map[string]Value, len(cols))
-		for i := 0; ; i++ {
+		for i, closed := 0, false; !closed; i++ {
 			v, err := p.value()
 			if err != nil {
 				return fmt.Errorf("INSERT INTO %s: %w", table, err)
@@ -523,15 +516,8 @@ func (p *scriptParser) insert(emit func(string, map[string]Value) error) error {
 				return p.lx.errorf("INSERT INTO %s: more values than the %d columns", table, len(cols))
 			}
 			row[cols[i]] = v
-			d, err := p.lx.next()
-			if err != nil {
+			if closed, err = p.closesList(table); err != nil {
 				return err
-			}
-			if d.kind == tokPunct && d.s == ")" {
-				break
-			}
-			if d.kind != tokPunct || d.s != "," {
-				return p.lx.errorf("INSERT INTO %s: expected \",\" or \")\", got %q", table, d.s)
 			}
 		}
 		if table == lobTable {
@@ -549,6 +535,20 @@ func (p *scriptParser) insert(emit func(string, map[string]Value) error) error {
 			return p.lx.errorf("INSERT INTO %s: expected \",\" or \";\" after a row, got %q", table, d.s)
 		}
 	}
+}
+
+// closesList reads what follows an item of a parenthesized list of INSERT
+// INTO table (its column names or a row's values): true at the closing ")",
+// false at a "," before the next item, an error at anything else.
+func (p *scriptParser) closesList(table string) (bool, error) {
+	d, err := p.lx.next()
+	if err != nil {
+		return false, err
+	}
+	if d.kind != tokPunct || d.s != ")" && d.s != "," {
+		return false, p.lx.errorf("INSERT INTO %s: expected \",\" or \")\", got %q", table, d.s)
+	}
+	return d.s == ")", nil
 }
 
 // lobPart keeps a part of a LOB written to SYSTEM_LOB_STREAM: binary parts
