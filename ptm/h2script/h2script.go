@@ -609,10 +609,7 @@ func (p *scriptParser) value() (Value, error) {
 			return Value{Kind: Text, Text: t.s}, nil
 		case "CAST":
 			// CAST(<value> AS <type>): the value; the type is skipped.
-			if err := p.expect("("); err != nil {
-				return Value{}, err
-			}
-			v, err := p.value()
+			v, err := p.firstArgument()
 			if err != nil {
 				return Value{}, err
 			}
@@ -625,10 +622,7 @@ func (p *scriptParser) value() (Value, error) {
 			}
 			return v, nil
 		case "SYSTEM_COMBINE_BLOB":
-			if err := p.expect("("); err != nil {
-				return Value{}, err
-			}
-			n, err := p.value()
+			n, err := p.firstArgument()
 			if err != nil {
 				return Value{}, err
 			}
@@ -648,6 +642,15 @@ func (p *scriptParser) value() (Value, error) {
 		}
 	}
 	return Value{}, p.lx.errorf("unsupported value %q", t.s)
+}
+
+// firstArgument reads the "(" that opens a function's arguments and the
+// value after it.
+func (p *scriptParser) firstArgument() (Value, error) {
+	if err := p.expect("("); err != nil {
+		return Value{}, err
+	}
+	return p.value()
 }
 
 func joinParts(parts [][]byte) []byte {

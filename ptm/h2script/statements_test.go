@@ -1,13 +1,14 @@
 package h2script
 
 import (
+	"bytes"
 	"context"
 	"strings"
 	"testing"
 )
 
-// TestReadNested: column definitions and CAST types with nested
-// parentheses and commas, constraints, skipped statements and a last
+// TestReadNested: a LOB in parts, column definitions and CAST types with
+// nested parentheses and commas, constraints, skipped statements and a last
 // statement without ";" are read as H2 writes them; a parenthesis or CAST
 // left open, or a column or value list without its commas, is an error
 // naming it, not a row.
@@ -17,6 +18,8 @@ CREATE INDEX "I" ON "T"("A");
 CREATE MEMORY TABLE IF NOT EXISTS "PUBLIC"."T"("A" NUMERIC(10, 2) DEFAULT (1 + (2)), CONSTRAINT "K" PRIMARY KEY("A", "B"), "B" CHARACTER VARYING(5) CHECK ("B" IN ('x', 'y')));
 CREATE TABLE "PUBLIC"."U"("Z" INT);
 SET DB_CLOSE_DELAY -1;
+INSERT INTO "PUBLIC"."SYSTEM_LOB_STREAM" VALUES (0, 0, NULL, '01 02'), (0, 1, NULL, '03');
+INSERT INTO "T" VALUES (5, SYSTEM_COMBINE_BLOB(0));
 INSERT INTO "T"("B", "A") VALUES ('z', 7);
 INSERT INTO "PUBLIC"."T" VALUES (CAST(12.5 AS NUMERIC(10, 2)), 'x'), (1, CAST('y' AS CHARACTER VARYING(5)))`
 	var rows []map[string]Value
@@ -27,9 +30,13 @@ INSERT INTO "PUBLIC"."T" VALUES (CAST(12.5 AS NUMERIC(10, 2)), 'x'), (1, CAST('y
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) != 3 || len(rows[0]) != 2 {
+	if len(rows) != 4 || len(rows[0]) != 2 {
 		t.Fatalf("rows %v", rows)
 	}
+	if b := rows[0]["B"]; b.Kind != Bytes || !bytes.Equal(b.Bytes, []byte{1, 2, 3}) {
+		t.Errorf("LOB %+v", b)
+	}
+	rows = rows[1:]
 	for i, want := range [][2]string{{"7", "z"}, {"12.5", "x"}, {"1", "y"}} {
 		if a, b := rows[i]["A"], rows[i]["B"]; a.Kind != Number || a.Text != want[0] || b.Kind != Text || b.Text != want[1] {
 			t.Errorf("row %d %+v, want %v", i, rows[i], want)
