@@ -116,6 +116,26 @@ func isIdentStart(c byte) bool {
 
 func isIdentPart(c byte) bool { return isIdentStart(c) || c >= '0' && c <= '9' || c == '$' }
 
+func isNumberPart(c byte) bool { return c >= '0' && c <= '9' || c == '.' || c == 'e' || c == 'E' }
+
+// run reads a token that starts with c and goes on while part accepts the
+// next byte, and returns its text.
+func (l *lexer) run(c byte, part func(byte) bool) string {
+	var sb strings.Builder
+	sb.WriteByte(c)
+	for {
+		d, ok := l.readByte()
+		if !ok {
+			return sb.String()
+		}
+		if !part(d) {
+			l.unread(d)
+			return sb.String()
+		}
+		sb.WriteByte(d)
+	}
+}
+
 func (l *lexer) scan() (token, error) {
 	for {
 		c, ok := l.readByte()
@@ -167,37 +187,10 @@ func (l *lexer) scan() (token, error) {
 			s, err := l.quoted('"')
 			return token{kind: tokQuoted, s: s, line: l.line}, err
 		case c >= '0' && c <= '9':
-			var sb strings.Builder
-			sb.WriteByte(c)
-			for {
-				d, ok := l.readByte()
-				if !ok {
-					break
-				}
-				if d >= '0' && d <= '9' || d == '.' || d == 'e' || d == 'E' {
-					sb.WriteByte(d)
-					continue
-				}
-				l.unread(d)
-				break
-			}
-			return token{kind: tokNumber, s: sb.String(), line: l.line}, nil
+			n := l.run(c, isNumberPart)
+			return token{kind: tokNumber, s: n, line: l.line}, nil
 		case isIdentStart(c):
-			var sb strings.Builder
-			sb.WriteByte(c)
-			for {
-				d, ok := l.readByte()
-				if !ok {
-					break
-				}
-				if isIdentPart(d) {
-					sb.WriteByte(d)
-					continue
-				}
-				l.unread(d)
-				break
-			}
-			id := strings.ToUpper(sb.String())
+			id := strings.ToUpper(l.run(c, isIdentPart))
 			if id == "X" {
 				if d, ok := l.readByte(); ok {
 					if d == '\'' {
