@@ -54,50 +54,14 @@ func (u *EnodeURL) UnmarshalJSON(data []byte) error {
 
 // AddPeer is admin_addPeer: the node becomes a static peer; true if added,
 // false if it already was one.
-func (a *Admin) AddPeer(url EnodeURL) (bool, error) {
-	net := a.b.Network
-	if net == nil {
-		return false, backend.ErrP2PDisabled
-	}
-	if url.ID() == net.Self().ID() {
-		return false, backend.ErrLocalPeer
-	}
-	if !a.b.Permissions.NodePermitted(url.ID(), url.IP(), url.TCP()) {
-		return false, backend.ErrPeerNotPermitted
-	}
-	return net.AddPeer(url.Node), nil
-}
+func (a *Admin) AddPeer(url EnodeURL) (bool, error) { return a.b.AddPeer(url.Node) }
 
 // RemovePeer is admin_removePeer: the static peer is dropped; true if
 // removed, false if it was not one.
-func (a *Admin) RemovePeer(url EnodeURL) (bool, error) {
-	if a.b.Network == nil {
-		return false, backend.ErrP2PDisabled
-	}
-	return a.b.Network.RemovePeer(url.Node), nil
-}
+func (a *Admin) RemovePeer(url EnodeURL) (bool, error) { return a.b.RemovePeer(url.Node) }
 
 // NodeInfo is admin_nodeInfo: the local node.
-func (a *Admin) NodeInfo() (*backend.NodeInfo, error) {
-	net := a.b.Network
-	switch {
-	case net == nil:
-		return nil, backend.ErrP2PDisabled
-	case !net.Running():
-		return nil, backend.ErrP2PNotRunning
-	}
-	info := net.NodeInfo()
-	return &info, nil
-}
+func (a *Admin) NodeInfo() (*backend.NodeInfo, error) { return a.b.NodeInfo() }
 
 // Peers is admin_peers: the connected peers.
-func (a *Admin) Peers() ([]backend.PeerInfo, error) {
-	if a.b.Network == nil {
-		return nil, backend.ErrP2PDisabled
-	}
-	peers := a.b.Network.Peers()
-	if peers == nil {
-		peers = []backend.PeerInfo{}
-	}
-	return peers, nil
-}
+func (a *Admin) Peers() ([]backend.PeerInfo, error) { return a.b.Peers() }

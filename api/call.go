@@ -21,7 +21,7 @@ func (e *Eth) Call(ctx context.Context, args CallArgs, p BlockParam, overrides *
 		return nil, err
 	}
 	if overrides == nil {
-		if out, ok, err := e.privateCall(args, header, hash); ok || err != nil {
+		if out, ok, err := e.b.GoQuorumCall(header, hash, args.msg()); ok || err != nil {
 			if err != nil {
 				return nil, err
 			}

@@ -152,7 +152,7 @@ func (e *Eth) GetStorageAt(addr rpctypes.Address, key StorageKey, p BlockParam) 
 	if header == nil || err != nil {
 		return nil, err
 	}
-	if priv, err := e.privateState(hash, common.Address(addr)); priv != nil || err != nil {
+	if priv, err := e.b.GoQuorumState(hash, common.Address(addr)); priv != nil || err != nil {
 		if err != nil {
 			return nil, err
 		}

@@ -12,7 +12,6 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/state"
 	"github.com/ethereum/go-ethereum/core/types"
-	"github.com/holiman/uint256"
 
 	"github.com/basaltchain/basalt/backend"
 	"github.com/basaltchain/basalt/privacy/goquorum"
@@ -126,30 +125,16 @@ func (e *Eth) SendRawPrivateTransaction(ctx context.Context, raw string, args Se
 	case len(args.PrivacyGroupID) > 0 && string(args.PrivacyGroupID) != "null":
 		return common.Hash{}, gqError("privacyGroupId (multiple private states) is not supported: address recipients with privateFor")
 	}
-	if err := e.b.GoQuorum.DistributeSigned(ctx, tx, args.PrivateFor); err != nil {
-		return common.Hash{}, gqServiceError(err)
+	h, err := e.b.SendRawPrivateTransaction(ctx, tx, data, args.PrivateFor)
+	if de := (*backend.DistributionError)(nil); errors.As(err, &de) {
+		return common.Hash{}, gqServiceError(de.Err)
 	}
-	return e.b.SendRawTransaction(ctx, data)
+	return h, err
 }
 
-// privateState returns, on a GoQuorum party, the private state after the
-// block (header, hash) when addr exists in it (GoQuorum reads it first);
-// nil otherwise.
-func (e *Eth) privateState(hash common.Hash, addr common.Address) (*state.StateDB, error) {
-	if e.b.GoQuorum == nil {
-		return nil, nil
-	}
-	st, err := e.b.GoQuorum.StateAt(hash)
-	if err != nil {
-		return nil, backend.ErrWorldStateUnavailable
-	}
-	if !st.Exist(addr) {
-		return nil, nil
-	}
-	return st, nil
-}
-
-// privateAccount is privateState for the block p names.
+// privateAccount is the private state of the block p names when addr
+// exists in it (Backend.GoQuorumState); ok false leaves the read to the
+// public state.
 func (e *Eth) privateAccount(addr rpctypes.Address, p BlockParam) (*state.StateDB, bool, error) {
 	if e.b.GoQuorum == nil {
 		return nil, false, nil
@@ -158,73 +143,28 @@ func (e *Eth) privateAccount(addr rpctypes.Address, p BlockParam) (*state.StateD
 	if header == nil || err != nil {
 		return nil, false, err
 	}
-	st, err := e.privateState(hash, common.Address(addr))
+	st, err := e.b.GoQuorumState(hash, common.Address(addr))
 	return st, st != nil, err
-}
-
-// privateCall answers eth_call on a GoQuorum party when the call goes to
-// a contract of the private state; ok false leaves the call to the public
-// state.
-func (e *Eth) privateCall(args CallArgs, header *types.Header, hash common.Hash) (out []byte, ok bool, err error) {
-	if e.b.GoQuorum == nil || args.To == nil {
-		return nil, false, nil
-	}
-	to := common.Address(*args.To)
-	priv, err := e.privateState(hash, to)
-	if priv == nil || err != nil {
-		return nil, false, err
-	}
-	public, err := e.b.StateOf(header, hash)
-	if err != nil {
-		return nil, true, err
-	}
-	var from common.Address
-	if args.From != nil {
-		from = common.Address(*args.From)
-	}
-	var value *uint256.Int
-	if v := args.Value.Big(); v != nil {
-		var overflow bool
-		if value, overflow = uint256.FromBig(v); overflow {
-			return nil, true, backend.InvalidParams(backend.ParamAny, "value overflows 256 bits")
-		}
-	}
-	res := e.b.GoQuorum.Call(header, priv, public, from, to, args.data(), e.b.CallGas(header, (*uint64)(args.Gas)), value)
-	if res.Err != nil {
-		return nil, true, backend.ResultError(res)
-	}
-	if res.ReturnData == nil {
-		return []byte{}, true, nil
-	}
-	return res.ReturnData, true, nil
 }
 
 // privateReceipt is eth_getTransactionReceipt's answer for a GoQuorum
 // private transaction on a party: the public receipt (out) with the
-// private status, logs and bloom, as GoQuorum's single private state
-// stores the private receipt in the public one's place.
+// private status, logs and bloom (Backend.GoQuorumReceipt).
 func (e *Eth) privateReceipt(out *ReceiptJSON, tx *types.Transaction, blockHash common.Hash) error {
 	if e.b.GoQuorum == nil {
 		return nil
 	}
 	isPMT := false
 	out.IsPrivacyMarkerTransaction = &isPMT
-	if !quorumtx.IsPrivate(tx) {
-		return nil
-	}
-	r, err := e.b.GoQuorum.Receipt(blockHash, tx.Hash())
+	r, err := e.b.GoQuorumReceipt(blockHash, uint64(out.BlockNumber), tx)
 	if err != nil || r == nil {
 		return err
 	}
-	rec := &types.Receipt{Status: r.Status}
 	out.Logs = make([]*LogJSON, 0, len(r.Logs))
-	for _, l := range e.b.GoQuorum.PrivateLogs(blockHash, uint64(out.BlockNumber)) {
-		if l.TxHash == tx.Hash() {
-			rec.Logs = append(rec.Logs, l)
-			out.Logs = append(out.Logs, logJSON(l))
-		}
+	for _, l := range r.Logs {
+		out.Logs = append(out.Logs, logJSON(l))
 	}
-	out.LogsBloom = types.CreateBloom(rec)
+	out.LogsBloom = r.Bloom
 	if out.Status != nil {
 		st := hexutil.Uint64(r.Status)
 		out.Status = &st

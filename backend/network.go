@@ -145,3 +145,53 @@ func (b *Backend) SubmitHashrate(id common.Hash, rate uint64) bool {
 	b.PoW.SubmitHashrate(id, rate)
 	return true
 }
+
+// AddPeer makes n a static peer: true if added, false if it already was
+// one. The local node and, with the nodes allowlist on, a node it does not
+// permit are refused, whichever front end asks.
+func (b *Backend) AddPeer(n *enode.Node) (bool, error) {
+	if b.Network == nil {
+		return false, ErrP2PDisabled
+	}
+	if n.ID() == b.Network.Self().ID() {
+		return false, ErrLocalPeer
+	}
+	if !b.Permissions.NodePermitted(n.ID(), n.IP(), n.TCP()) {
+		return false, ErrPeerNotPermitted
+	}
+	return b.Network.AddPeer(n), nil
+}
+
+// RemovePeer drops the static peer n: true if removed, false if it was not
+// one.
+func (b *Backend) RemovePeer(n *enode.Node) (bool, error) {
+	if b.Network == nil {
+		return false, ErrP2PDisabled
+	}
+	return b.Network.RemovePeer(n), nil
+}
+
+// NodeInfo describes the local node: ErrP2PDisabled without peer-to-peer
+// networking, ErrP2PNotRunning while it is down.
+func (b *Backend) NodeInfo() (*NodeInfo, error) {
+	switch {
+	case b.Network == nil:
+		return nil, ErrP2PDisabled
+	case !b.Network.Running():
+		return nil, ErrP2PNotRunning
+	}
+	info := b.Network.NodeInfo()
+	return &info, nil
+}
+
+// Peers lists the connected peers (empty, not nil, when there are none).
+func (b *Backend) Peers() ([]PeerInfo, error) {
+	if b.Network == nil {
+		return nil, ErrP2PDisabled
+	}
+	peers := b.Network.Peers()
+	if peers == nil {
+		peers = []PeerInfo{}
+	}
+	return peers, nil
+}

@@ -37,8 +37,26 @@ type BlockHook interface {
 // PreparedBlock is a block's hook work once what it needs is gathered
 // (BlockHook.Prepare).
 type PreparedBlock interface {
-	// ProcessBlock sees the chain's executor (the block context, the
-	// EVM), the block's engine hash, its receipts and its post-state (to
-	// read only).
-	ProcessBlock(ctx context.Context, x *Executor, hash common.Hash, receipts types.Receipts, post *state.StateDB) error
+	// ProcessBlock runs the hook's part of the block under the insert
+	// lock.
+	ProcessBlock(ctx context.Context, b *HookBlock) error
+}
+
+// HookBlock is what InsertBlock gives a PreparedBlock: the block executed
+// and its public state written, the block itself not stored yet. Everything
+// a hook reads of the chain comes in here, so a hook holds no reference to
+// the chain and needs none set after Open.
+type HookBlock struct {
+	// Exec is the chain's executor: the block context, the EVM.
+	Exec *Executor
+	// Hash is the block's engine hash, the key of whatever the hook writes.
+	Hash common.Hash
+	// Receipts are the block's public receipts.
+	Receipts types.Receipts
+	// Post is the block's public post-state, to read only.
+	Post *state.StateDB
+	// Parent is the public state of the block's parent, opened for this
+	// call alone: a hook that replays the block's transactions on it
+	// (GoQuorum private execution) may change it, and it is then dropped.
+	Parent *state.StateDB
 }

@@ -168,7 +168,12 @@ func (c *Chain) insert(ctx context.Context, block *types.Block, opts InsertOptio
 		if err != nil {
 			return res, fmt.Errorf("block %d: open state: %w", number, err)
 		}
-		if err := prepared.ProcessBlock(ctx, c.exec, hash, receipts, post); err != nil {
+		pre, err := c.StateAt(parent.Root)
+		if err != nil {
+			return res, fmt.Errorf("block %d: open parent state: %w", number, err)
+		}
+		hb := &HookBlock{Exec: c.exec, Hash: hash, Receipts: receipts, Post: post, Parent: pre}
+		if err := prepared.ProcessBlock(ctx, hb); err != nil {
 			return res, fmt.Errorf("block %d: %w", number, err)
 		}
 	}

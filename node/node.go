@@ -211,9 +211,6 @@ func openChain(dataPath string, g *config.Genesis, newEngine engineFactory, env 
 	if fc := capabilitiesOf(engine).forkChooser; fc != nil {
 		c.SetForkChooser(fc)
 	}
-	if hooks.goQuorum != nil {
-		hooks.goQuorum.SetChain(c)
-	}
 	return db, c, hooks, nil
 }
 

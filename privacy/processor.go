@@ -98,7 +98,8 @@ type preparedBlock struct {
 // ProcessBlock runs the block's private transactions in block order; each
 // group touched is committed once, at the end of the block. It asks the
 // manager nothing.
-func (b *preparedBlock) ProcessBlock(ctx context.Context, x *chain.Executor, hash common.Hash, receipts types.Receipts, post *state.StateDB) error {
+func (b *preparedBlock) ProcessBlock(ctx context.Context, hb *chain.HookBlock) error {
+	x, hash, receipts, post := hb.Exec, hb.Hash, hb.Receipts, hb.Post
 	p, block := b.p, b.block
 	parent, err := p.store.Roots(block.ParentHash())
 	if err != nil {

@@ -268,5 +268,5 @@ func processBlock(p *Processor, x *chain.Executor, ctx context.Context, block *t
 	if err != nil {
 		return err
 	}
-	return prepared.ProcessBlock(ctx, x, hash, receipts, post)
+	return prepared.ProcessBlock(ctx, &chain.HookBlock{Exec: x, Hash: hash, Receipts: receipts, Post: post})
 }

@@ -56,15 +56,10 @@ privacy groups (PRIVACY_GROUP) are counted, not imported.`,
 			if from == "" {
 				return usageError{errors.New("--from is required: Tessera's jdbc.url (jdbc:postgresql://...) or an H2 script file")}
 			}
-			path := ""
-			if len(args) == 1 {
-				path = args[0]
-			}
-			cfg, err := config.Load(path, os.LookupEnv)
+			cfg, log, err := loadConfig(cmd, args)
 			if err != nil {
 				return err
 			}
-			log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: logLevel(cfg.Verbosity)}))
 			return importTessera(cmd.Context(), cfg, from, user, password, cmd.OutOrStdout(), cmd.ErrOrStderr(), log)
 		},
 	}

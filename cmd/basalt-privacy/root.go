@@ -74,18 +74,13 @@ API tokens).`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			path := ""
-			if len(args) == 1 {
-				path = args[0]
-			}
-			cfg, err := config.Load(path, os.LookupEnv)
+			cfg, log, err := loadConfig(cmd, args)
 			if err != nil {
 				return err
 			}
 			if len(generate) > 0 {
 				return generateKeys(cmd.OutOrStdout(), stdin, generate)
 			}
-			log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: logLevel(cfg.Verbosity)}))
 			return run(cmd.Context(), cfg, log, clearKnown)
 		},
 	}
@@ -97,6 +92,22 @@ API tokens).`,
 	root.Flags().BoolVar(&clearKnown, "clear-known-nodes", false, "clear the persisted table of known nodes (knownnodesstorage) at start-up")
 	root.AddCommand(newImportTesseraCommand())
 	return root
+}
+
+// loadConfig reads the configuration file args names (none: the defaults)
+// with its environment overrides, and makes the logger its verbosity
+// asks for, writing to the command's standard error.
+func loadConfig(cmd *cobra.Command, args []string) (*config.Config, *slog.Logger, error) {
+	path := ""
+	if len(args) == 1 {
+		path = args[0]
+	}
+	cfg, err := config.Load(path, os.LookupEnv)
+	if err != nil {
+		return nil, nil, err
+	}
+	log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: logLevel(cfg.Verbosity)}))
+	return cfg, log, nil
 }
 
 // logLevel maps Orion's verbosity (0..4) to a log level.

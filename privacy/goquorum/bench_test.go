@@ -36,7 +36,6 @@ func benchBlock(b *testing.B) (*testChain, *Processor, func() error, func() erro
 	b.Cleanup(srv.Close)
 	client, _ := NewClient(srv.URL)
 	p := NewProcessor(privstate.OpenPrefix(tc.db, privstate.GoQuorumPrefix), client, slog.New(slog.DiscardHandler))
-	p.SetChain(tc.c)
 	block := tc.block(b, keys, to)
 	parent := tc.c.CurrentHeader()
 	public := func() error {
@@ -52,7 +51,7 @@ func benchBlock(b *testing.B) (*testChain, *Processor, func() error, func() erro
 		b.Fatal(err)
 	}
 	private := func() error {
-		return prepared.ProcessBlock(context.Background(), tc.c.Executor(), common.Hash{0xaa}, nil, nil)
+		return prepared.ProcessBlock(context.Background(), tc.hookBlock(common.Hash{0xaa}))
 	}
 	return tc, p, public, private
 }

@@ -48,13 +48,6 @@ const fetchWorkers = 16
 // single private state has no group).
 var group common.Hash
 
-// Chain is what the processor reads of the chain: the parent of a block
-// being inserted and its state.
-type Chain interface {
-	GetHeader(hash common.Hash, number uint64) *types.Header
-	StateAt(root common.Hash) (*state.StateDB, error)
-}
-
 // Processor is the chain's BlockHook on a GoQuorum party (chain.BlockHook):
 // Prepare fetches, before the insert lock, the payloads of a block's
 // GoQuorum private transactions; ProcessBlock runs them, under the lock,
@@ -73,28 +66,17 @@ type Processor struct {
 	client *Client
 	log    *slog.Logger
 
-	chainMu sync.RWMutex
-	chain   Chain
-
 	stop     chan struct{}
 	stopOnce sync.Once
 }
 
 // NewProcessor returns the processor keeping private state in store and
-// asking client for payloads. SetChain must be called once the chain is
-// open, before it inserts a block.
+// asking client for payloads.
 func NewProcessor(store *privstate.Store, client *Client, log *slog.Logger) *Processor {
 	if log == nil {
 		log = slog.Default()
 	}
 	return &Processor{store: store, client: client, log: log, stop: make(chan struct{})}
-}
-
-// SetChain gives the processor the chain it is the hook of.
-func (p *Processor) SetChain(c Chain) {
-	p.chainMu.Lock()
-	p.chain = c
-	p.chainMu.Unlock()
 }
 
 // Store is the private state store.
@@ -205,7 +187,8 @@ type prepared struct {
 // transactions in order, each against the public state as it stands at
 // that transaction (the block replayed), and writes the block's private
 // root and the receipts of those this node is a party to.
-func (b *prepared) ProcessBlock(ctx context.Context, x *chain.Executor, hash common.Hash, receipts types.Receipts, _ *state.StateDB) error {
+func (b *prepared) ProcessBlock(ctx context.Context, hb *chain.HookBlock) error {
+	x, hash := hb.Exec, hb.Hash
 	p, block := b.p, b.block
 	parentRec, err := p.store.Roots(block.ParentHash())
 	if err != nil {
@@ -217,22 +200,9 @@ func (b *prepared) ProcessBlock(ctx context.Context, x *chain.Executor, hash com
 		}
 		return p.store.WriteRecord(hash, &privstate.Record{Roots: parentRec.Roots})
 	}
-	p.chainMu.RLock()
-	c := p.chain
-	p.chainMu.RUnlock()
-	if c == nil {
-		return errors.New("GoQuorum private state: the processor has no chain")
-	}
 	header := block.Header()
 	number := header.Number.Uint64()
-	parent := c.GetHeader(header.ParentHash, number-1)
-	if parent == nil {
-		return fmt.Errorf("GoQuorum private state: parent of block %d missing", number)
-	}
-	public, err := c.StateAt(parent.Root)
-	if err != nil {
-		return fmt.Errorf("GoQuorum private state: parent state: %w", err)
-	}
+	public := hb.Parent
 	priv, err := p.store.StateAt(parentRec.Root(group))
 	if err != nil {
 		return fmt.Errorf("GoQuorum private state of block %d: %w", number-1, err)

@@ -137,12 +137,23 @@ func key64(b byte) []byte { k := make([]byte, 64); k[0] = b; return k }
 
 func b64(k []byte) string { return base64.StdEncoding.EncodeToString(k) }
 
-func process(p *Processor, x *chain.Executor, ctx context.Context, block *types.Block, hash common.Hash) error {
+// process runs both steps of the hook on block, as InsertBlock does, on
+// the state of tc's head (the block's parent).
+func process(p *Processor, tc *testChain, ctx context.Context, block *types.Block, hash common.Hash) error {
 	prepared, err := p.Prepare(ctx, block)
 	if err != nil {
 		return err
 	}
-	return prepared.ProcessBlock(ctx, x, hash, nil, nil)
+	return prepared.ProcessBlock(ctx, tc.hookBlock(hash))
+}
+
+// hookBlock is what InsertBlock gives the hook for a child of tc's head.
+func (tc *testChain) hookBlock(hash common.Hash) *chain.HookBlock {
+	parent, err := tc.c.StateAt(tc.c.CurrentHeader().Root)
+	if err != nil {
+		panic(err)
+	}
+	return &chain.HookBlock{Exec: tc.c.Executor(), Hash: hash, Parent: parent}
 }
 
 // TestProcessorGoQuorumRules runs one block of GoQuorum private
@@ -172,7 +183,6 @@ func TestProcessorGoQuorumRules(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := NewProcessor(store, client, slog.New(slog.DiscardHandler))
-	p.SetChain(tc.c)
 	store0 := crypto.CreateAddress(tc.from, 0)
 	reader := crypto.CreateAddress(tc.from, 4)
 	writer := crypto.CreateAddress(tc.from, 5)
@@ -180,7 +190,7 @@ func TestProcessorGoQuorumRules(t *testing.T) {
 	m.payloads[b64(keys[7])] = []byte{0x01} // a call to the reader
 	block := tc.block(t, keys, []*common.Address{nil, nil, &store0, &store0, nil, nil, &writer, &reader})
 	hash := common.Hash{0xbb}
-	if err := process(p, tc.c.Executor(), context.Background(), block, hash); err != nil {
+	if err := process(p, tc, context.Background(), block, hash); err != nil {
 		t.Fatal(err)
 	}
 	if m.failures[b64(keys[2])] != 0 {
@@ -254,7 +264,7 @@ func TestProcessorGoQuorumRules(t *testing.T) {
 		}
 		cancel()
 	}()
-	err = process(p, tc.c.Executor(), ctx, block, common.Hash{0xcc})
+	err = process(p, tc, ctx, block, common.Hash{0xcc})
 	if err == nil || !errors.Is(err, context.Canceled) {
 		t.Fatalf("failing manager: %v", err)
 	}
@@ -270,7 +280,7 @@ func TestProcessorGoQuorumRules(t *testing.T) {
 		}
 		p.Stop()
 	}()
-	if err := process(p, tc.c.Executor(), context.WithoutCancel(context.Background()), block, common.Hash{0xdd}); err == nil {
+	if err := process(p, tc, context.WithoutCancel(context.Background()), block, common.Hash{0xdd}); err == nil {
 		t.Fatal("a stopped processor stored a block without its payloads")
 	}
 }
