@@ -39,27 +39,20 @@ var ErrGenesisNotTraceable = errors.New("genesis is not traceable")
 // debugGroup returns the DEBUG methods on b.
 func debugGroup(b *backend.Backend) rpctypes.Group {
 	d := &Debug{b}
-	var (
-		txHash = rpctypes.ErrInvalidTransactionHashParams
-		trace  = rpctypes.ErrInvalidTransactionTraceParams
-		block  = rpctypes.ErrInvalidBlockParams
-		hash   = rpctypes.ErrInvalidBlockHashParams
-		call   = rpctypes.ErrInvalidCallParams
-	)
 	return rpctypes.Group{Name: rpctypes.GroupDebug, Errors: jsonrpcError, Methods: []rpctypes.Method{
-		{Name: "debug_traceTransaction", Fn: d.TraceTransaction, ParamErrors: []*rpctypes.Error{txHash, trace}},
-		{Name: "debug_traceBlockByNumber", Fn: d.TraceBlockByNumber, ParamErrors: []*rpctypes.Error{rpctypes.ErrInvalidBlockNumberParams, trace}},
-		{Name: "debug_traceBlockByHash", Fn: d.TraceBlockByHash, ParamErrors: []*rpctypes.Error{hash, trace}},
-		{Name: "debug_traceCall", Fn: d.TraceCall, ParamErrors: []*rpctypes.Error{call, block, trace},
+		{Name: "debug_traceTransaction", Fn: d.TraceTransaction, ParamErrors: []*rpctypes.Error{pTxHash, pTrace}},
+		{Name: "debug_traceBlockByNumber", Fn: d.TraceBlockByNumber, ParamErrors: []*rpctypes.Error{rpctypes.ErrInvalidBlockNumberParams, pTrace}},
+		{Name: "debug_traceBlockByHash", Fn: d.TraceBlockByHash, ParamErrors: []*rpctypes.Error{pBlockHash, pTrace}},
+		{Name: "debug_traceCall", Fn: d.TraceCall, ParamErrors: []*rpctypes.Error{pCall, pBlock, pTrace},
 			ParamDefaults: []json.RawMessage{1: json.RawMessage(`"latest"`)}},
-		{Name: "debug_storageRangeAt", Fn: d.StorageRangeAt, ParamErrors: []*rpctypes.Error{hash,
+		{Name: "debug_storageRangeAt", Fn: d.StorageRangeAt, ParamErrors: []*rpctypes.Error{pBlockHash,
 			rpctypes.ErrInvalidTransactionIndexParams, rpctypes.ErrInvalidAddressParams, rpctypes.ErrInvalidParams, rpctypes.ErrInvalidParams}},
-		{Name: "debug_accountRange", Fn: d.AccountRange, ParamErrors: []*rpctypes.Error{block,
+		{Name: "debug_accountRange", Fn: d.AccountRange, ParamErrors: []*rpctypes.Error{pBlock,
 			rpctypes.ErrInvalidTransactionIndexParams, rpctypes.ErrInvalidParams, rpctypes.ErrInvalidParams}},
-		{Name: "debug_getRawHeader", Fn: d.GetRawHeader, ParamErrors: []*rpctypes.Error{block}},
-		{Name: "debug_getRawBlock", Fn: d.GetRawBlock, ParamErrors: []*rpctypes.Error{block}},
-		{Name: "debug_getRawReceipts", Fn: d.GetRawReceipts, ParamErrors: []*rpctypes.Error{block}},
-		{Name: "debug_getRawTransaction", Fn: d.GetRawTransaction, ParamErrors: []*rpctypes.Error{txHash}},
+		{Name: "debug_getRawHeader", Fn: d.GetRawHeader, ParamErrors: []*rpctypes.Error{pBlock}},
+		{Name: "debug_getRawBlock", Fn: d.GetRawBlock, ParamErrors: []*rpctypes.Error{pBlock}},
+		{Name: "debug_getRawReceipts", Fn: d.GetRawReceipts, ParamErrors: []*rpctypes.Error{pBlock}},
+		{Name: "debug_getRawTransaction", Fn: d.GetRawTransaction, ParamErrors: []*rpctypes.Error{pTxHash}},
 	}}
 }
 

@@ -22,13 +22,6 @@ func Register(r *rpc.Registry, groups ...rpctypes.Group) error {
 func Groups(b *backend.Backend) []rpctypes.Group {
 	e, n, w, m := &Eth{b}, &Net{b}, &Web3{b}, &Miner{b}
 	var (
-		addr    = rpctypes.ErrInvalidAddressParams
-		block   = rpctypes.ErrInvalidBlockParams
-		hash    = rpctypes.ErrInvalidBlockHashParams
-		txHash  = rpctypes.ErrInvalidTransactionHashParams
-		full    = rpctypes.ErrInvalidReturnCompleteTxParams
-		call    = rpctypes.ErrInvalidCallParams
-		uncleIx = rpctypes.ErrInvalidBlockIndexParams
 		// Besu's block-parameter methods read the block first, so with a
 		// block parameter missing or bad that is the error reported.
 		blockSecond = []int{1, 0}
@@ -50,36 +43,36 @@ func Groups(b *backend.Backend) []rpctypes.Group {
 		{Name: "eth_gasPrice", Fn: e.GasPrice},
 		{Name: "eth_maxPriorityFeePerGas", Fn: e.MaxPriorityFeePerGas},
 		{Name: "eth_blobBaseFee", Fn: e.BlobBaseFee},
-		{Name: "eth_feeHistory", Fn: e.FeeHistory, ParamErrors: []*rpctypes.Error{rpctypes.ErrInvalidBlockCountParams, block, rpctypes.ErrInvalidRewardPercentilesParams}},
+		{Name: "eth_feeHistory", Fn: e.FeeHistory, ParamErrors: []*rpctypes.Error{rpctypes.ErrInvalidBlockCountParams, pBlock, rpctypes.ErrInvalidRewardPercentilesParams}},
 		{Name: "eth_config", Fn: e.Config},
-		{Name: "eth_getBalance", Fn: e.GetBalance, ParamErrors: []*rpctypes.Error{addr, block}, ParamOrder: blockSecond, ParamDefaults: latestSecond},
-		{Name: "eth_getTransactionCount", Fn: e.GetTransactionCount, ParamErrors: []*rpctypes.Error{addr, block}, ParamOrder: blockSecond, ParamDefaults: latestSecond},
-		{Name: "eth_getCode", Fn: e.GetCode, ParamErrors: []*rpctypes.Error{addr, block}, ParamOrder: blockSecond, ParamDefaults: latestSecond},
-		{Name: "eth_getStorageAt", Fn: e.GetStorageAt, ParamErrors: []*rpctypes.Error{addr, rpctypes.ErrInvalidPositionParams, block}, ParamOrder: blockThird, ParamDefaults: latestThird},
-		{Name: "eth_getProof", Fn: e.GetProof, ParamErrors: []*rpctypes.Error{addr, rpctypes.ErrInvalidStorageKeysParams, block}, ParamOrder: blockThird, ParamDefaults: latestThird},
+		{Name: "eth_getBalance", Fn: e.GetBalance, ParamErrors: []*rpctypes.Error{pAddress, pBlock}, ParamOrder: blockSecond, ParamDefaults: latestSecond},
+		{Name: "eth_getTransactionCount", Fn: e.GetTransactionCount, ParamErrors: []*rpctypes.Error{pAddress, pBlock}, ParamOrder: blockSecond, ParamDefaults: latestSecond},
+		{Name: "eth_getCode", Fn: e.GetCode, ParamErrors: []*rpctypes.Error{pAddress, pBlock}, ParamOrder: blockSecond, ParamDefaults: latestSecond},
+		{Name: "eth_getStorageAt", Fn: e.GetStorageAt, ParamErrors: []*rpctypes.Error{pAddress, rpctypes.ErrInvalidPositionParams, pBlock}, ParamOrder: blockThird, ParamDefaults: latestThird},
+		{Name: "eth_getProof", Fn: e.GetProof, ParamErrors: []*rpctypes.Error{pAddress, rpctypes.ErrInvalidStorageKeysParams, pBlock}, ParamOrder: blockThird, ParamDefaults: latestThird},
 		{Name: "eth_sendRawTransaction", Fn: e.SendRawTransaction, ParamErrors: []*rpctypes.Error{rpctypes.ErrInvalidTransactionParams}, ExactParamCount: true},
 		{Name: "eth_sendTransaction", Fn: e.SendTransaction, AllowExtraParams: true},
-		{Name: "eth_getTransactionByHash", Fn: e.GetTransactionByHash, ParamErrors: []*rpctypes.Error{txHash}, ExactParamCount: true},
-		{Name: "eth_getTransactionReceipt", Fn: e.GetTransactionReceipt, ParamErrors: []*rpctypes.Error{txHash}},
-		{Name: "eth_getBlockReceipts", Fn: e.GetBlockReceipts, ParamErrors: []*rpctypes.Error{block}},
-		{Name: "eth_getBlockByNumber", Fn: e.GetBlockByNumber, ParamErrors: []*rpctypes.Error{rpctypes.ErrInvalidBlockNumberParams, full}},
-		{Name: "eth_getBlockByHash", Fn: e.GetBlockByHash, ParamErrors: []*rpctypes.Error{hash, full}},
-		{Name: "eth_getBlockTransactionCountByHash", Fn: byHash(e, e.txCount), ParamErrors: []*rpctypes.Error{hash}},
-		{Name: "eth_getBlockTransactionCountByNumber", Fn: byNumber(e, e.txCount), ParamErrors: []*rpctypes.Error{block}},
-		{Name: "eth_getUncleCountByBlockHash", Fn: byHash(e, e.uncleCount), ParamErrors: []*rpctypes.Error{hash}},
-		{Name: "eth_getUncleCountByBlockNumber", Fn: byNumber(e, e.uncleCount), ParamErrors: []*rpctypes.Error{block}},
-		{Name: "eth_getTransactionByBlockHashAndIndex", Fn: byHashAndIndex(e, e.txAt), ParamErrors: []*rpctypes.Error{txHash, rpctypes.ErrInvalidTransactionIDParams}},
-		{Name: "eth_getTransactionByBlockNumberAndIndex", Fn: byNumberAndIndex(e, e.txAt), ParamErrors: []*rpctypes.Error{block, rpctypes.ErrInvalidTransactionIndexParams}},
-		{Name: "eth_getUncleByBlockHashAndIndex", Fn: byHashAndIndex(e, e.uncleAt), ParamErrors: []*rpctypes.Error{hash, uncleIx}},
-		{Name: "eth_getUncleByBlockNumberAndIndex", Fn: byNumberAndIndex(e, e.uncleAt), ParamErrors: []*rpctypes.Error{block, uncleIx}},
-		{Name: "eth_call", Fn: e.Call, ParamErrors: []*rpctypes.Error{call, block, call}, ParamOrder: blockSecond, ParamDefaults: latestSecond},
-		{Name: "eth_estimateGas", Fn: e.EstimateGas, ParamErrors: []*rpctypes.Error{call, block, call}, ParamOrder: blockSecond},
-		{Name: "eth_simulateV1", Fn: e.SimulateV1, ParamErrors: []*rpctypes.Error{rpctypes.ErrInvalidParams, block}, ParamDefaults: latestSecond},
+		{Name: "eth_getTransactionByHash", Fn: e.GetTransactionByHash, ParamErrors: []*rpctypes.Error{pTxHash}, ExactParamCount: true},
+		{Name: "eth_getTransactionReceipt", Fn: e.GetTransactionReceipt, ParamErrors: []*rpctypes.Error{pTxHash}},
+		{Name: "eth_getBlockReceipts", Fn: e.GetBlockReceipts, ParamErrors: []*rpctypes.Error{pBlock}},
+		{Name: "eth_getBlockByNumber", Fn: e.GetBlockByNumber, ParamErrors: []*rpctypes.Error{rpctypes.ErrInvalidBlockNumberParams, pFullTxs}},
+		{Name: "eth_getBlockByHash", Fn: e.GetBlockByHash, ParamErrors: []*rpctypes.Error{pBlockHash, pFullTxs}},
+		{Name: "eth_getBlockTransactionCountByHash", Fn: byHash(e, e.txCount), ParamErrors: []*rpctypes.Error{pBlockHash}},
+		{Name: "eth_getBlockTransactionCountByNumber", Fn: byNumber(e, e.txCount), ParamErrors: []*rpctypes.Error{pBlock}},
+		{Name: "eth_getUncleCountByBlockHash", Fn: byHash(e, e.uncleCount), ParamErrors: []*rpctypes.Error{pBlockHash}},
+		{Name: "eth_getUncleCountByBlockNumber", Fn: byNumber(e, e.uncleCount), ParamErrors: []*rpctypes.Error{pBlock}},
+		{Name: "eth_getTransactionByBlockHashAndIndex", Fn: byHashAndIndex(e, e.txAt), ParamErrors: []*rpctypes.Error{pTxHash, rpctypes.ErrInvalidTransactionIDParams}},
+		{Name: "eth_getTransactionByBlockNumberAndIndex", Fn: byNumberAndIndex(e, e.txAt), ParamErrors: []*rpctypes.Error{pBlock, rpctypes.ErrInvalidTransactionIndexParams}},
+		{Name: "eth_getUncleByBlockHashAndIndex", Fn: byHashAndIndex(e, e.uncleAt), ParamErrors: []*rpctypes.Error{pBlockHash, pUncleIndex}},
+		{Name: "eth_getUncleByBlockNumberAndIndex", Fn: byNumberAndIndex(e, e.uncleAt), ParamErrors: []*rpctypes.Error{pBlock, pUncleIndex}},
+		{Name: "eth_call", Fn: e.Call, ParamErrors: []*rpctypes.Error{pCall, pBlock, pCall}, ParamOrder: blockSecond, ParamDefaults: latestSecond},
+		{Name: "eth_estimateGas", Fn: e.EstimateGas, ParamErrors: []*rpctypes.Error{pCall, pBlock, pCall}, ParamOrder: blockSecond},
+		{Name: "eth_simulateV1", Fn: e.SimulateV1, ParamErrors: []*rpctypes.Error{rpctypes.ErrInvalidParams, pBlock}, ParamDefaults: latestSecond},
 		{Name: "eth_baseFee", Fn: e.BaseFee},
 		{Name: "eth_capabilities", Fn: e.Capabilities},
-		{Name: "eth_getStorageValues", Fn: e.GetStorageValues, ParamErrors: []*rpctypes.Error{rpctypes.ErrInvalidParams, block}, ParamDefaults: latestSecond},
-		{Name: "eth_fillTransaction", Fn: e.FillTransaction, ParamErrors: []*rpctypes.Error{call}},
-		{Name: "eth_createAccessList", Fn: e.CreateAccessList, ParamErrors: []*rpctypes.Error{call, block, call}, ParamOrder: blockSecond},
+		{Name: "eth_getStorageValues", Fn: e.GetStorageValues, ParamErrors: []*rpctypes.Error{rpctypes.ErrInvalidParams, pBlock}, ParamDefaults: latestSecond},
+		{Name: "eth_fillTransaction", Fn: e.FillTransaction, ParamErrors: []*rpctypes.Error{pCall}},
+		{Name: "eth_createAccessList", Fn: e.CreateAccessList, ParamErrors: []*rpctypes.Error{pCall, pBlock, pCall}, ParamOrder: blockSecond},
 		{Name: "eth_mining", Fn: e.Mining},
 		{Name: "eth_hashrate", Fn: e.Hashrate},
 		{Name: "eth_coinbase", Fn: e.Coinbase},
