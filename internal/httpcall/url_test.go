@@ -8,23 +8,22 @@ import (
 	"testing"
 )
 
+// TestParseBase: which base URLs a client takes (true) or refuses.
 func TestParseBase(t *testing.T) {
-	for _, tc := range []struct {
-		in string
-		ok bool
-	}{
-		{"http://127.0.0.1:9101", true},
-		{"https://manager.example:443/prefix/", true},
-		{"ftp://h:21", false},
-		{"127.0.0.1:9101", false}, // a scheme-less host:port parses as scheme "127.0.0.1"
-		{"http://", false},
-		{"http:///path", false},
-		{"http://h:1/%zz", false},
-		{"", false},
-	} {
-		u, err := ParseBase(tc.in)
-		if (err == nil) != tc.ok {
-			t.Errorf("ParseBase(%q) = %v, %v; want ok=%v", tc.in, u, err, tc.ok)
+	ok := map[string]bool{
+		"http://127.0.0.1:9101":               true,
+		"https://manager.example:443/prefix/": true,
+		"ftp://h:21":                          false,
+		"127.0.0.1:9101":                      false, // a scheme-less host:port
+		"http://":                             false,
+		"http:///path":                        false,
+		"http://h:1/%zz":                      false,
+		"":                                    false,
+	}
+	for in, want := range ok {
+		u, err := ParseBase(in)
+		if (err == nil) != want {
+			t.Errorf("ParseBase(%q) = %v, %v; want accepted=%v", in, u, err, want)
 		}
 	}
 }
