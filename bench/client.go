@@ -1,18 +1,21 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"strconv"
 	"sync/atomic"
 	"time"
+
+	"github.com/basaltchain/basalt/internal/httpcall"
 )
+
+// maxAnswer bounds one answer read into memory: far above a batch of
+// receipts or a block with all its transactions.
+const maxAnswer = 256 << 20
 
 // client is a minimal JSON-RPC 2.0 client over HTTP keep-alive
 // connections, the load a typical library puts on a node: one request per
@@ -27,18 +30,15 @@ type client struct {
 // kept alive (one per closed-loop worker, so no worker pays for a new
 // connection).
 func newClient(url string, conns int) *client {
-	tr := &http.Transport{
-		DialContext:         (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-		MaxIdleConns:        conns + 16,
-		MaxIdleConnsPerHost: conns + 16,
-		// A hard cap: Go's transport otherwise dials a fresh connection
-		// when a request comes before the last answer's connection is back
-		// in the idle pool, and nodes that limit connections (Besu's and
-		// Basalt's --rpc-http-max-active-connections, 80) reset the excess.
-		MaxConnsPerHost:    conns,
-		IdleConnTimeout:    90 * time.Second,
-		DisableCompression: true,
-	}
+	tr := httpcall.NewTransport(5 * time.Second)
+	tr.MaxIdleConns = conns + 16
+	tr.MaxIdleConnsPerHost = conns + 16
+	// A hard cap: Go's transport otherwise dials a fresh connection when a
+	// request comes before the last answer's connection is back in the
+	// idle pool, and nodes that limit connections (Besu's and Basalt's
+	// --rpc-http-max-active-connections, 80) reset the excess.
+	tr.MaxConnsPerHost = conns
+	tr.DisableCompression = true
 	return &client{url: url, http: &http.Client{Transport: tr, Timeout: 60 * time.Second}}
 }
 
@@ -70,24 +70,16 @@ func request(id uint64, method string, params ...any) ([]byte, error) {
 
 // post sends body and returns the raw answer.
 func (c *client) post(ctx context.Context, body []byte) ([]byte, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
+	a, err := httpcall.Do(ctx, c.http, &httpcall.Request{
+		Method: http.MethodPost, URL: c.url, Body: body, ContentType: "application/json",
+	}, maxAnswer)
 	if err != nil {
 		return nil, err
 	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := c.http.Do(req)
-	if err != nil {
-		return nil, err
+	if a.Status != http.StatusOK {
+		return a.Body, &httpcall.StatusError{Status: a.Status, Text: a.Text()}
 	}
-	defer resp.Body.Close()
-	out, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode != http.StatusOK {
-		return out, errors.New("HTTP " + strconv.Itoa(resp.StatusCode) + ": " + string(bytes.TrimSpace(out)))
-	}
-	return out, nil
+	return a.Body, nil
 }
 
 // call runs method and decodes its result into v (if not nil).

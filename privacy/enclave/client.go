@@ -11,19 +11,18 @@
 package enclave
 
 import (
-	"bytes"
 	"context"
 	"crypto/tls"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/basaltchain/basalt/internal/httpcall"
 )
 
 // Besu's enclave client timeouts (reference/privacy.md §11).
@@ -38,6 +37,10 @@ const idempotentAttempts = 3
 
 // upText is the exact body of a healthy /upcheck.
 const upText = "I'm up!"
+
+// maxAnswer bounds what is read of one answer: a payload of a private
+// transaction (double Base64 in JSON) or a list of groups, with ample room.
+const maxAnswer = 64 << 20
 
 // orionMediaType selects /receive's answer with privacyGroupId and
 // senderKey (Besu sends it).
@@ -60,20 +63,15 @@ type Client struct {
 
 // New returns a client of the manager at cfg.URL.
 func New(cfg Config) (*Client, error) {
-	u, err := url.Parse(cfg.URL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	u, err := httpcall.ParseBase(cfg.URL)
+	if err != nil {
 		return nil, fmt.Errorf("invalid privacy manager URL %q: want http(s)://host:port", cfg.URL)
 	}
 	if u.Scheme == "https" && cfg.TLS == nil {
 		cfg.TLS = &tls.Config{MinVersion: tls.VersionTLS12}
 	}
-	tr := &http.Transport{
-		DialContext:         (&net.Dialer{Timeout: ConnectTimeout}).DialContext,
-		TLSClientConfig:     cfg.TLS,
-		TLSHandshakeTimeout: ConnectTimeout,
-		MaxIdleConnsPerHost: 64,
-		IdleConnTimeout:     90 * time.Second,
-	}
+	tr := httpcall.NewTransport(ConnectTimeout)
+	tr.TLSClientConfig = cfg.TLS
 	return &Client{base: u, http: &http.Client{Transport: tr, Timeout: RequestTimeout}}, nil
 }
 
@@ -271,7 +269,7 @@ func (c *Client) postJSON(ctx context.Context, path, mediaType string, in, out a
 		return err
 	}
 	if err := json.Unmarshal(resp, out); err != nil {
-		return fmt.Errorf("privacy manager at %s: %s answered %q: %w", c.base, path, truncate(resp), err)
+		return fmt.Errorf("privacy manager at %s: %s answered %q: %w", c.base, path, httpcall.Cut(string(resp), httpcall.TextLimit), err)
 	}
 	return nil
 }
@@ -305,44 +303,29 @@ func (c *Client) do(ctx context.Context, method, path, mediaType string, body []
 // once sends one request; answered says the manager answered (err is then
 // an *Error or a bad body).
 func (c *Client) once(ctx context.Context, method, path, mediaType string, body []byte) ([]byte, bool, error) {
-	u := *c.base
-	u.Path = strings.TrimSuffix(u.Path, "/") + path
-	var rd io.Reader
-	if body != nil {
-		rd = bytes.NewReader(body)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, u.String(), rd)
-	if err != nil {
-		return nil, false, err
-	}
-	if mediaType != "" {
-		req.Header.Set("Content-Type", mediaType)
-	}
-	resp, err := c.http.Do(req)
-	if err != nil {
+	a, err := httpcall.Do(ctx, c.http, &httpcall.Request{
+		Method: method, URL: httpcall.Join(c.base, path).String(), Body: body, ContentType: mediaType,
+	}, maxAnswer)
+	var tooLong *httpcall.TooLongError
+	var broken *httpcall.ReadError
+	switch {
+	case errors.As(err, &tooLong):
+		// An answer, if a wrong one: not retried.
+		return nil, true, fmt.Errorf("privacy manager at %s: %s: %w", c.base, path, err)
+	case errors.As(err, &broken):
+		return nil, false, fmt.Errorf("privacy manager at %s: %s: %w", c.base, path, err)
+	case err != nil:
 		return nil, false, fmt.Errorf("privacy manager at %s: %w", c.base, err)
 	}
-	defer resp.Body.Close()
-	out, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
-	if err != nil {
-		return nil, false, fmt.Errorf("privacy manager at %s: %s: %w", c.base, path, err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		e := &Error{Status: resp.StatusCode, Code: strings.TrimSpace(string(out))}
+	if a.Status != http.StatusOK {
+		e := &Error{Status: a.Status, Code: strings.TrimSpace(string(a.Body))}
 		var body struct {
 			Error string `json:"error"`
 		}
-		if json.Unmarshal(out, &body) == nil && body.Error != "" {
+		if json.Unmarshal(a.Body, &body) == nil && body.Error != "" {
 			e.Code = body.Error
 		}
 		return nil, true, e
 	}
-	return out, true, nil
-}
-
-func truncate(b []byte) string {
-	if len(b) > 200 {
-		return string(b[:200]) + "…"
-	}
-	return string(b)
+	return a.Body, true, nil
 }

@@ -1,18 +1,17 @@
 package goquorum
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/basaltchain/basalt/internal/httpcall"
 )
 
 // Timeouts of the manager client. GoQuorum's own with a TOML
@@ -52,16 +51,12 @@ type Client struct {
 
 // NewClient returns a client of the Q2T API at rawURL (http).
 func NewClient(rawURL string) (*Client, error) {
-	u, err := url.Parse(strings.TrimRight(rawURL, "/"))
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	u, err := httpcall.ParseBase(strings.TrimRight(rawURL, "/"))
+	if err != nil {
 		return nil, fmt.Errorf("invalid privacy manager Q2T URL %q: want http://host:port", rawURL)
 	}
-	tr := &http.Transport{
-		DialContext:         (&net.Dialer{Timeout: connectTimeout}).DialContext,
-		TLSHandshakeTimeout: connectTimeout,
-		MaxIdleConnsPerHost: 32,
-		IdleConnTimeout:     90 * time.Second,
-	}
+	tr := httpcall.NewTransport(connectTimeout)
+	tr.MaxIdleConnsPerHost = 32
 	return &Client{base: u, http: &http.Client{Transport: tr, Timeout: requestTimeout}}, nil
 }
 
@@ -135,51 +130,25 @@ func (c *Client) SendSigned(ctx context.Context, key []byte, to []string) (strin
 
 // do sends one request and returns the body of a 200 or 201 answer.
 func (c *Client) do(ctx context.Context, method, path, query string, body []byte, _ http.Header) ([]byte, error) {
-	u := *c.base
-	u.RawPath = c.base.EscapedPath() + path
-	u.Path = c.base.Path + mustUnescape(path)
+	u := httpcall.Join(c.base, path)
 	u.RawQuery = query
-	var rd io.Reader
+	req := &httpcall.Request{Method: method, URL: u.String(), Body: body, Accept: "application/json"}
 	if body != nil {
-		rd = bytes.NewReader(body)
+		req.ContentType = "application/json"
 	}
-	req, err := http.NewRequestWithContext(ctx, method, u.String(), rd)
+	a, err := httpcall.Do(ctx, c.http, req, maxAnswer)
 	if err != nil {
+		var tooLong *httpcall.TooLongError
+		if errors.As(err, &tooLong) {
+			return nil, fmt.Errorf("privacy manager's answer to %s is over %d bytes", path, maxAnswer)
+		}
 		return nil, err
 	}
-	req.Header.Set("Accept", "application/json")
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := c.http.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(b) > maxAnswer {
-		return nil, fmt.Errorf("privacy manager's answer to %s is over %d bytes", path, maxAnswer)
-	}
-	switch resp.StatusCode {
+	switch a.Status {
 	case http.StatusOK, http.StatusCreated:
-		return b, nil
+		return a.Body, nil
 	case http.StatusNotFound:
 		return nil, ErrNotParty
 	}
-	msg := strings.TrimSpace(string(b))
-	if len(msg) > 200 {
-		msg = msg[:200] + "…"
-	}
-	return nil, &StatusError{Status: resp.StatusCode, Body: msg}
-}
-
-func mustUnescape(p string) string {
-	s, err := url.PathUnescape(p)
-	if err != nil {
-		return p
-	}
-	return s
+	return nil, &StatusError{Status: a.Status, Body: a.Text()}
 }

@@ -1,16 +1,15 @@
 package nodeapi
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/url"
 	"time"
 
+	"github.com/basaltchain/basalt/internal/httpcall"
 	"github.com/basaltchain/basalt/ptm"
 	"github.com/basaltchain/basalt/ptm/manager"
 	"github.com/basaltchain/basalt/ptm/payload"
@@ -42,14 +41,9 @@ type DialTLSFunc func(ctx context.Context, network, addr string) (net.Conn, erro
 // NewClient returns a client. With dialTLS (Orion's tls = "strict"), every
 // call is made over TLS connections it dials.
 func NewClient(dialTLS DialTLSFunc) *Client {
-	tr := &http.Transport{
-		DialContext:           (&net.Dialer{Timeout: DialTimeout, KeepAlive: 30 * time.Second}).DialContext,
-		TLSHandshakeTimeout:   DialTimeout,
-		MaxIdleConns:          256,
-		MaxIdleConnsPerHost:   64,
-		IdleConnTimeout:       90 * time.Second,
-		ResponseHeaderTimeout: CallTimeout,
-	}
+	tr := httpcall.NewTransport(DialTimeout)
+	tr.MaxIdleConns = 256
+	tr.ResponseHeaderTimeout = CallTimeout
 	if dialTLS != nil {
 		tr.DialTLSContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
 			dctx, cancel := context.WithTimeout(ctx, DialTimeout)
@@ -85,32 +79,29 @@ func (c *Client) post(ctx context.Context, nodeURL, path, mediaType string, body
 	if err != nil {
 		return nil, err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, ep, bytes.NewReader(body))
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Content-Type", mediaType)
+	h := http.Header{}
 	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
+		h.Set(header[i], header[i+1])
 	}
 	// Every node API call is idempotent (a push stores the same value under
 	// the same key again), so the transport may retry it on a fresh
 	// connection when a pooled one turns out dead (the peer restarted). An
 	// empty value marks it without sending the header.
-	req.Header["Idempotency-Key"] = nil
-	resp, err := c.HTTP.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	reply, err := io.ReadAll(io.LimitReader(resp.Body, maxReply))
-	if err != nil {
+	h["Idempotency-Key"] = nil
+	a, err := httpcall.Do(ctx, c.HTTP, &httpcall.Request{
+		Method: http.MethodPost, URL: ep, Body: body, ContentType: mediaType, Header: h,
+	}, maxReply)
+	var broken *httpcall.ReadError
+	var tooLong *httpcall.TooLongError
+	switch {
+	case errors.As(err, &broken), errors.As(err, &tooLong):
 		return nil, fmt.Errorf("read answer of %s: %w", ep, err)
+	case err != nil:
+		return nil, err
+	case a.Status != http.StatusOK:
+		return nil, &manager.PeerStatusError{URL: ep, Status: a.Status, Body: a.Text()}
 	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, &manager.PeerStatusError{URL: ep, Status: resp.StatusCode, Body: string(bytes.TrimSpace(reply))}
-	}
-	return reply, nil
+	return a.Body, nil
 }
 
 // Push implements manager.Peers.
@@ -145,18 +136,12 @@ func (c *Client) Upcheck(ctx context.Context, nodeURL string) error {
 	if err != nil {
 		return err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, ep, nil)
+	a, err := httpcall.Do(ctx, c.HTTP, &httpcall.Request{Method: http.MethodGet, URL: ep}, 64)
 	if err != nil {
 		return err
 	}
-	resp, err := c.HTTP.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, 64))
-	if resp.StatusCode != http.StatusOK || string(b) != ptm.Upcheck {
-		return fmt.Errorf("%s answered %d %q", ep, resp.StatusCode, b)
+	if a.Status != http.StatusOK || string(a.Body) != ptm.Upcheck {
+		return fmt.Errorf("%s answered %d %q", ep, a.Status, a.Body)
 	}
 	return nil
 }

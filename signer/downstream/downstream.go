@@ -21,6 +21,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/basaltchain/basalt/internal/httpcall"
 )
 
 // MaxConns is the most connections the signer keeps open to the node:
@@ -69,22 +71,19 @@ func New(cfg Config) *Client {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	tr := &http.Transport{
-		// The node is reached directly; proxy options are not supported.
-		Proxy:       nil,
-		DialContext: (&net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second}).DialContext,
-		// Keep enough idle connections for a burst of concurrent calls
-		// (each send-transaction call makes two requests), so a burst does
-		// not leave thousands of sockets in TIME_WAIT.
-		MaxIdleConns:        1024,
-		MaxIdleConnsPerHost: 1024,
-		// At most MaxConns open at once: a Besu-compatible node closes
-		// connections past --rpc-http-max-active-connections (80 by
-		// default) as they arrive, which a burst of concurrent sends would
-		// otherwise reach; further requests wait for a free connection.
-		MaxConnsPerHost: MaxConns,
-		IdleConnTimeout: 90 * time.Second,
-	}
+	// The node is reached directly (no proxy), over http: the transport's
+	// TLS settings are unused.
+	tr := httpcall.NewTransport(timeout)
+	// Keep enough idle connections for a burst of concurrent calls (each
+	// send-transaction call makes two requests), so a burst does not leave
+	// thousands of sockets in TIME_WAIT.
+	tr.MaxIdleConns = 1024
+	tr.MaxIdleConnsPerHost = 1024
+	// At most MaxConns open at once: a Besu-compatible node closes
+	// connections past --rpc-http-max-active-connections (80 by default)
+	// as they arrive, which a burst of concurrent sends would otherwise
+	// reach; further requests wait for a free connection.
+	tr.MaxConnsPerHost = MaxConns
 	return &Client{
 		base:    "http://" + net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port)),
 		prefix:  cfg.Path,
@@ -191,12 +190,9 @@ type Response struct {
 func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
 	var out *Response
 	err := c.exchange(ctx, "call", req, func(resp *http.Response, body io.Reader) error {
-		b, err := io.ReadAll(io.LimitReader(body, maxResponseBytes+1))
+		b, err := httpcall.ReadAll(body, maxResponseBytes)
 		if err != nil {
 			return err
-		}
-		if len(b) > maxResponseBytes {
-			return fmt.Errorf("response larger than %d bytes", maxResponseBytes)
 		}
 		out = &Response{Status: resp.StatusCode, Header: resp.Header, Body: b}
 		return nil

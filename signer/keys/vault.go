@@ -11,13 +11,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/basaltchain/basalt/internal/httpcall"
 )
 
 // Vault defaults (EthSigner's hashicorp-signer).
@@ -74,7 +75,14 @@ func LoadVaultKey(ctx context.Context, cfg VaultConfig) (*PrivateKey, error) {
 		return nil, fmt.Errorf("vault auth file %s is empty", cfg.AuthFile)
 	}
 	url := cfg.URL()
-	transport := &http.Transport{Proxy: http.ProxyFromEnvironment}
+	timeout := cfg.Timeout
+	if timeout <= 0 {
+		timeout = DefaultVaultTimeout
+	}
+	// Vault may sit behind an HTTP proxy, unlike the services the other
+	// clients call.
+	transport := httpcall.NewTransport(timeout)
+	transport.Proxy = http.ProxyFromEnvironment
 	if cfg.TLSEnabled {
 		tc, err := vaultTLS(cfg)
 		if err != nil {
@@ -83,30 +91,19 @@ func LoadVaultKey(ctx context.Context, cfg VaultConfig) (*PrivateKey, error) {
 		transport.TLSClientConfig = tc
 	}
 	defer transport.CloseIdleConnections()
-	timeout := cfg.Timeout
-	if timeout <= 0 {
-		timeout = DefaultVaultTimeout
-	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return nil, fmt.Errorf("vault %s: %v", url, err)
-	}
-	req.Header.Set("X-Vault-Token", tok)
-	resp, err := (&http.Client{Transport: transport}).Do(req)
+	a, err := httpcall.Do(ctx, &http.Client{Transport: transport}, &httpcall.Request{
+		Method: http.MethodGet, URL: url, Header: http.Header{"X-Vault-Token": {tok}},
+	}, 1<<20)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
 			return nil, fmt.Errorf("vault %s: no answer within %v", url, timeout)
 		}
 		return nil, fmt.Errorf("vault %s: %v", url, err)
 	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if err != nil {
-		return nil, fmt.Errorf("vault %s: %v", url, err)
-	}
-	if resp.StatusCode != http.StatusOK {
+	body := a.Body
+	if a.Status != http.StatusOK {
 		var ve struct {
 			Errors []string `json:"errors"`
 		}
@@ -114,7 +111,7 @@ func LoadVaultKey(ctx context.Context, cfg VaultConfig) (*PrivateKey, error) {
 		if json.Unmarshal(body, &ve) == nil && len(ve.Errors) > 0 {
 			msg = ": " + strings.Join(ve.Errors, "; ")
 		}
-		return nil, fmt.Errorf("vault %s: HTTP %d%s", url, resp.StatusCode, msg)
+		return nil, fmt.Errorf("vault %s: HTTP %d%s", url, a.Status, msg)
 	}
 	var secret struct {
 		Data struct {

@@ -9,18 +9,17 @@
 package tessera
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/url"
-	"strings"
 	"time"
+
+	"github.com/basaltchain/basalt/internal/httpcall"
 )
 
 // KeySize is the size of a payload key: Tessera's SHA3-512 of the cipher
@@ -51,14 +50,10 @@ type Client struct {
 // ParseURL checks a Q2T base URL: absolute http or https, with a host, no
 // query, fragment or credentials.
 func ParseURL(s string) (*url.URL, error) {
-	u, err := url.Parse(s)
+	u, err := httpcall.ParseBase(s)
 	switch {
 	case err != nil:
 		return nil, err
-	case u.Scheme != "http" && u.Scheme != "https":
-		return nil, errors.New("want an http:// or https:// URL")
-	case u.Host == "":
-		return nil, errors.New("the URL has no host")
 	case u.User != nil:
 		return nil, errors.New("the URL cannot hold credentials")
 	case u.RawQuery != "" || u.Fragment != "" || u.ForceQuery:
@@ -77,14 +72,8 @@ func New(cfg Config) (*Client, error) {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	tr := &http.Transport{
-		Proxy:               nil, // the manager is reached directly
-		DialContext:         (&net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second}).DialContext,
-		MaxIdleConnsPerHost: 64,
-		IdleConnTimeout:     90 * time.Second,
-	}
 	return &Client{base: u, hc: &http.Client{
-		Transport: tr,
+		Transport: httpcall.NewTransport(timeout),
 		Timeout:   timeout,
 		// A redirect is not a stored payload.
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
@@ -145,24 +134,20 @@ func (c *Client) StoreRaw(ctx context.Context, payload []byte, from string) ([]b
 	if err != nil {
 		return nil, err
 	}
-	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, c.endpoint("storeraw"), bytes.NewReader(body))
-	if err != nil {
-		return nil, err
-	}
-	hr.Header.Set("Content-Type", "application/json")
-	hr.Header.Set("Accept", "application/json")
-	resp, err := c.hc.Do(hr)
-	if err != nil {
+	a, err := httpcall.Do(ctx, c.hc, &httpcall.Request{
+		Method: http.MethodPost, URL: httpcall.Join(c.base, "/storeraw").String(), Body: body,
+		ContentType: "application/json", Accept: "application/json",
+	}, maxAnswer)
+	var tooLong *httpcall.TooLongError
+	switch {
+	case errors.As(err, &tooLong):
+		return nil, &Error{Kind: BadAnswer, Text: err.Error()}
+	case err != nil:
 		return nil, classify(ctx, err)
+	case !a.OK():
+		return nil, &Error{Kind: Refused, Status: a.Status, Text: a.Text()}
 	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
-	if err != nil {
-		return nil, classify(ctx, err)
-	}
-	if resp.StatusCode/100 != 2 {
-		return nil, &Error{Kind: Refused, Status: resp.StatusCode, Text: strings.TrimSpace(string(data))}
-	}
+	data := a.Body
 	var out struct {
 		Key string `json:"key"`
 	}
@@ -174,14 +159,6 @@ func (c *Client) StoreRaw(ctx context.Context, payload []byte, from string) ([]b
 		return nil, &Error{Kind: BadAnswer, Text: fmt.Sprintf("key %.100q is not Base64 of %d bytes", out.Key, KeySize)}
 	}
 	return key, nil
-}
-
-// endpoint joins the base URL's path and p.
-func (c *Client) endpoint(p string) string {
-	u := *c.base
-	u.Path = strings.TrimRight(u.Path, "/") + "/" + p
-	u.RawPath = ""
-	return u.String()
 }
 
 // classify turns a transport error into an *Error.

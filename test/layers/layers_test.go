@@ -156,6 +156,8 @@ func TestLayers(t *testing.T) {
 			from: []string{"internal/defaults"}, allowed: []string{"internal/defaults"}},
 		{name: "fetching in parallel is a leaf",
 			from: []string{"internal/fanout"}, allowed: []string{"internal/fanout"}},
+		{name: "the HTTP client plumbing is a leaf",
+			from: []string{"internal/httpcall"}, allowed: []string{"internal/httpcall"}},
 		{name: "the BFT message transport needs only the consensus interfaces",
 			from: []string{"p2p/subprotocol"}, allowed: []string{"p2p/subprotocol", "consensus"}},
 		{name: "the node's privacy service uses nothing of the privacy manager but the group id",
