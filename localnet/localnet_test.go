@@ -56,6 +56,34 @@ func TestPorts(t *testing.T) {
 	}
 }
 
+// TestEphemeralOverlap: ports inside the kernel's ephemeral range are
+// warned about (a node's port can be taken by another's outgoing
+// connection before it binds); ports below it, or no range file, are not.
+func TestEphemeralOverlap(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "ip_local_port_range")
+	if err := os.WriteFile(file, []byte("32768\t60999\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		base, validators int
+		warn             bool
+	}{
+		{8545, 4, false},
+		{20000, 100, false},
+		{32000, 100, true}, // 32000-32999 ends inside
+		{33000, 4, true},
+		{61000, 4, false},
+	} {
+		s := Settings{Validators: c.validators, Consensus: "qbft", BasePort: c.base}
+		if w := ephemeralOverlap(s, file); (w != "") != c.warn || c.warn && !strings.Contains(w, "32768-60999") {
+			t.Errorf("base %d, %d validators: warning %q", c.base, c.validators, w)
+		}
+	}
+	if w := ephemeralOverlap(Settings{Validators: 4, BasePort: 33000}, filepath.Join(t.TempDir(), "absent")); w != "" {
+		t.Errorf("warning without a range file: %q", w)
+	}
+}
+
 // TestCreate: a new network's files, its genesis from the operator's
 // generation (QBFT extraData of the generated validators), and the
 // directory rules: a network's directory is read back, a foreign one is

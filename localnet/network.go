@@ -77,13 +77,16 @@ func Prepare(dir string, s Settings, opts Options) (*Network, error) {
 	if err := portsFree(s.Ports()); err != nil {
 		return nil, err
 	}
+	if opts.Out == nil {
+		opts.Out = io.Discard
+	}
+	if w := ephemeralOverlap(s, ephemeralRangeFile); w != "" {
+		fmt.Fprintln(opts.Out, w)
+	}
 	if m == nil {
 		if m, err = create(dir, s); err != nil {
 			return nil, err
 		}
-	}
-	if opts.Out == nil {
-		opts.Out = io.Discard
 	}
 	return &Network{dir: dir, m: m, opts: opts, bins: bins}, nil
 }

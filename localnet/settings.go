@@ -8,7 +8,10 @@ package localnet
 
 import (
 	"fmt"
+	"os"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -115,4 +118,32 @@ func (s Settings) Ports() []int {
 		ports = append(ports, s.port(0, offSigner))
 	}
 	return ports
+}
+
+// ephemeralRangeFile holds Linux's range of ports for outgoing
+// connections.
+const ephemeralRangeFile = "/proc/sys/net/ipv4/ip_local_port_range"
+
+// ephemeralOverlap returns a warning when the network's ports overlap the
+// kernel's ephemeral port range (read from file; "" where there is none).
+// The ports are free when checked, but the nodes' own outgoing connections
+// take ephemeral ports, so a node that starts later can find one of its
+// ports taken and fail to bind.
+func ephemeralOverlap(s Settings, file string) string {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(data))
+	if len(f) != 2 {
+		return ""
+	}
+	lo, err1 := strconv.Atoi(f[0])
+	hi, err2 := strconv.Atoi(f[1])
+	last := s.BasePort + s.Validators*portStride - 1
+	if err1 != nil || err2 != nil || last < lo || s.BasePort > hi {
+		return ""
+	}
+	return fmt.Sprintf("warning: the network's ports %d-%d overlap the ephemeral port range %d-%d that outgoing connections use (%s): "+
+		"a node may find a port taken when it starts; choose a --base-port whose ports end below %d", s.BasePort, last, lo, hi, file, lo)
 }
