@@ -327,6 +327,34 @@ func TestE2ELockedKeys(t *testing.T) {
 	}
 }
 
+// TestE2ETesseraLockedKey runs with a Tessera password-locked key file
+// (argon2sbox; the vector of Constellation's key tests, password "foo") as
+// it is, its password in the passwords file, and sends from it.
+func TestE2ETesseraLockedKey(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	key := `{"data":{"aopts":{"variant":"i","memory":8192,"iterations":2,"parallelism":2},"snonce":"LJ7QUiZ0kD/mPf/aHvCEQKDhlUucZM0s","asalt":"I5bvdFhNpr8hlknzOHIO7Q3S5Ubs9ucUdVneghrebZQ=","sbox":"iHJAfcpWWE5PsvwZRwr5gCtwMKu7xXZAAPCVRGfx06l/I5QgXs0V/czOqYsMxoEG"},"type":"argon2sbox"}`
+	os.WriteFile(filepath.Join(dir, "tessera.key"), []byte(key), 0o600)
+	os.WriteFile(filepath.Join(dir, "tessera.pub"), []byte("ENnJpgbMlNoXATPe0XCm+HtuZ547y6o7qbDLKG8zb00="), 0o644)
+	os.WriteFile(filepath.Join(dir, "wrong"), []byte("bar\n\n"), 0o600)
+	os.WriteFile(filepath.Join(dir, "right"), []byte("foo\n\n"), 0o600)
+	base := fmt.Sprintf("workdir = %q\nnodeport = 0\nclientport = 0\nstorage = \"memory\"\npublickeys = [\"tessera.pub\"]\nprivatekeys = [\"tessera.key\"]\n", dir)
+	conf := filepath.Join(dir, "wrong.conf")
+	os.WriteFile(conf, []byte(base+"passwords = \"wrong\"\n"), 0o600)
+	if code, out := run(t, dir, "", conf); code != 1 || !strings.Contains(out, "EnclaveStorageDecrypt") {
+		t.Errorf("wrong password: %d %s", code, out)
+	}
+	p := ptmtest.StartProcess(t, ptmtest.Conf{Dir: dir, Keys: []string{"tessera", "open"}, Extra: "passwords = \"right\""})
+	tessera, open := p.Keys[0], p.Keys[1]
+	if tessera.String() != "ENnJpgbMlNoXATPe0XCm+HtuZ547y6o7qbDLKG8zb00=" {
+		t.Fatalf("keys %v", p.Keys)
+	}
+	k := p.Send(t, []byte("from a Tessera key"), tessera, open)
+	if got, r, _ := p.Receive(k, &open); got == nil || string(got.Payload) != "from a Tessera key" {
+		t.Errorf("receive: %v", r)
+	}
+}
+
 // TestE2ETLS runs two instances with mutual TLS between them (tls =
 // "strict", self-signed certificates created at start, trust on first use).
 func TestE2ETLS(t *testing.T) {

@@ -21,6 +21,10 @@ import (
 const (
 	TypeUnlocked = "unlocked"
 	TypeLocked   = "sodium-encrypted"
+	// TypeArgon2SBox is Tessera's (and Constellation's) password-locked
+	// key: the key in a NaCl secretbox under an Argon2 hash of the
+	// password, with the Argon2 options in the file.
+	TypeArgon2SBox = "argon2sbox"
 )
 
 // The key derivation of a "sodium-encrypted" key file: libsodium's
@@ -35,13 +39,35 @@ const (
 	saltSize     = 16
 )
 
-// storedKey is the JSON of a .key file: {"data":{"bytes":"<b64>"},"type":"<type>"}.
+// storedKey is the JSON of a .key file: {"data":{"bytes":"<b64>"},"type":"<type>"},
+// or Tessera's locked form {"data":{"aopts":{…},"snonce":…,"asalt":…,"sbox":…},"type":"argon2sbox"}.
 type storedKey struct {
 	Data struct {
-		Bytes string `json:"bytes"`
+		Bytes  string     `json:"bytes"`
+		AOpts  *argonOpts `json:"aopts,omitempty"`
+		SNonce string     `json:"snonce,omitempty"`
+		ASalt  string     `json:"asalt,omitempty"`
+		SBox   string     `json:"sbox,omitempty"`
 	} `json:"data"`
 	Type string `json:"type"`
 }
+
+// argonOpts are an argon2sbox key's Argon2 options, as Tessera writes them
+// (memory in KiB).
+type argonOpts struct {
+	Variant     string `json:"variant"`
+	Memory      uint32 `json:"memory"`
+	Iterations  uint32 `json:"iterations"`
+	Parallelism uint32 `json:"parallelism"`
+}
+
+// Bounds on an argon2sbox key's options: a key file names them, and a
+// mistyped one must not make the start-up take all memory or hours.
+// Tessera's defaults are 1 GiB, 10 iterations, 4 lanes.
+const (
+	maxArgonMemKiB     = 4 << 20 // 4 GiB
+	maxArgonIterations = 1000
+)
 
 // ReadPublicKeyFile reads a .pub file: its first line is the Base64 public
 // key (Orion writes no trailing newline; one is accepted).
@@ -62,8 +88,8 @@ func ReadPublicKeyFile(path string) (PublicKey, error) {
 	return k, nil
 }
 
-// ReadPrivateKeyFile reads a .key file. A "sodium-encrypted" key needs
-// password; the error of a failure carries Orion's code
+// ReadPrivateKeyFile reads a .key file. A "sodium-encrypted" (Orion) or
+// "argon2sbox" (Tessera) key needs password; the error of a failure carries Orion's code
 // (EnclaveMissingPrivateKeyPasswords, EnclaveStorageDecrypt,
 // EnclaveUnsupportedPrivateKeyType) as a *ptm.Error.
 func ReadPrivateKeyFile(path string, password *string) (PrivateKey, error) {
@@ -84,6 +110,12 @@ func ParsePrivateKey(data []byte, password *string) (PrivateKey, error) {
 	var sf storedKey
 	if err := json.Unmarshal(data, &sf); err != nil {
 		return sk, fmt.Errorf("not a private key file: %w", err)
+	}
+	if sf.Type == TypeArgon2SBox {
+		if password == nil {
+			return sk, ptm.Errorf(ptm.EnclaveMissingPrivateKeyPasswords, "the key is locked (type %q) and no password is given", TypeArgon2SBox)
+		}
+		return unlockSBox(&sf, *password)
 	}
 	raw, err := base64.StdEncoding.DecodeString(sf.Data.Bytes)
 	if err != nil {
@@ -117,6 +149,60 @@ func unlock(raw []byte, password string) (PrivateKey, error) {
 	copy(nonce[:], raw[:nonceSize])
 	k := deriveKey(password, nonce[:saltSize])
 	out, ok := secretbox.Open(nil, raw[nonceSize:], &nonce, &k)
+	if !ok {
+		return sk, ptm.Errorf(ptm.EnclaveStorageDecrypt, "wrong password")
+	}
+	copy(sk[:], out)
+	clear(out)
+	return sk, nil
+}
+
+// unlockSBox opens Tessera's argon2sbox key: secretbox(sk, snonce, K) with
+// K the 32-byte Argon2 hash (version 1.3, the file's variant and options)
+// of the password, as UTF-8, and asalt. Tessera hashes with libargon2's
+// raw hash; Argon2d, which Tessera allows but never writes by default, has
+// no Go implementation here and is refused.
+func unlockSBox(sf *storedKey, password string) (PrivateKey, error) {
+	var sk PrivateKey
+	o := sf.Data.AOpts
+	if o == nil {
+		return sk, fmt.Errorf("data.aopts: missing")
+	}
+	nonce, err1 := base64.StdEncoding.DecodeString(sf.Data.SNonce)
+	salt, err2 := base64.StdEncoding.DecodeString(sf.Data.ASalt)
+	box, err3 := base64.StdEncoding.DecodeString(sf.Data.SBox)
+	switch {
+	case err1 != nil || len(nonce) != nonceSize:
+		return sk, fmt.Errorf("data.snonce: want %d bytes in Base64", nonceSize)
+	case err2 != nil || len(salt) == 0:
+		return sk, fmt.Errorf("data.asalt: want a salt in Base64")
+	case err3 != nil || len(box) != secretbox.Overhead+Size:
+		return sk, fmt.Errorf("data.sbox: want %d bytes in Base64", secretbox.Overhead+Size)
+	case o.Memory == 0 || o.Memory > maxArgonMemKiB:
+		return sk, fmt.Errorf("data.aopts.memory: %d KiB, want 1 to %d", o.Memory, maxArgonMemKiB)
+	case o.Iterations == 0 || o.Iterations > maxArgonIterations:
+		return sk, fmt.Errorf("data.aopts.iterations: %d, want 1 to %d", o.Iterations, maxArgonIterations)
+	case o.Parallelism == 0 || o.Parallelism > 255:
+		return sk, fmt.Errorf("data.aopts.parallelism: %d, want 1 to 255", o.Parallelism)
+	}
+	var hash []byte
+	switch o.Variant {
+	case "i":
+		hash = argon2.Key([]byte(password), salt, o.Iterations, o.Memory, uint8(o.Parallelism), 32)
+	case "id":
+		hash = argon2.IDKey([]byte(password), salt, o.Iterations, o.Memory, uint8(o.Parallelism), 32)
+	case "d":
+		return sk, ptm.Errorf(ptm.EnclaveUnsupportedPrivateKeyType, "Argon2d keys are not supported: lock the key again with variant \"id\" or \"i\" (tessera -updatepassword)")
+	default:
+		return sk, fmt.Errorf("data.aopts.variant: %q, want \"id\" or \"i\"", o.Variant)
+	}
+	var n [nonceSize]byte
+	var k [32]byte
+	copy(n[:], nonce)
+	copy(k[:], hash)
+	clear(hash)
+	out, ok := secretbox.Open(nil, box, &n, &k)
+	clear(k[:])
 	if !ok {
 		return sk, ptm.Errorf(ptm.EnclaveStorageDecrypt, "wrong password")
 	}

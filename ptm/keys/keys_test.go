@@ -141,3 +141,51 @@ func TestWriteAndReadKeyFiles(t *testing.T) {
 		t.Errorf("pub with newline: %v", err)
 	}
 }
+
+// A password-locked key in the argon2sbox form Tessera inherited from
+// Constellation: the vector of Constellation's key tests (testUnlockV0,
+// password "foo", Argon2i with 8 MiB, 2 iterations, 2 lanes). Its public
+// key is computed here from the unlocked private key.
+const (
+	sboxKey  = `{"data":{"aopts":{"variant":"i","memory":8192,"iterations":2,"parallelism":2},"snonce":"LJ7QUiZ0kD/mPf/aHvCEQKDhlUucZM0s","asalt":"I5bvdFhNpr8hlknzOHIO7Q3S5Ubs9ucUdVneghrebZQ=","sbox":"iHJAfcpWWE5PsvwZRwr5gCtwMKu7xXZAAPCVRGfx06l/I5QgXs0V/czOqYsMxoEG"},"type":"argon2sbox"}`
+	sboxPub  = "ENnJpgbMlNoXATPe0XCm+HtuZ547y6o7qbDLKG8zb00="
+	sboxPass = "foo"
+)
+
+// TestTesseraLockedKey: Tessera's argon2sbox keys open with their password
+// and give their public key; a missing or wrong password, Argon2d and
+// options out of bounds are refused with Orion's codes or a message naming
+// the field.
+func TestTesseraLockedKey(t *testing.T) {
+	pw := sboxPass
+	sk, err := ParsePrivateKey([]byte(sboxKey), &pw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pub, err := PublicFor(sk); err != nil || pub.String() != sboxPub {
+		t.Fatalf("public key %s, %v; want %s", pub, err, sboxPub)
+	}
+	wrong := "bar"
+	for _, tc := range []struct {
+		name, key string
+		password  *string
+		code      ptm.Code
+		text      string
+	}{
+		{"no password", sboxKey, nil, ptm.EnclaveMissingPrivateKeyPasswords, ""},
+		{"wrong password", sboxKey, &wrong, ptm.EnclaveStorageDecrypt, ""},
+		{"argon2d", strings.Replace(sboxKey, `"variant":"i"`, `"variant":"d"`, 1), &pw, ptm.EnclaveUnsupportedPrivateKeyType, ""},
+		{"unknown variant", strings.Replace(sboxKey, `"variant":"i"`, `"variant":"x"`, 1), &pw, "", "data.aopts.variant"},
+		{"huge memory", strings.Replace(sboxKey, `"memory":8192`, `"memory":4294967295`, 1), &pw, "", "data.aopts.memory"},
+		{"no iterations", strings.Replace(sboxKey, `"iterations":2`, `"iterations":0`, 1), &pw, "", "data.aopts.iterations"},
+		{"many lanes", strings.Replace(sboxKey, `"parallelism":2`, `"parallelism":256`, 1), &pw, "", "data.aopts.parallelism"},
+		{"no options", `{"data":{"snonce":"LJ7QUiZ0kD/mPf/aHvCEQKDhlUucZM0s"},"type":"argon2sbox"}`, &pw, "", "data.aopts"},
+		{"short nonce", strings.Replace(sboxKey, `LJ7QUiZ0kD/mPf/aHvCEQKDhlUucZM0s`, `LJ7Q`, 1), &pw, "", "data.snonce"},
+		{"short box", strings.Replace(sboxKey, `iHJAfcpWWE5PsvwZRwr5gCtwMKu7xXZAAPCVRGfx06l/I5QgXs0V/czOqYsMxoEG`, `iHJA`, 1), &pw, "", "data.sbox"},
+	} {
+		_, err := ParsePrivateKey([]byte(tc.key), tc.password)
+		if err == nil || ptm.CodeOf(err) != tc.code && tc.code != "" || tc.text != "" && !strings.Contains(err.Error(), tc.text) {
+			t.Errorf("%s: error %v (code %s)", tc.name, err, ptm.CodeOf(err))
+		}
+	}
+}
