@@ -2,6 +2,7 @@ package backend
 
 import (
 	"context"
+	"errors"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/state"
@@ -100,11 +101,17 @@ func (b *Backend) GoQuorumReceipt(hash common.Hash, number uint64, tx *types.Tra
 // then submits the transaction unchanged, as GoQuorum's
 // eth_sendRawPrivateTransaction does.
 func (b *Backend) SendRawPrivateTransaction(ctx context.Context, tx *types.Transaction, raw []byte, privateFor []string) (common.Hash, error) {
+	if b.GoQuorum == nil {
+		return common.Hash{}, &DistributionError{errNoGoQuorum}
+	}
 	if err := b.GoQuorum.DistributeSigned(ctx, tx, privateFor); err != nil {
 		return common.Hash{}, &DistributionError{err}
 	}
 	return b.SendRawTransaction(ctx, raw)
 }
+
+// errNoGoQuorum is a private send to a node that is no GoQuorum party.
+var errNoGoQuorum = errors.New("the node has no GoQuorum privacy manager (--ptm-url)")
 
 // DistributionError is a GoQuorum private transaction whose payload was
 // not handed to its recipients (refused by GoQuorum's rules, or the
