@@ -96,6 +96,7 @@ func (g *gethNode) start(peers []string) {
 	cmd.Env = append(os.Environ(), "PRIVATE_CONFIG="+private)
 	n := testnode.StartCommand(g.t, cmd, "http://127.0.0.1:"+strconv.Itoa(g.httpPort))
 	g.node = &testnode.P2PNode{Node: n, P2PPort: g.p2pPort}
+	keepLogs(g.t, "geth-"+g.address().Hex()[:8], n)
 }
 
 // stop ends the process (SIGTERM, then it is waited for).

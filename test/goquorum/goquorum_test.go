@@ -48,6 +48,36 @@ func gethBinary(t *testing.T) string {
 	return bin
 }
 
+// keepLogs, when BASALT_GOQUORUM_LOGS names a directory, writes the logs
+// node has printed to a file there when the test ends, passed or failed
+// (a failed test prints them anyway): to read what both clients did in a
+// run that passed, or in many runs under load. The Basalt nodes then log
+// at DEBUG, which shows the consensus messages they reject.
+func keepLogs(t testing.TB, name string, node *testnode.Node) {
+	dir := os.Getenv("BASALT_GOQUORUM_LOGS")
+	if dir == "" {
+		return
+	}
+	t.Cleanup(func() {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Errorf("BASALT_GOQUORUM_LOGS: %v", err)
+			return
+		}
+		file := filepath.Join(dir, fmt.Sprintf("%s-%d-%s.log", strings.ReplaceAll(t.Name(), "/", "_"), time.Now().UnixNano(), name))
+		if err := os.WriteFile(file, []byte(node.Logs()), 0o644); err != nil {
+			t.Errorf("BASALT_GOQUORUM_LOGS: %v", err)
+		}
+	})
+}
+
+// keepLogsArgs are the Basalt arguments keepLogs asks for.
+func keepLogsArgs() []string {
+	if os.Getenv("BASALT_GOQUORUM_LOGS") == "" {
+		return nil
+	}
+	return []string{"--logging=DEBUG"}
+}
+
 // mixedNetwork is 2 Basalt and 2 GoQuorum validators from one genesis.
 type mixedNetwork struct {
 	t          *testing.T
@@ -136,7 +166,8 @@ func startMixedWith(t *testing.T, bin string, keys []*ecdsa.PrivateKey, opts mix
 		if opts.basaltArgsFor != nil {
 			args = append(args, opts.basaltArgsFor(i)...)
 		}
-		b := testnode.StartP2P(t, t.TempDir(), args...)
+		b := testnode.StartP2P(t, t.TempDir(), append(args, keepLogsArgs()...)...)
+		keepLogs(t, fmt.Sprintf("basalt%d", i), b.Node)
 		n.basalt = append(n.basalt, b)
 		enodes = append(enodes, b.Enode())
 	}
