@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
@@ -67,14 +68,22 @@ func (g *gethNode) enode() string {
 	return fmt.Sprintf("enode://%x@127.0.0.1:%d?discport=0", pub, g.p2pPort)
 }
 
-// start writes the static and permissioned node lists and runs geth as a
-// mining QBFT validator (reference/qbft.md §3), waiting until JSON-RPC
-// answers.
+// start runs geth as a mining QBFT validator (reference/qbft.md §3) and,
+// once its QBFT engine runs, has it dial peers.
 func (g *gethNode) start(peers []string) {
 	g.t.Helper()
+	g.launch(peers)
+	g.connect(peers)
+}
+
+// launch writes the permissioned node list and runs geth as a mining QBFT
+// validator, waiting until JSON-RPC answers. It starts with no static
+// peers: see connect.
+func (g *gethNode) launch(peers []string) {
+	g.t.Helper()
 	list, _ := json.Marshal(peers)
-	for _, f := range []string{"static-nodes.json", "permissioned-nodes.json"} {
-		if err := os.WriteFile(filepath.Join(g.dir, f), list, 0o644); err != nil {
+	for f, content := range map[string][]byte{"static-nodes.json": []byte("[]"), "permissioned-nodes.json": list} {
+		if err := os.WriteFile(filepath.Join(g.dir, f), content, 0o644); err != nil {
 			g.t.Fatal(err)
 		}
 	}
@@ -96,6 +105,39 @@ func (g *gethNode) start(peers []string) {
 	cmd.Env = append(os.Environ(), "PRIVATE_CONFIG="+private)
 	n := testnode.StartCommand(g.t, cmd, "http://127.0.0.1:"+strconv.Itoa(g.httpPort))
 	g.node = &testnode.P2PNode{Node: n, P2PPort: g.p2pPort}
+	keepLogs(g.t, "geth-"+g.address().Hex()[:8], n)
+}
+
+// connect waits until the node's QBFT engine runs and then adds peers as
+// static peers (admin_addPeer), which it dials and keeps redialling.
+//
+// GoQuorum 24.4.1 disconnects a peer that sends it a QBFT message while
+// its engine is stopped and it is not syncing (eth/handler.go,
+// handleConsensusLoop: istanbul.ErrStoppedEngine), and redials a static
+// peer only about 35 s later. Its engine starts with mining, which geth
+// starts only after --unlock has decrypted the accounts (2 s of scrypt on
+// a loaded machine), and stops while it syncs. With the peers in
+// static-nodes.json a node dialled them at once and, under load, dropped
+// all three at the first round change the others sent: the validator
+// with --unlock in TestMixedNetworkPrivate sat alone at height 0 for 33 s
+// while the other three made 21 blocks, in every run on a loaded
+// machine. A node that starts behind the others syncs, so its engine
+// stops and starts again, with the same window.
+func (g *gethNode) connect(peers []string) {
+	g.t.Helper()
+	testnode.WaitFor(g.t, 60*time.Second, "GoQuorum to start mining (its QBFT engine)", func() bool {
+		raw, err := g.node.Call("eth_mining")
+		var mining bool
+		return err == nil && json.Unmarshal(raw, &mining) == nil && mining
+	})
+	self := g.enode()
+	for _, p := range peers {
+		if p == self {
+			continue
+		}
+		var ok bool
+		g.node.MustCall(&ok, "admin_addPeer", p)
+	}
 }
 
 // stop ends the process (SIGTERM, then it is waited for).

@@ -73,7 +73,10 @@ func startGoQuorumSignerNet(t *testing.T, bin string) *signerNet {
 		enodes = append(enodes, g.enode())
 	}
 	for _, g := range nodes {
-		g.start(enodes)
+		g.launch(enodes)
+	}
+	for _, g := range nodes {
+		g.connect(enodes) // once every engine runs: see gethNode.connect
 	}
 	for _, g := range nodes {
 		g.node.WaitPeers(2, 60*time.Second)
