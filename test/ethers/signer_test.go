@@ -6,7 +6,6 @@ import (
 	"crypto/ecdsa"
 	"crypto/rand"
 	"fmt"
-	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
@@ -56,28 +55,7 @@ func startSigner(t *testing.T, nodeURL string, i int) string {
 			t.Logf("signer logs:\n%s", p.Logs())
 		}
 	})
-	var signerURL string
-	p.WaitUp(t, 30*time.Second, 20*time.Millisecond, "start", func() bool {
-		b, err := os.ReadFile(filepath.Join(data, "ethsigner.ports"))
-		if err != nil {
-			return false
-		}
-		for _, line := range strings.Split(string(b), "\n") {
-			if port, ok := strings.CutPrefix(line, "http-jsonrpc="); ok {
-				signerURL = "http://127.0.0.1:" + strings.TrimSpace(port)
-			}
-		}
-		if signerURL == "" {
-			return false
-		}
-		resp, err := http.Get(signerURL + "/upcheck")
-		if err != nil {
-			return false
-		}
-		resp.Body.Close()
-		return resp.StatusCode == http.StatusOK
-	})
-	return signerURL
+	return p.WaitSignerUp(t, data, 30*time.Second)
 }
 
 // writeKeystore writes key as a V3 keystore (scrypt, light parameters) and

@@ -4,7 +4,6 @@ import (
 	"crypto/ecdsa"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -150,28 +149,7 @@ func startSignerFor(t *testing.T, node *testnode.P2PNode, q2t string, chain int,
 			t.Logf("signer logs:\n%s", tail(p.Logs(), 60))
 		}
 	})
-	var url string
-	p.WaitUp(t, 60*time.Second, 20*time.Millisecond, "signer to start", func() bool {
-		b, err := os.ReadFile(filepath.Join(data, "ethsigner.ports"))
-		if err != nil {
-			return false
-		}
-		for _, line := range strings.Split(string(b), "\n") {
-			if v, ok := strings.CutPrefix(line, "http-jsonrpc="); ok {
-				url = "http://127.0.0.1:" + strings.TrimSpace(v)
-			}
-		}
-		if url == "" {
-			return false
-		}
-		resp, err := http.Get(url + "/upcheck")
-		if err != nil {
-			return false
-		}
-		resp.Body.Close()
-		return true
-	})
-	return url
+	return p.WaitSignerUp(t, data, 60*time.Second)
 }
 
 // callURL calls method at url and decodes the result into v.

@@ -169,28 +169,7 @@ func startPrivacySigner(t testing.TB, nodeURL string) string {
 			t.Logf("signer logs:\n%s", p.Logs())
 		}
 	})
-	var url string
-	p.WaitUp(t, 30*time.Second, 20*time.Millisecond, "signer to start", func() bool {
-		b, err := os.ReadFile(filepath.Join(data, "ethsigner.ports"))
-		if err != nil {
-			return false
-		}
-		for _, line := range strings.Split(string(b), "\n") {
-			if v, ok := strings.CutPrefix(line, "http-jsonrpc="); ok {
-				url = "http://127.0.0.1:" + strings.TrimSpace(v)
-			}
-		}
-		if url == "" {
-			return false
-		}
-		resp, err := http.Get(url + "/upcheck")
-		if err != nil {
-			return false
-		}
-		resp.Body.Close()
-		return true
-	})
-	return url
+	return p.WaitSignerUp(t, data, 30*time.Second)
 }
 
 // rpcCall posts a JSON-RPC request to url and decodes the result into v.
