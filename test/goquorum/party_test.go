@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -146,15 +147,8 @@ func TestBasaltParty(t *testing.T) {
 	})
 	keyA, keyB := pa.Keys[0].String(), pb.Keys[0].String()
 
-	vk := validatorKeys(t, 1)[0]
-	genesis := writeGenesis(t, t.TempDir(), []common.Address{crypto.PubkeyToAddress(vk.PublicKey)},
-		func(g map[string]any) { delete(g["config"].(map[string]any), "berlinBlock") })
-	keyFile := filepath.Join(t.TempDir(), "key")
-	if err := os.WriteFile(keyFile, []byte(hexutil.Encode(crypto.FromECDSA(vk))), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	args := []string{"--genesis-file=" + genesis, "--min-gas-price=0", "--rpc-http-api=ETH,NET,WEB3,ADMIN,QBFT,TXPOOL"}
-	a := testnode.StartP2P(t, t.TempDir(), append(args, "--node-private-key-file="+keyFile, "--ptm-url="+pa.Inst.Q2TURL())...)
+	genesis, args, validatorArgs := oneValidatorNetwork(t)
+	a := testnode.StartP2P(t, t.TempDir(), append(validatorArgs, "--ptm-url="+pa.Inst.Q2TURL())...)
 	b := testnode.StartP2P(t, t.TempDir(), append(args, "--ptm-url="+pb.Inst.Q2TURL())...)
 	c := testnode.StartP2P(t, t.TempDir(), append(args, "--ptm-url="+pc.Inst.Q2TURL())...)
 	b.AddPeer(a)
@@ -546,4 +540,22 @@ func TestMixedNetworkParty(t *testing.T) {
 	if got := viewOf(t, b, contract); got != viewA {
 		t.Errorf("B after its crash reads %+v, A reads %+v", got, viewA)
 	}
+}
+
+// oneValidatorNetwork writes a GoQuorum-style genesis (Berlin off, as
+// GoQuorum's quickstart has it for private networks) with one QBFT
+// validator, and returns the arguments of a Basalt node on it and of the
+// validator itself (the same with the validator's key), and the genesis
+// file's path.
+func oneValidatorNetwork(t *testing.T) (genesis string, args, validatorArgs []string) {
+	t.Helper()
+	vk := validatorKeys(t, 1)[0]
+	genesis = writeGenesis(t, t.TempDir(), []common.Address{crypto.PubkeyToAddress(vk.PublicKey)},
+		func(g map[string]any) { delete(g["config"].(map[string]any), "berlinBlock") })
+	keyFile := filepath.Join(t.TempDir(), "key")
+	if err := os.WriteFile(keyFile, []byte(hexutil.Encode(crypto.FromECDSA(vk))), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	args = []string{"--genesis-file=" + genesis, "--min-gas-price=0", "--rpc-http-api=ETH,NET,WEB3,ADMIN,QBFT,TXPOOL"}
+	return genesis, args, append(slices.Clip(args), "--node-private-key-file="+keyFile)
 }

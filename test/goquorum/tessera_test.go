@@ -43,15 +43,8 @@ func TestTesseraImportParty(t *testing.T) {
 	})
 	keyA, keyB := pa.Keys[0].String(), pb.Keys[0].String()
 
-	vk := validatorKeys(t, 1)[0]
-	genesis := writeGenesis(t, t.TempDir(), []common.Address{crypto.PubkeyToAddress(vk.PublicKey)},
-		func(g map[string]any) { delete(g["config"].(map[string]any), "berlinBlock") })
-	keyFile := filepath.Join(t.TempDir(), "key")
-	if err := os.WriteFile(keyFile, []byte(hexutil.Encode(crypto.FromECDSA(vk))), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	args := []string{"--genesis-file=" + genesis, "--min-gas-price=0", "--rpc-http-api=ETH,NET,WEB3,ADMIN,QBFT,TXPOOL"}
-	a := testnode.StartP2P(t, t.TempDir(), append(args, "--node-private-key-file="+keyFile, "--ptm-url="+pa.Inst.Q2TURL())...)
+	_, args, validatorArgs := oneValidatorNetwork(t)
+	a := testnode.StartP2P(t, t.TempDir(), append(validatorArgs, "--ptm-url="+pa.Inst.Q2TURL())...)
 	b := testnode.StartP2P(t, t.TempDir(), append(args, "--ptm-url="+pb.Inst.Q2TURL())...)
 	b.AddPeer(a)
 
