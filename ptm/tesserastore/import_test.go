@@ -216,22 +216,7 @@ func TestImportH2Script(t *testing.T) {
 	}
 	out.Close()
 
-	spec := storage.Spec{Kind: storage.Pebble, Path: filepath.Join(dir, "store")}
-	for run := range 2 {
-		src, err := tesserastore.OpenH2Script(script)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rep := importInto(t, spec, a, src)
-		src.Close()
-		if run == 0 {
-			checkReport(t, rep, f, len(f.want), 0)
-		} else {
-			checkReport(t, rep, f, 0, len(f.want))
-		}
-	}
-	in := ptmtest.StartInProcess(t, ptmtest.Conf{Dir: dir, Keys: []string{"a"}, Storage: "leveldb:store", Extra: "q2tenabled = true\nq2tport = 0"})
-	checkServed(t, ptmtest.NewAPI(in.Inst.Q2TURL()), f, a.Public)
+	importTwiceAndServe(t, dir, a, f, func() (tesserastore.Source, error) { return tesserastore.OpenH2Script(script) })
 }
 
 // TestImportPostgres: the same store in PostgreSQL tables made with
@@ -245,9 +230,17 @@ func TestImportPostgres(t *testing.T) {
 		t.Fatal(err)
 	}
 	jdbc := "jdbc:" + strings.Replace(tessera, "postgres://", "postgresql://", 1)
+	importTwiceAndServe(t, dir, a, f, func() (tesserastore.Source, error) { return tesserastore.OpenPostgres(ctx, jdbc, "", "") })
+}
+
+// importTwiceAndServe imports what open reads into a store in dir twice
+// (the second run finds everything present: the import is idempotent),
+// then starts an instance on that store and checks its Q2T API serves f.
+func importTwiceAndServe(t *testing.T, dir string, a keys.KeyPair, f *fixture, open func() (tesserastore.Source, error)) {
+	t.Helper()
 	spec := storage.Spec{Kind: storage.Pebble, Path: filepath.Join(dir, "store")}
 	for run := range 2 {
-		src, err := tesserastore.OpenPostgres(ctx, jdbc, "", "")
+		src, err := open()
 		if err != nil {
 			t.Fatal(err)
 		}
